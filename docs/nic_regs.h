@@ -1,0 +1,91 @@
+/* NIC register map. Generated from regmap/src/lib.rs by `nic regmap --out docs`; do not edit. */
+#ifndef NIC_REGS_H
+#define NIC_REGS_H
+
+#define NIC_QUEUE_STRIDE 0x40u
+#define NIC_RX_IRQ_BASE 8u
+
+/* block global: Identification, control, station address, interrupts. */
+#define NIC_GLOBAL_BASE 0x0000u
+#define NIC_GLOBAL_ID 0x0000u /* RO */
+#define NIC_GLOBAL_VERSION 0x0004u /* RO */
+#define NIC_GLOBAL_NEXT 0x0008u /* RO */
+#define NIC_GLOBAL_FEATURES 0x000cu /* RO */
+#define NIC_GLOBAL_FEATURES_LOOPBACK 0x00000001u
+#define NIC_GLOBAL_FEATURES_SCATTER_GATHER 0x00000002u
+#define NIC_GLOBAL_FEATURES_IRQ_MODERATION 0x00000004u
+#define NIC_GLOBAL_QUEUES 0x0010u /* RO */
+#define NIC_GLOBAL_QUEUES_TX 0x000000ffu
+#define NIC_GLOBAL_QUEUES_RX 0x0000ff00u
+#define NIC_GLOBAL_CONTROL 0x0014u /* RW */
+#define NIC_GLOBAL_CONTROL_LOOPBACK 0x00000001u
+#define NIC_GLOBAL_MAC_ADDR_LO 0x0018u /* RW */
+#define NIC_GLOBAL_MAC_ADDR_HI 0x001cu /* RW */
+#define NIC_GLOBAL_MAX_FRAME_LEN 0x0020u /* RW */
+#define NIC_GLOBAL_IRQ_STATUS 0x0024u /* W1C */
+#define NIC_GLOBAL_IRQ_MASK 0x0028u /* RW */
+#define NIC_GLOBAL_CYCLE_COUNT 0x002cu /* RO */
+
+/* block stats: Statistics counters (per direction: frames, bytes, drops and errors by reason). */
+#define NIC_STATS_BASE 0x0100u
+#define NIC_STATS_ID 0x0100u /* RO */
+#define NIC_STATS_VERSION 0x0104u /* RO */
+#define NIC_STATS_NEXT 0x0108u /* RO */
+#define NIC_STATS_TX_FRAMES 0x0110u /* RO */
+#define NIC_STATS_TX_BYTES 0x0114u /* RO */
+#define NIC_STATS_TX_ERRORS 0x0118u /* RO */
+#define NIC_STATS_RX_FRAMES 0x011cu /* RO */
+#define NIC_STATS_RX_BYTES 0x0120u /* RO */
+#define NIC_STATS_RX_DROP_NO_BUFFER 0x0124u /* RO */
+#define NIC_STATS_RX_DROP_FCS 0x0128u /* RO */
+#define NIC_STATS_RX_DROP_RUNT 0x012cu /* RO */
+#define NIC_STATS_RX_DROP_OVERSIZE 0x0130u /* RO */
+#define NIC_STATS_RX_DROP_TRUNCATED 0x0134u /* RO */
+
+/* block txq: TX descriptor rings. */
+#define NIC_TXQ_BASE 0x1000u
+#define NIC_TXQ_ID 0x1000u /* RO */
+#define NIC_TXQ_VERSION 0x1004u /* RO */
+#define NIC_TXQ_NEXT 0x1008u /* RO */
+#define NIC_TXQ_COUNT 0x100cu /* RO */
+#define NIC_TXQ_Q_BASE_LO(q) (0x1040u + 0x40u * (q)) /* RW */
+#define NIC_TXQ_Q_BASE_HI(q) (0x1044u + 0x40u * (q)) /* RW */
+#define NIC_TXQ_Q_SIZE_LOG2(q) (0x1048u + 0x40u * (q)) /* RW */
+#define NIC_TXQ_Q_CONTROL(q) (0x104cu + 0x40u * (q)) /* RW */
+#define NIC_TXQ_Q_CONTROL_ENABLE 0x00000001u
+#define NIC_TXQ_Q_TAIL(q) (0x1050u + 0x40u * (q)) /* RW */
+#define NIC_TXQ_Q_HEAD(q) (0x1054u + 0x40u * (q)) /* RO */
+#define NIC_TXQ_Q_STATUS(q) (0x1058u + 0x40u * (q)) /* RO */
+#define NIC_TXQ_Q_STATUS_ACTIVE 0x00000001u
+#define NIC_TXQ_Q_STATUS_ERROR 0x00000002u
+#define NIC_TXQ_Q_STATUS_ERROR_CODE 0x0000ff00u
+#define NIC_TXQ_Q_IRQ_COUNT(q) (0x105cu + 0x40u * (q)) /* RW */
+#define NIC_TXQ_Q_IRQ_TIMER(q) (0x1060u + 0x40u * (q)) /* RW */
+
+/* block rxq: RX descriptor rings. */
+#define NIC_RXQ_BASE 0x2000u
+#define NIC_RXQ_ID 0x2000u /* RO */
+#define NIC_RXQ_VERSION 0x2004u /* RO */
+#define NIC_RXQ_NEXT 0x2008u /* RO */
+#define NIC_RXQ_COUNT 0x200cu /* RO */
+#define NIC_RXQ_Q_BASE_LO(q) (0x2040u + 0x40u * (q)) /* RW */
+#define NIC_RXQ_Q_BASE_HI(q) (0x2044u + 0x40u * (q)) /* RW */
+#define NIC_RXQ_Q_SIZE_LOG2(q) (0x2048u + 0x40u * (q)) /* RW */
+#define NIC_RXQ_Q_CONTROL(q) (0x204cu + 0x40u * (q)) /* RW */
+#define NIC_RXQ_Q_CONTROL_ENABLE 0x00000001u
+#define NIC_RXQ_Q_TAIL(q) (0x2050u + 0x40u * (q)) /* RW */
+#define NIC_RXQ_Q_HEAD(q) (0x2054u + 0x40u * (q)) /* RO */
+#define NIC_RXQ_Q_STATUS(q) (0x2058u + 0x40u * (q)) /* RO */
+#define NIC_RXQ_Q_STATUS_ACTIVE 0x00000001u
+#define NIC_RXQ_Q_STATUS_ERROR 0x00000002u
+#define NIC_RXQ_Q_STATUS_ERROR_CODE 0x0000ff00u
+#define NIC_RXQ_Q_IRQ_COUNT(q) (0x205cu + 0x40u * (q)) /* RW */
+#define NIC_RXQ_Q_IRQ_TIMER(q) (0x2060u + 0x40u * (q)) /* RW */
+
+#define NIC_DESC_SIZE 16u
+#define NIC_DESC_TX_EOP 0x0001u
+#define NIC_DESC_TX_REPORT_STATUS 0x0002u
+#define NIC_DESC_DONE 0x8000u
+#define NIC_DESC_RX_EOP 0x0001u
+
+#endif /* NIC_REGS_H */

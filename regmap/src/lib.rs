@@ -1,0 +1,382 @@
+//! The NIC register map, declared once.
+//!
+//! Every register is declared in one of the tables below. From these tables come:
+//! * the driver's constants (the `pub const` items generated next to each table),
+//! * the RTL address decode (`nic-hw` looks every address up here by name, and a test
+//!   walks the whole table through the Verilated model),
+//! * `docs/regmap.md` ([`render_markdown`]) and `docs/nic_regs.h` ([`render_c_header`]).
+//!
+//! The address space is a chain of blocks in the style of Corundum: every block starts
+//! with `ID`, `VERSION` and `NEXT` (offset of the next block, 0 at the end) so a driver
+//! can discover blocks by type instead of hard-coding addresses. Queue blocks repeat a
+//! per-queue register set at `base + QUEUE_STRIDE * (q + 1)`.
+
+pub mod render;
+pub use render::{render_c_header, render_markdown};
+
+/// How software may access a register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Read only: a constant or a status/counter driven by the hardware.
+    Ro,
+    /// Read/write configuration.
+    Rw,
+    /// Read; writing 1 to a bit clears it.
+    W1c,
+}
+
+impl Access {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Access::Ro => "RO",
+            Access::Rw => "RW",
+            Access::W1c => "W1C",
+        }
+    }
+}
+
+/// A bit field inside a register.
+#[derive(Clone, Copy, Debug)]
+pub struct Field {
+    pub name: &'static str,
+    pub lsb: u32,
+    pub width: u32,
+    pub doc: &'static str,
+}
+
+impl Field {
+    pub const fn mask(&self) -> u32 {
+        if self.width >= 32 {
+            u32::MAX
+        } else {
+            ((1u32 << self.width) - 1) << self.lsb
+        }
+    }
+}
+
+/// One 32-bit register.
+#[derive(Clone, Copy, Debug)]
+pub struct Register {
+    pub name: &'static str,
+    /// Offset inside its block (or inside one queue's window for queue blocks).
+    pub offset: u32,
+    pub access: Access,
+    /// Value after reset (for constant RO registers: their value).
+    pub reset: u32,
+    pub doc: &'static str,
+    pub fields: &'static [Field],
+}
+
+/// A register block.
+#[derive(Clone, Copy, Debug)]
+pub struct Block {
+    pub name: &'static str,
+    pub base: u32,
+    /// ASCII type tag read from the block's `ID` register.
+    pub id: u32,
+    pub version: u32,
+    /// Registers at `base + offset`.
+    pub regs: &'static [Register],
+    /// For queue blocks: registers repeated per queue at `base + QUEUE_STRIDE * (q + 1) + offset`.
+    pub queue_regs: &'static [Register],
+    pub doc: &'static str,
+}
+
+/// Declares a table of registers and one `pub const NAME: u32 = offset;` per register,
+/// plus `pub const NAME_FIELD: u32 = mask;` per field, so driver code and the docs read
+/// the same declaration.
+macro_rules! registers {
+    ($table:ident {
+        $( $name:ident @ $off:literal : $acc:ident = $reset:literal, $doc:literal
+           $( { $( $fname:ident [$lsb:literal ; $width:literal] $fdoc:literal ),* $(,)? } )? ; )*
+    }) => {
+        $( #[doc = $doc] pub const $name: u32 = $off; )*
+        pub const $table: &[Register] = &[
+            $( Register {
+                name: stringify!($name),
+                offset: $off,
+                access: Access::$acc,
+                reset: $reset,
+                doc: $doc,
+                fields: &[ $( $( Field { name: stringify!($fname), lsb: $lsb, width: $width, doc: $fdoc } ),* )? ],
+            } ),*
+        ];
+    };
+}
+
+/// Bit masks of register fields: `field!(CONTROL_LOOPBACK = GLOBAL_REGS, CONTROL, LOOPBACK)`
+/// would be nicer, but `const fn` lookups by string are not stable yet; the masks are
+/// written out once here and a unit test checks each against the tables.
+pub mod bits {
+    /// `CONTROL.LOOPBACK`: wire TX back into RX inside the NIC.
+    pub const CONTROL_LOOPBACK: u32 = 1 << 0;
+    /// `Q_CONTROL.ENABLE`: the queue fetches descriptors and moves frames.
+    pub const Q_CONTROL_ENABLE: u32 = 1 << 0;
+    /// `Q_STATUS.ACTIVE`: the queue is enabled and not stopped by an error.
+    pub const Q_STATUS_ACTIVE: u32 = 1 << 0;
+    /// `Q_STATUS.ERROR`: the queue stopped on an error; `ERROR_CODE` says which.
+    pub const Q_STATUS_ERROR: u32 = 1 << 1;
+    pub const Q_STATUS_ERROR_CODE_SHIFT: u32 = 8;
+    pub const Q_STATUS_ERROR_CODE_MASK: u32 = 0xff << 8;
+}
+
+/// Why a queue stopped (`Q_STATUS.ERROR_CODE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum QueueError {
+    None = 0,
+    /// A descriptor fetch hit an address the host never mapped.
+    DescReadFault = 1,
+    /// A data read (TX) hit an address the host never mapped.
+    DataReadFault = 2,
+    /// A data or completion write (RX data, write-back) was refused by the host.
+    WriteFault = 3,
+    /// A descriptor with length 0.
+    ZeroLength = 4,
+    /// A TX frame longer than `MAX_FRAME_LEN` (sum of its descriptors).
+    FrameTooLong = 5,
+}
+
+impl QueueError {
+    pub fn from_code(code: u32) -> Option<Self> {
+        Some(match code {
+            0 => Self::None,
+            1 => Self::DescReadFault,
+            2 => Self::DataReadFault,
+            3 => Self::WriteFault,
+            4 => Self::ZeroLength,
+            5 => Self::FrameTooLong,
+            _ => return None,
+        })
+    }
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::None => "no error",
+            Self::DescReadFault => "descriptor fetch from an unmapped address",
+            Self::DataReadFault => "buffer read from an unmapped address",
+            Self::WriteFault => "DMA write refused by the host (unmapped address)",
+            Self::ZeroLength => "descriptor with zero length",
+            Self::FrameTooLong => "TX frame longer than MAX_FRAME_LEN",
+        }
+    }
+}
+
+/// Registers every block starts with.
+pub const HEADER_ID: u32 = 0x00;
+pub const HEADER_VERSION: u32 = 0x04;
+pub const HEADER_NEXT: u32 = 0x08;
+
+/// Per-queue register window size in queue blocks.
+pub const QUEUE_STRIDE: u32 = 0x40;
+/// Interrupt vectors: bit q is TX queue q, bit `RX_IRQ_BASE + q` is RX queue q.
+pub const RX_IRQ_BASE: u32 = 8;
+/// Maximum queues per direction this map leaves room for.
+pub const MAX_QUEUES: u32 = 8;
+
+pub mod global {
+    use super::*;
+    pub const BASE: u32 = 0x0000;
+    pub const ID_VALUE: u32 = u32::from_be_bytes(*b"NIC0");
+    registers!(REGS {
+        ID @ 0x00 : Ro = 0x4E49_4330, "Block type: ASCII \"NIC0\".";
+        VERSION @ 0x04 : Ro = 0x0001_0000, "Block version, major.minor in the upper/lower 16 bits.";
+        NEXT @ 0x08 : Ro = 0x0100, "Offset of the next block (statistics).";
+        FEATURES @ 0x0C : Ro = 0x0000_0007, "Feature bits of this build." {
+            LOOPBACK [0;1] "internal loopback switch",
+            SCATTER_GATHER [1;1] "multi-descriptor TX frames",
+            IRQ_MODERATION [2;1] "per-queue interrupt moderation (count and timer)",
+        };
+        QUEUES @ 0x10 : Ro = 0x0000_0101, "Queue counts of this configuration." {
+            TX [0;8] "number of TX queues",
+            RX [8;8] "number of RX queues",
+        };
+        CONTROL @ 0x14 : Rw = 0x0000_0000, "Global control." {
+            LOOPBACK [0;1] "1: MAC TX output is fed to MAC RX; the wire ports are idle",
+        };
+        MAC_ADDR_LO @ 0x18 : Rw = 0x0000_0000, "Station MAC address bytes 0..3 (byte 0 in bits 7:0).";
+        MAC_ADDR_HI @ 0x1C : Rw = 0x0000_0000, "Station MAC address bytes 4..5 in bits 15:0.";
+        MAX_FRAME_LEN @ 0x20 : Rw = 9022, "Longest accepted frame in bytes, FCS included (default: 9000-byte MTU + VLAN tag). Longer RX frames are dropped as oversize; longer TX frames stop the queue.";
+        IRQ_STATUS @ 0x24 : W1c = 0x0000_0000, "Pending interrupt vectors: bit q = TX queue q, bit 8+q = RX queue q. Write 1 to clear.";
+        IRQ_MASK @ 0x28 : Rw = 0x0000_0000, "Enabled interrupt vectors (same bit layout); the irq line of a vector is STATUS & MASK.";
+        CYCLE_COUNT @ 0x2C : Ro = 0x0000_0000, "Free-running core clock cycle counter (wraps).";
+    });
+}
+
+pub mod stats {
+    use super::*;
+    pub const BASE: u32 = 0x0100;
+    registers!(REGS {
+        ID @ 0x00 : Ro = 0x5354_4154, "Block type: ASCII \"STAT\".";
+        VERSION @ 0x04 : Ro = 0x0001_0000, "Block version.";
+        NEXT @ 0x08 : Ro = 0x1000, "Offset of the next block (TX queues).";
+        TX_FRAMES @ 0x10 : Ro = 0, "Frames sent on the wire (wrapping 32-bit counter, as all below).";
+        TX_BYTES @ 0x14 : Ro = 0, "Bytes sent, FCS excluded.";
+        TX_ERRORS @ 0x18 : Ro = 0, "TX frames aborted (DMA fault or bad descriptor mid-frame; sent with a bad FCS).";
+        RX_FRAMES @ 0x1C : Ro = 0, "Frames delivered to a host buffer.";
+        RX_BYTES @ 0x20 : Ro = 0, "Bytes delivered, FCS excluded.";
+        RX_DROP_NO_BUFFER @ 0x24 : Ro = 0, "Frames dropped: no RX descriptor posted (or the RX queue disabled/stopped).";
+        RX_DROP_FCS @ 0x28 : Ro = 0, "Frames dropped: bad FCS.";
+        RX_DROP_RUNT @ 0x2C : Ro = 0, "Frames dropped: shorter than 64 bytes with FCS.";
+        RX_DROP_OVERSIZE @ 0x30 : Ro = 0, "Frames dropped: longer than MAX_FRAME_LEN.";
+        RX_DROP_TRUNCATED @ 0x34 : Ro = 0, "Frames dropped: longer than the posted buffer.";
+    });
+}
+
+/// Registers common to TX and RX queues.
+macro_rules! queue_registers {
+    ($table:ident) => {
+        registers!($table {
+            Q_BASE_LO @ 0x00 : Rw = 0, "Ring base bus address, bits 31:0 (16-byte aligned).";
+            Q_BASE_HI @ 0x04 : Rw = 0, "Ring base bus address, bits 63:32.";
+            Q_SIZE_LOG2 @ 0x08 : Rw = 0, "log2 of the number of 16-byte descriptors in the ring (1..15).";
+            Q_CONTROL @ 0x0C : Rw = 0, "Queue control. Clearing ENABLE resets HEAD, TAIL and the error state." {
+                ENABLE [0;1] "the queue is running",
+            };
+            Q_TAIL @ 0x10 : Rw = 0, "Producer index (doorbell), free-running 16 bits: the driver writes the index one past the last descriptor it posted.";
+            Q_HEAD @ 0x14 : Ro = 0, "Consumer index, free-running 16 bits: descriptors the NIC has completed.";
+            Q_STATUS @ 0x18 : Ro = 0, "Queue status." {
+                ACTIVE [0;1] "enabled and not stopped",
+                ERROR [1;1] "stopped by an error",
+                ERROR_CODE [8;8] "why: see QueueError (1 desc fetch fault, 2 data read fault, 3 write fault, 4 zero-length descriptor, 5 frame too long)",
+            };
+            Q_IRQ_COUNT @ 0x1C : Rw = 1, "Interrupt moderation: raise the vector after this many completions (0 and 1: every completion).";
+            Q_IRQ_TIMER @ 0x20 : Rw = 0, "Interrupt moderation: raise the vector this many cycles after the first unsignalled completion (0: timer off).";
+        });
+    };
+}
+
+pub mod txq {
+    use super::*;
+    pub const BASE: u32 = 0x1000;
+    registers!(REGS {
+        ID @ 0x00 : Ro = 0x5458_5130, "Block type: ASCII \"TXQ0\".";
+        VERSION @ 0x04 : Ro = 0x0001_0000, "Block version.";
+        NEXT @ 0x08 : Ro = 0x2000, "Offset of the next block (RX queues).";
+        COUNT @ 0x0C : Ro = 1, "Number of TX queues; queue q's registers are at BASE + 0x40 * (q + 1).";
+    });
+    queue_registers!(QUEUE_REGS);
+    /// Address of a per-queue register of TX queue `q`.
+    pub const fn reg(q: u32, offset: u32) -> u32 {
+        BASE + QUEUE_STRIDE * (q + 1) + offset
+    }
+}
+
+pub mod rxq {
+    use super::*;
+    pub const BASE: u32 = 0x2000;
+    registers!(REGS {
+        ID @ 0x00 : Ro = 0x5258_5130, "Block type: ASCII \"RXQ0\".";
+        VERSION @ 0x04 : Ro = 0x0001_0000, "Block version.";
+        NEXT @ 0x08 : Ro = 0x0000, "Offset of the next block (0: end of chain).";
+        COUNT @ 0x0C : Ro = 1, "Number of RX queues; queue q's registers are at BASE + 0x40 * (q + 1).";
+    });
+    queue_registers!(QUEUE_REGS);
+    pub const fn reg(q: u32, offset: u32) -> u32 {
+        BASE + QUEUE_STRIDE * (q + 1) + offset
+    }
+}
+
+/// All blocks in chain order.
+pub const BLOCKS: &[Block] = &[
+    Block { name: "global", base: global::BASE, id: global::ID_VALUE, version: 0x0001_0000, regs: global::REGS, queue_regs: &[], doc: "Identification, control, station address, interrupts." },
+    Block { name: "stats", base: stats::BASE, id: 0x5354_4154, version: 0x0001_0000, regs: stats::REGS, queue_regs: &[], doc: "Statistics counters (per direction: frames, bytes, drops and errors by reason)." },
+    Block { name: "txq", base: txq::BASE, id: 0x5458_5130, version: 0x0001_0000, regs: txq::REGS, queue_regs: txq::QUEUE_REGS, doc: "TX descriptor rings." },
+    Block { name: "rxq", base: rxq::BASE, id: 0x5258_5130, version: 0x0001_0000, regs: rxq::REGS, queue_regs: rxq::QUEUE_REGS, doc: "RX descriptor rings." },
+];
+
+/// Looks a register up by block and name; used by the RTL generator so that the
+/// decode takes its addresses from this table. Panics on a name that is not declared,
+/// which makes a typo a build-time failure of the generator.
+pub fn offset_of(block: &str, reg: &str) -> u32 {
+    let b = BLOCKS.iter().find(|b| b.name == block).unwrap_or_else(|| panic!("no register block {block}"));
+    if let Some(r) = b.regs.iter().find(|r| r.name == reg) {
+        return b.base + r.offset;
+    }
+    if let Some(r) = b.queue_regs.iter().find(|r| r.name == reg) {
+        return b.base + QUEUE_STRIDE + r.offset; // queue 0
+    }
+    panic!("no register {reg} in block {block}")
+}
+
+/// The reset value declared for a register.
+pub fn reset_of(block: &str, reg: &str) -> u32 {
+    let b = BLOCKS.iter().find(|b| b.name == block).unwrap();
+    b.regs.iter().chain(b.queue_regs.iter()).find(|r| r.name == reg).map(|r| r.reset).unwrap_or_else(|| panic!("no register {reg} in {block}"))
+}
+
+/// Descriptor layouts shared by the RTL and the driver (16 bytes, little-endian).
+pub mod desc {
+    /// Size of every descriptor.
+    pub const SIZE: u64 = 16;
+    /// Byte offset of the 64-bit buffer address.
+    pub const ADDR: usize = 0;
+    /// Byte offset of the 16-bit buffer length.
+    pub const LEN: usize = 8;
+    /// Byte offset of the 16-bit flags.
+    pub const FLAGS: usize = 10;
+    /// Byte offset of the 32-bit word the NIC writes back (RX: RSS hash; TX: 0).
+    pub const INFO: usize = 12;
+    /// Write-back covers bytes 8..16 (LEN, FLAGS, INFO); the address stays intact.
+    pub const WRITEBACK_OFFSET: u64 = 8;
+
+    /// TX flags: last descriptor of a frame.
+    pub const TX_EOP: u16 = 1 << 0;
+    /// TX flags: write this descriptor back (set DONE) once its data has been read.
+    pub const TX_REPORT_STATUS: u16 = 1 << 1;
+    /// Set by the NIC in the write-back.
+    pub const DONE: u16 = 1 << 15;
+    /// RX write-back flags: the frame ends in this buffer (always 1: no RX scatter yet).
+    pub const RX_EOP: u16 = 1 << 0;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_are_unique_and_aligned() {
+        let mut seen = std::collections::BTreeMap::new();
+        for b in BLOCKS {
+            let mut addrs: Vec<(u32, &str)> = b.regs.iter().map(|r| (b.base + r.offset, r.name)).collect();
+            for q in 0..MAX_QUEUES {
+                addrs.extend(b.queue_regs.iter().map(|r| (b.base + QUEUE_STRIDE * (q + 1) + r.offset, r.name)));
+            }
+            for (a, n) in addrs {
+                assert_eq!(a % 4, 0, "{n} unaligned");
+                assert!(seen.insert(a, n).is_none(), "{n} overlaps at {a:#x}");
+            }
+        }
+    }
+
+    #[test]
+    fn chain_links_every_block_in_order() {
+        for (i, b) in BLOCKS.iter().enumerate() {
+            let next = b.regs.iter().find(|r| r.name == "NEXT").unwrap().reset;
+            let want = BLOCKS.get(i + 1).map(|n| n.base).unwrap_or(0);
+            assert_eq!(next, want, "{} NEXT", b.name);
+            let id = b.regs.iter().find(|r| r.name == "ID").unwrap().reset;
+            assert_eq!(id, b.id, "{} ID", b.name);
+        }
+    }
+
+    #[test]
+    fn field_masks_match_tables() {
+        let f = |regs: &[Register], r: &str, f: &str| regs.iter().find(|x| x.name == r).unwrap().fields.iter().find(|x| x.name == f).unwrap().mask();
+        assert_eq!(f(global::REGS, "CONTROL", "LOOPBACK"), bits::CONTROL_LOOPBACK);
+        assert_eq!(f(txq::QUEUE_REGS, "Q_CONTROL", "ENABLE"), bits::Q_CONTROL_ENABLE);
+        assert_eq!(f(txq::QUEUE_REGS, "Q_STATUS", "ACTIVE"), bits::Q_STATUS_ACTIVE);
+        assert_eq!(f(txq::QUEUE_REGS, "Q_STATUS", "ERROR"), bits::Q_STATUS_ERROR);
+        assert_eq!(f(txq::QUEUE_REGS, "Q_STATUS", "ERROR_CODE"), bits::Q_STATUS_ERROR_CODE_MASK);
+    }
+
+    #[test]
+    fn generated_docs_are_committed_and_current() {
+        // docs/regmap.md and docs/nic_regs.h are generated from these tables; regenerate
+        // with `cargo run --bin nic -- regmap --out docs` when this fails.
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let md = std::fs::read_to_string(root.join("docs/regmap.md")).unwrap_or_default();
+        let h = std::fs::read_to_string(root.join("docs/nic_regs.h")).unwrap_or_default();
+        assert!(md == render_markdown(), "docs/regmap.md is stale: run `make regmap`");
+        assert!(h == render_c_header(), "docs/nic_regs.h is stale: run `make regmap`");
+    }
+}
