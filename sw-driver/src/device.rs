@@ -64,4 +64,78 @@ pub trait Device {
     fn cycles(&self) -> u64;
     /// DMA faults the host memory refused since the last call (IOMMU fault log).
     fn take_dma_faults(&mut self) -> Vec<DmaFault>;
+    /// Unmaps and frees a region from `alloc_dma` once the device no longer uses it
+    /// (the driver calls it after disabling the queues that pointed into it).
+    /// The default keeps the memory: correct, only wasteful for long-lived backends.
+    fn free_dma(&mut self, region: DmaRegion) {
+        let _ = region;
+    }
+}
+
+/// A borrowed device is a device: `Nic::open(&mut sim)` leaves the backend with the caller,
+/// who can reach its wire (inject frames, capture TX) and reuse it after the `Nic` is gone.
+impl<D: Device + ?Sized> Device for &mut D {
+    fn read32(&mut self, offset: u32) -> Result<u32, DeviceError> {
+        (**self).read32(offset)
+    }
+    fn write32(&mut self, offset: u32, value: u32) -> Result<(), DeviceError> {
+        (**self).write32(offset, value)
+    }
+    fn alloc_dma(&mut self, len: usize) -> Result<DmaRegion, DeviceError> {
+        (**self).alloc_dma(len)
+    }
+    fn mem_write(&mut self, bus_addr: u64, data: &[u8]) -> Result<(), DeviceError> {
+        (**self).mem_write(bus_addr, data)
+    }
+    fn mem_read(&mut self, bus_addr: u64, buf: &mut [u8]) -> Result<(), DeviceError> {
+        (**self).mem_read(bus_addr, buf)
+    }
+    fn wait_irq(&mut self, mask: u32, timeout_cycles: u64) -> u32 {
+        (**self).wait_irq(mask, timeout_cycles)
+    }
+    fn idle(&mut self, cycles: u64) {
+        (**self).idle(cycles)
+    }
+    fn cycles(&self) -> u64 {
+        (**self).cycles()
+    }
+    fn take_dma_faults(&mut self) -> Vec<DmaFault> {
+        (**self).take_dma_faults()
+    }
+    fn free_dma(&mut self, region: DmaRegion) {
+        (**self).free_dma(region)
+    }
+}
+
+impl<D: Device + ?Sized> Device for Box<D> {
+    fn read32(&mut self, offset: u32) -> Result<u32, DeviceError> {
+        (**self).read32(offset)
+    }
+    fn write32(&mut self, offset: u32, value: u32) -> Result<(), DeviceError> {
+        (**self).write32(offset, value)
+    }
+    fn alloc_dma(&mut self, len: usize) -> Result<DmaRegion, DeviceError> {
+        (**self).alloc_dma(len)
+    }
+    fn mem_write(&mut self, bus_addr: u64, data: &[u8]) -> Result<(), DeviceError> {
+        (**self).mem_write(bus_addr, data)
+    }
+    fn mem_read(&mut self, bus_addr: u64, buf: &mut [u8]) -> Result<(), DeviceError> {
+        (**self).mem_read(bus_addr, buf)
+    }
+    fn wait_irq(&mut self, mask: u32, timeout_cycles: u64) -> u32 {
+        (**self).wait_irq(mask, timeout_cycles)
+    }
+    fn idle(&mut self, cycles: u64) {
+        (**self).idle(cycles)
+    }
+    fn cycles(&self) -> u64 {
+        (**self).cycles()
+    }
+    fn take_dma_faults(&mut self) -> Vec<DmaFault> {
+        (**self).take_dma_faults()
+    }
+    fn free_dma(&mut self, region: DmaRegion) {
+        (**self).free_dma(region)
+    }
 }

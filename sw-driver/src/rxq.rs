@@ -1,0 +1,174 @@
+//! RX queue: descriptor ring, buffer posting and refill, completion by the DONE bit.
+
+use crate::device::{Device, DmaRegion};
+use crate::error::{Dir, DriverError};
+use crate::pool::Mempool;
+use crate::regs::RegisterVerbs;
+use crate::ring::{encode, Ring, WriteBack, WRITEBACK_LEN};
+use crate::txq::check_status;
+use nic_regmap::{desc, rxq};
+
+/// A received frame (FCS stripped) and what the NIC reported about it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RxFrame {
+    pub queue: u32,
+    pub data: Vec<u8>,
+    /// Write-back flags (`desc::DONE`, `desc::RX_EOP`, ...).
+    pub flags: u16,
+    /// Write-back info word (RSS hash once RSS exists; 0 now).
+    pub info: u32,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum RxSlot {
+    #[default]
+    Empty,
+    Pool(u32),
+    /// A buffer the caller owns (see `Nic::rx_post_external`).
+    External { addr: u64, len: u16 },
+}
+
+pub(crate) struct RxQueue {
+    pub id: u32,
+    pub ring: Ring,
+    pub ring_mem: DmaRegion,
+    pub pool: Mempool,
+    slots: Vec<RxSlot>,
+    /// Next index the driver posts (what `Q_TAIL` was last set to).
+    tail: u16,
+    /// Next index the driver expects the NIC to complete.
+    next: u16,
+    buf_len: u16,
+    reg_base: u32,
+}
+
+impl RxQueue {
+    pub fn new<D: Device + ?Sized>(dev: &mut D, id: u32, reg_base: u32, ring: Ring, buf_len: u16) -> Result<RxQueue, DriverError> {
+        let ring_mem = dev.alloc_dma(ring.bytes())?;
+        let pool = Mempool::new(dev, usize::from(ring.size()), usize::from(buf_len))?;
+        Ok(RxQueue { id, ring, ring_mem, pool, slots: vec![RxSlot::Empty; usize::from(ring.size())], tail: 0, next: 0, buf_len, reg_base })
+    }
+
+    pub fn reg(&self, offset: u32) -> u32 {
+        self.reg_base + offset
+    }
+
+    /// Programs the ring registers, enables the queue, and posts buffers if `fill`.
+    pub fn start<D: Device + ?Sized>(&mut self, dev: &mut D, fill: bool, timeout_cycles: u64) -> Result<(), DriverError> {
+        dev.set_reg32(self.reg(rxq::Q_CONTROL), 0)?;
+        self.forget_all();
+        dev.set_reg32(self.reg(rxq::Q_BASE_LO), self.ring_mem.bus_addr as u32)?;
+        dev.set_reg32(self.reg(rxq::Q_BASE_HI), (self.ring_mem.bus_addr >> 32) as u32)?;
+        dev.set_reg32(self.reg(rxq::Q_SIZE_LOG2), self.ring.size_log2())?;
+        dev.set_reg32(self.reg(rxq::Q_CONTROL), nic_regmap::bits::Q_CONTROL_ENABLE)?;
+        dev.wait_set_reg32(self.reg(rxq::Q_STATUS), nic_regmap::bits::Q_STATUS_ACTIVE, timeout_cycles)?;
+        if fill {
+            self.refill(dev)?;
+        }
+        Ok(())
+    }
+
+    /// Disables the queue; frames received but not yet taken are dropped.
+    pub fn stop<D: Device + ?Sized>(&mut self, dev: &mut D) -> Result<(), DriverError> {
+        dev.clear_flags32(self.reg(rxq::Q_CONTROL), nic_regmap::bits::Q_CONTROL_ENABLE)?;
+        self.forget_all();
+        Ok(())
+    }
+
+    fn forget_all(&mut self) {
+        self.pool.reset();
+        self.slots.iter_mut().for_each(|s| *s = RxSlot::Empty);
+        self.tail = 0;
+        self.next = 0;
+    }
+
+    /// Descriptors posted and not yet taken back.
+    pub fn posted(&self) -> usize {
+        usize::from(self.ring.distance(self.next, self.tail))
+    }
+
+    fn post<D: Device + ?Sized>(&mut self, dev: &mut D, addr: u64, len: u16, slot: RxSlot) -> Result<(), DriverError> {
+        dev.mem_write(self.ring.desc_addr(self.ring_mem.bus_addr, self.tail), &encode(addr, len, 0))?;
+        let s = self.ring.slot(self.tail);
+        self.slots[s] = slot;
+        self.tail = self.tail.wrapping_add(1);
+        Ok(())
+    }
+
+    /// Posts pool buffers into every free slot; one doorbell write. Returns how many.
+    pub fn refill<D: Device + ?Sized>(&mut self, dev: &mut D) -> Result<usize, DriverError> {
+        let mut n = 0;
+        while self.ring.free(self.next, self.tail) > 0 {
+            let Some(idx) = self.pool.alloc() else { break };
+            let addr = self.pool.addr(idx);
+            self.post(dev, addr, self.buf_len, RxSlot::Pool(idx))?;
+            n += 1;
+        }
+        if n > 0 {
+            dev.set_reg32(self.reg(rxq::Q_TAIL), u32::from(self.tail))?;
+        }
+        Ok(n)
+    }
+
+    /// Posts one caller-owned buffer.
+    pub fn post_external<D: Device + ?Sized>(&mut self, dev: &mut D, addr: u64, len: u16) -> Result<(), DriverError> {
+        if self.ring.free(self.next, self.tail) == 0 {
+            return Err(DriverError::RingFull { dir: Dir::Rx, queue: self.id });
+        }
+        self.post(dev, addr, len, RxSlot::External { addr, len })?;
+        dev.set_reg32(self.reg(rxq::Q_TAIL), u32::from(self.tail))
+    }
+
+    fn writeback<D: Device + ?Sized>(&self, dev: &mut D, index: u16) -> Result<WriteBack, DriverError> {
+        let mut wb = [0u8; WRITEBACK_LEN];
+        dev.mem_read(self.ring.desc_addr(self.ring_mem.bus_addr, index) + desc::WRITEBACK_OFFSET, &mut wb)?;
+        Ok(WriteBack::decode(&wb))
+    }
+
+    /// Whether a completed frame is waiting (no register access).
+    pub fn ready<D: Device + ?Sized>(&self, dev: &mut D) -> Result<bool, DriverError> {
+        Ok(self.posted() > 0 && self.writeback(dev, self.next)?.done())
+    }
+
+    /// Takes up to `max` completed frames, then reposts buffers if `refill`. When nothing
+    /// was received, `Q_STATUS` is read so a stopped queue is reported.
+    pub fn burst<D: Device + ?Sized>(&mut self, dev: &mut D, max: usize, refill: bool) -> Result<Vec<RxFrame>, DriverError> {
+        let mut frames = Vec::new();
+        while frames.len() < max && self.posted() > 0 {
+            let wb = self.writeback(dev, self.next)?;
+            if !wb.done() {
+                break;
+            }
+            let slot = self.ring.slot(self.next);
+            let (addr, cap) = match self.slots[slot] {
+                RxSlot::Pool(i) => (self.pool.addr(i), self.buf_len),
+                RxSlot::External { addr, len } => (addr, len),
+                RxSlot::Empty => unreachable!("posted slot without buffer"),
+            };
+            if wb.len > cap {
+                return Err(DriverError::NicMisbehaved(format!(
+                    "RX queue {}: frame of {} bytes written into a buffer of {cap}",
+                    self.id, wb.len
+                )));
+            }
+            let mut data = vec![0u8; usize::from(wb.len)];
+            dev.mem_read(addr, &mut data)?;
+            if let RxSlot::Pool(i) = std::mem::take(&mut self.slots[slot]) {
+                self.pool.free(i);
+            }
+            self.next = self.next.wrapping_add(1);
+            frames.push(RxFrame { queue: self.id, data, flags: wb.flags, info: wb.info });
+        }
+        if refill {
+            self.refill(dev)?;
+        }
+        if frames.is_empty() {
+            check_status(dev, Dir::Rx, self.id, self.reg(rxq::Q_STATUS))?;
+        }
+        Ok(frames)
+    }
+
+    pub fn regions(&self) -> [DmaRegion; 2] {
+        [self.ring_mem, self.pool.region()]
+    }
+}

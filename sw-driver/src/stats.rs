@@ -1,0 +1,61 @@
+//! The statistics block read into one struct.
+
+use crate::device::Device;
+use crate::discovery::Layout;
+use crate::error::DriverError;
+use crate::regs::RegisterVerbs;
+use nic_regmap::stats as s;
+
+/// A snapshot of the statistics counters (wrapping 32-bit, as the hardware keeps them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub tx_frames: u32,
+    pub tx_bytes: u32,
+    pub tx_errors: u32,
+    pub rx_frames: u32,
+    pub rx_bytes: u32,
+    pub rx_drop_no_buffer: u32,
+    pub rx_drop_fcs: u32,
+    pub rx_drop_runt: u32,
+    pub rx_drop_oversize: u32,
+    pub rx_drop_truncated: u32,
+}
+
+impl Stats {
+    pub fn read<D: Device + ?Sized>(dev: &mut D, layout: &Layout) -> Result<Stats, DriverError> {
+        let mut r = |off| dev.get_reg32(layout.stats_reg(off));
+        Ok(Stats {
+            tx_frames: r(s::TX_FRAMES)?,
+            tx_bytes: r(s::TX_BYTES)?,
+            tx_errors: r(s::TX_ERRORS)?,
+            rx_frames: r(s::RX_FRAMES)?,
+            rx_bytes: r(s::RX_BYTES)?,
+            rx_drop_no_buffer: r(s::RX_DROP_NO_BUFFER)?,
+            rx_drop_fcs: r(s::RX_DROP_FCS)?,
+            rx_drop_runt: r(s::RX_DROP_RUNT)?,
+            rx_drop_oversize: r(s::RX_DROP_OVERSIZE)?,
+            rx_drop_truncated: r(s::RX_DROP_TRUNCATED)?,
+        })
+    }
+
+    /// Counts since an earlier snapshot (wrap-safe).
+    pub fn since(&self, earlier: &Stats) -> Stats {
+        Stats {
+            tx_frames: self.tx_frames.wrapping_sub(earlier.tx_frames),
+            tx_bytes: self.tx_bytes.wrapping_sub(earlier.tx_bytes),
+            tx_errors: self.tx_errors.wrapping_sub(earlier.tx_errors),
+            rx_frames: self.rx_frames.wrapping_sub(earlier.rx_frames),
+            rx_bytes: self.rx_bytes.wrapping_sub(earlier.rx_bytes),
+            rx_drop_no_buffer: self.rx_drop_no_buffer.wrapping_sub(earlier.rx_drop_no_buffer),
+            rx_drop_fcs: self.rx_drop_fcs.wrapping_sub(earlier.rx_drop_fcs),
+            rx_drop_runt: self.rx_drop_runt.wrapping_sub(earlier.rx_drop_runt),
+            rx_drop_oversize: self.rx_drop_oversize.wrapping_sub(earlier.rx_drop_oversize),
+            rx_drop_truncated: self.rx_drop_truncated.wrapping_sub(earlier.rx_drop_truncated),
+        }
+    }
+
+    /// All RX drops, whatever the reason.
+    pub fn rx_drops(&self) -> u32 {
+        self.rx_drop_no_buffer + self.rx_drop_fcs + self.rx_drop_runt + self.rx_drop_oversize + self.rx_drop_truncated
+    }
+}

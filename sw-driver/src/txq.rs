@@ -1,0 +1,287 @@
+//! TX queue: descriptor ring, buffers, doorbell, completion reaping.
+
+use crate::device::{Device, DmaRegion};
+use crate::error::{Dir, DriverError};
+use crate::pool::Mempool;
+use crate::regs::RegisterVerbs;
+use crate::ring::{encode, Ring, WriteBack, WRITEBACK_LEN};
+use nic_regmap::{desc, txq};
+use std::collections::VecDeque;
+
+/// One piece of a frame; each becomes one TX descriptor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxSegment<'a> {
+    /// Bytes the driver copies into one of its TX buffers.
+    Bytes(&'a [u8]),
+    /// A buffer the caller owns, already at a bus address (zero copy). The driver posts
+    /// it as given, without checks: a bad address or length is the NIC's to report.
+    Raw { bus_addr: u64, len: u16 },
+}
+
+impl TxSegment<'_> {
+    pub fn len(&self) -> usize {
+        match self {
+            TxSegment::Bytes(b) => b.len(),
+            TxSegment::Raw { len, .. } => usize::from(*len),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A frame to send (without FCS: the MAC appends it), as a list of segments.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct TxFrame<'a> {
+    pub segments: Vec<TxSegment<'a>>,
+}
+
+impl<'a> TxFrame<'a> {
+    /// A frame in one segment.
+    pub fn new(bytes: &'a [u8]) -> Self {
+        TxFrame { segments: vec![TxSegment::Bytes(bytes)] }
+    }
+    /// A frame split at the given byte offsets (ascending, inside the frame): `cuts.len() + 1` segments.
+    pub fn split(bytes: &'a [u8], cuts: &[usize]) -> Self {
+        let mut segments = Vec::with_capacity(cuts.len() + 1);
+        let mut start = 0;
+        for &c in cuts {
+            segments.push(TxSegment::Bytes(&bytes[start..c]));
+            start = c;
+        }
+        segments.push(TxSegment::Bytes(&bytes[start..]));
+        TxFrame { segments }
+    }
+    pub fn from_segments(segments: Vec<TxSegment<'a>>) -> Self {
+        TxFrame { segments }
+    }
+    /// Bytes of the frame (sum of the segments).
+    pub fn len(&self) -> usize {
+        self.segments.iter().map(TxSegment::len).sum()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct TxSlot {
+    buf: Option<u32>,
+    eop: bool,
+}
+
+pub(crate) struct TxQueue {
+    pub id: u32,
+    pub ring: Ring,
+    pub ring_mem: DmaRegion,
+    pub pool: Mempool,
+    slots: Vec<TxSlot>,
+    /// Next index the driver posts (what `Q_TAIL` was last set to).
+    tail: u16,
+    /// Oldest index not yet reaped.
+    clean: u16,
+    /// Index one past each descriptor posted with REPORT_STATUS, oldest first.
+    rs_ends: VecDeque<u16>,
+    reg_base: u32,
+}
+
+impl TxQueue {
+    pub fn new<D: Device + ?Sized>(dev: &mut D, id: u32, reg_base: u32, ring: Ring, buf_len: usize) -> Result<TxQueue, DriverError> {
+        let ring_mem = dev.alloc_dma(ring.bytes())?;
+        let pool = Mempool::new(dev, usize::from(ring.size()), buf_len)?;
+        Ok(TxQueue { id, ring, ring_mem, pool, slots: vec![TxSlot::default(); usize::from(ring.size())], tail: 0, clean: 0, rs_ends: VecDeque::new(), reg_base })
+    }
+
+    pub fn reg(&self, offset: u32) -> u32 {
+        self.reg_base + offset
+    }
+
+    /// Programs the ring registers and enables the queue (indices restart at 0).
+    pub fn start<D: Device + ?Sized>(&mut self, dev: &mut D, timeout_cycles: u64) -> Result<(), DriverError> {
+        dev.set_reg32(self.reg(txq::Q_CONTROL), 0)?;
+        self.forget_all();
+        dev.set_reg32(self.reg(txq::Q_BASE_LO), self.ring_mem.bus_addr as u32)?;
+        dev.set_reg32(self.reg(txq::Q_BASE_HI), (self.ring_mem.bus_addr >> 32) as u32)?;
+        dev.set_reg32(self.reg(txq::Q_SIZE_LOG2), self.ring.size_log2())?;
+        dev.set_reg32(self.reg(txq::Q_CONTROL), nic_regmap::bits::Q_CONTROL_ENABLE)?;
+        dev.wait_set_reg32(self.reg(txq::Q_STATUS), nic_regmap::bits::Q_STATUS_ACTIVE, timeout_cycles)
+    }
+
+    /// Disables the queue; frames not yet sent are dropped and their buffers return to the pool.
+    pub fn stop<D: Device + ?Sized>(&mut self, dev: &mut D) -> Result<usize, DriverError> {
+        dev.clear_flags32(self.reg(txq::Q_CONTROL), nic_regmap::bits::Q_CONTROL_ENABLE)?;
+        let lost = self.slots_between(self.clean, self.tail).filter(|s| s.eop).count();
+        self.forget_all();
+        Ok(lost)
+    }
+
+    fn forget_all(&mut self) {
+        self.pool.reset();
+        self.slots.iter_mut().for_each(|s| *s = TxSlot::default());
+        self.tail = 0;
+        self.clean = 0;
+        self.rs_ends.clear();
+    }
+
+    fn slots_between(&self, from: u16, to: u16) -> impl Iterator<Item = &TxSlot> + '_ {
+        let n = self.ring.distance(from, to);
+        (0..n).map(move |i| &self.slots[self.ring.slot(from.wrapping_add(i))])
+    }
+
+    pub fn in_flight(&self) -> usize {
+        usize::from(self.ring.distance(self.clean, self.tail))
+    }
+
+    pub fn free(&self) -> usize {
+        usize::from(self.ring.free(self.clean, self.tail))
+    }
+
+    /// Checks a burst before touching the ring: nothing is queued if any frame is bad.
+    pub fn validate(&self, frames: &[TxFrame<'_>]) -> Result<(), DriverError> {
+        for (index, f) in frames.iter().enumerate() {
+            let bad = |reason: String| Err(DriverError::InvalidFrame { index, reason });
+            if f.segments.is_empty() {
+                return bad("no segments".into());
+            }
+            if f.segments.len() > usize::from(self.ring.size()) {
+                return bad(format!("{} segments never fit a ring of {} descriptors", f.segments.len(), self.ring.size()));
+            }
+            for (i, s) in f.segments.iter().enumerate() {
+                if let TxSegment::Bytes(b) = s {
+                    if b.is_empty() {
+                        return bad(format!("segment {i} is empty"));
+                    }
+                    if b.len() > self.pool.entry_size() || b.len() > usize::from(u16::MAX) {
+                        return bad(format!("segment {i} has {} bytes, TX buffers hold {}", b.len(), self.pool.entry_size().min(65535)));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Queues as many whole frames as fit, in order; rings the doorbell once.
+    pub fn burst<D: Device + ?Sized>(&mut self, dev: &mut D, frames: &[TxFrame<'_>]) -> Result<usize, DriverError> {
+        self.validate(frames)?;
+        let needed: usize = frames.iter().map(|f| f.segments.len()).sum();
+        if needed > self.free() {
+            self.reap(dev)?;
+        }
+        // How many whole frames fit.
+        let mut free = self.free();
+        let mut count = 0;
+        for f in frames {
+            if f.segments.len() > free {
+                break;
+            }
+            free -= f.segments.len();
+            count += 1;
+        }
+        if count == 0 {
+            return Ok(0);
+        }
+        for (fi, f) in frames[..count].iter().enumerate() {
+            let last_frame = fi + 1 == count;
+            for (si, seg) in f.segments.iter().enumerate() {
+                let eop = si + 1 == f.segments.len();
+                let (addr, len, buf) = match *seg {
+                    TxSegment::Bytes(b) => {
+                        let idx = self.pool.alloc().expect("TX pool holds one buffer per ring slot");
+                        let addr = self.pool.addr(idx);
+                        dev.mem_write(addr, b)?;
+                        (addr, b.len() as u16, Some(idx))
+                    }
+                    TxSegment::Raw { bus_addr, len } => (bus_addr, len, None),
+                };
+                let mut flags = if eop { desc::TX_EOP } else { 0 };
+                if eop && last_frame {
+                    flags |= desc::TX_REPORT_STATUS;
+                }
+                dev.mem_write(self.ring.desc_addr(self.ring_mem.bus_addr, self.tail), &encode(addr, len, flags))?;
+                let slot = self.ring.slot(self.tail);
+                self.slots[slot] = TxSlot { buf, eop };
+                self.tail = self.tail.wrapping_add(1);
+            }
+        }
+        self.rs_ends.push_back(self.tail);
+        dev.set_reg32(self.reg(txq::Q_TAIL), u32::from(self.tail))?;
+        Ok(count)
+    }
+
+    /// Returns buffers of descriptors the NIC has finished with; counts whole frames.
+    /// Completions are found through the DONE bit of REPORT_STATUS descriptors (no register
+    /// access); when that shows nothing, `Q_HEAD` is read, and if the queue made no
+    /// progress at all, `Q_STATUS` too, so a stopped queue is reported here.
+    pub fn reap<D: Device + ?Sized>(&mut self, dev: &mut D) -> Result<usize, DriverError> {
+        if self.in_flight() == 0 {
+            return Ok(0);
+        }
+        let mut done_to = self.clean;
+        while let Some(&end) = self.rs_ends.front() {
+            let mut wb = [0u8; WRITEBACK_LEN];
+            dev.mem_read(self.ring.desc_addr(self.ring_mem.bus_addr, end.wrapping_sub(1)) + desc::WRITEBACK_OFFSET, &mut wb)?;
+            if !WriteBack::decode(&wb).done() {
+                break;
+            }
+            done_to = end;
+            self.rs_ends.pop_front();
+        }
+        if done_to == self.clean {
+            let head = dev.get_reg32(self.reg(txq::Q_HEAD))? as u16;
+            if !self.ring.within(self.clean, head, self.tail) {
+                return Err(DriverError::NicMisbehaved(format!(
+                    "TX queue {}: Q_HEAD {head} outside the posted range {}..={}",
+                    self.id, self.clean, self.tail
+                )));
+            }
+            done_to = head;
+            while let Some(&end) = self.rs_ends.front() {
+                if !self.ring.within(self.clean, end, done_to) {
+                    break;
+                }
+                self.rs_ends.pop_front();
+            }
+        }
+        if done_to == self.clean {
+            check_status(dev, Dir::Tx, self.id, self.reg(txq::Q_STATUS))?;
+            return Ok(0);
+        }
+        let mut frames = 0;
+        while self.clean != done_to {
+            let slot = self.ring.slot(self.clean);
+            let s = std::mem::take(&mut self.slots[slot]);
+            if let Some(b) = s.buf {
+                self.pool.free(b);
+            }
+            frames += usize::from(s.eop);
+            self.clean = self.clean.wrapping_add(1);
+        }
+        Ok(frames)
+    }
+
+    pub fn regions(&self) -> [DmaRegion; 2] {
+        [self.ring_mem, self.pool.region()]
+    }
+}
+
+/// Reads `Q_STATUS` and turns ERROR/ERROR_CODE into an error.
+pub(crate) fn check_status<D: Device + ?Sized>(dev: &mut D, dir: Dir, queue: u32, status_reg: u32) -> Result<(), DriverError> {
+    let s = dev.get_reg32(status_reg)?;
+    match queue_error(dir, queue, s) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// The error a `Q_STATUS` value reports, if any.
+pub fn queue_error(dir: Dir, queue: u32, status: u32) -> Option<DriverError> {
+    use nic_regmap::bits::{Q_STATUS_ERROR, Q_STATUS_ERROR_CODE_MASK, Q_STATUS_ERROR_CODE_SHIFT};
+    if status & Q_STATUS_ERROR == 0 {
+        return None;
+    }
+    let raw = (status & Q_STATUS_ERROR_CODE_MASK) >> Q_STATUS_ERROR_CODE_SHIFT;
+    Some(match nic_regmap::QueueError::from_code(raw) {
+        Some(code) => DriverError::QueueStopped { dir, queue, code },
+        None => DriverError::UnknownQueueError { dir, queue, raw },
+    })
+}
