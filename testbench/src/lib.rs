@@ -1,1 +1,20 @@
+//! `nic-testbench`: golden models and the traffic engines the suites and the CLI use.
+//!
+//! * [`crc`]: CRC-32 (IEEE 802.3), bitwise and table-driven.
+//! * [`fcs`]: Ethernet FCS append/check and the receiver's residue check.
+//! * [`wire`]: header views in smoltcp's shape (Ethernet).
+//! * [`gen`]: seeded random frames and scatter-gather splits.
+//! * [`traffic`]: loopback through the real driver, checked byte for byte.
+//! * [`refnic`]: a behavioural model of the whole NIC behind the driver's `Device`
+//!   trait, written from the documented behaviour (docs/interfaces.md, the regmap).
+//! * [`backend`]: opens the simulated RTL or the model for the suites.
 
+pub mod backend;
+pub mod crc;
+pub mod fcs;
+pub mod gen;
+pub mod refnic;
+pub mod traffic;
+pub mod wire;
+
+pub use traffic::WireAccess;

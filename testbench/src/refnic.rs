@@ -1,0 +1,517 @@
+//! A behavioural model of the NIC, written from the documented behaviour (the regmap's
+//! register descriptions, docs/interfaces.md) and exposed through the driver's `Device`
+//! trait. It is the golden model at NIC level: the suites run the same driver code and
+//! the same assertions on it and on the Verilated RTL, so a failure on one backend only
+//! points at the RTL (or at this model's reading of the spec), not at the driver.
+//!
+//! Timing is approximate: a register access costs a few cycles, a frame occupies the
+//! datapath one cycle per 8 bytes plus a little overhead, DMA is instantaneous.
+
+use crate::fcs;
+use crate::traffic::WireAccess;
+use nic_driver::{Device, DeviceError, DmaFault, DmaRegion};
+use nic_regmap::{bits, desc, global, reset_of, rxq, stats, txq, QueueError, QUEUE_STRIDE, RX_IRQ_BASE};
+use std::collections::{BTreeMap, VecDeque};
+
+/// Cycles one AXI4-Lite register access takes in the model.
+const REG_ACCESS_CYCLES: u64 = 4;
+/// First bus address handed out (above 4 GiB, so `Q_BASE_HI` matters).
+const DMA_BASE: u64 = 0x1_0000_0000;
+
+#[derive(Clone, Copy, Debug)]
+pub struct RefNicConfig {
+    pub tx_queues: u32,
+    pub rx_queues: u32,
+}
+
+impl RefNicConfig {
+    /// The `small` configuration: one queue each way.
+    pub fn small() -> Self {
+        RefNicConfig { tx_queues: 1, rx_queues: 1 }
+    }
+    /// The `full` configuration: eight each way.
+    pub fn full() -> Self {
+        RefNicConfig { tx_queues: 8, rx_queues: 8 }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+struct Queue {
+    base: u64,
+    size_log2: u32,
+    enabled: bool,
+    error: u8,
+    head: u16,
+    tail: u16,
+    irq_count: u32,
+    irq_timer: u32,
+    pending: u32,
+    pending_since: Option<u64>,
+}
+
+impl Queue {
+    fn new() -> Queue {
+        Queue { irq_count: 1, ..Default::default() }
+    }
+    fn running(&self) -> bool {
+        self.enabled && self.error == 0
+    }
+    fn desc_addr(&self, index: u16) -> u64 {
+        self.base + desc::SIZE * u64::from(index & ((1u16 << self.size_log2.min(15)) - 1))
+    }
+    fn stop(&mut self, e: QueueError) {
+        self.error = e as u8;
+    }
+    fn reset(&mut self) {
+        self.enabled = false;
+        self.error = 0;
+        self.head = 0;
+        self.tail = 0;
+        self.pending = 0;
+        self.pending_since = None;
+    }
+}
+
+/// Host memory with an IOMMU: only allocated regions are reachable.
+#[derive(Default)]
+struct HostMemory {
+    regions: BTreeMap<u64, Vec<u8>>,
+    next: u64,
+}
+
+impl HostMemory {
+    fn region(&mut self, addr: u64, len: usize) -> Option<&mut [u8]> {
+        let (&base, mem) = self.regions.range_mut(..=addr).next_back()?;
+        let off = usize::try_from(addr - base).ok()?;
+        (off.checked_add(len)? <= mem.len()).then(|| &mut mem[off..off + len])
+    }
+}
+
+/// The model.
+pub struct RefNic {
+    cfg: RefNicConfig,
+    now: u64,
+    control: u32,
+    mac_lo: u32,
+    mac_hi: u32,
+    max_frame_len: u32,
+    irq_status: u32,
+    irq_mask: u32,
+    stats: BTreeMap<u32, u32>,
+    txq: Vec<Queue>,
+    rxq: Vec<Queue>,
+    mem: HostMemory,
+    faults: Vec<DmaFault>,
+    tx_wire: Vec<(Vec<u8>, bool)>,
+    rx_wire: VecDeque<(Vec<u8>, bool)>,
+    tx_busy_until: u64,
+    rx_busy_until: u64,
+}
+
+impl RefNic {
+    pub fn new(cfg: RefNicConfig) -> RefNic {
+        RefNic {
+            cfg,
+            now: 0,
+            control: 0,
+            mac_lo: 0,
+            mac_hi: 0,
+            max_frame_len: reset_of("global", "MAX_FRAME_LEN"),
+            irq_status: 0,
+            irq_mask: 0,
+            stats: BTreeMap::new(),
+            txq: (0..cfg.tx_queues).map(|_| Queue::new()).collect(),
+            rxq: (0..cfg.rx_queues).map(|_| Queue::new()).collect(),
+            mem: HostMemory { regions: BTreeMap::new(), next: DMA_BASE },
+            faults: Vec::new(),
+            tx_wire: Vec::new(),
+            rx_wire: VecDeque::new(),
+            tx_busy_until: 0,
+            rx_busy_until: 0,
+        }
+    }
+
+    fn count(&mut self, stat: u32, by: u32) {
+        let c = self.stats.entry(stat).or_insert(0);
+        *c = c.wrapping_add(by);
+    }
+
+    fn loopback(&self) -> bool {
+        self.control & bits::CONTROL_LOOPBACK != 0
+    }
+
+    // ---- DMA as the NIC sees it: refused accesses are logged, nothing is touched ----
+
+    fn dma_read(&mut self, addr: u64, len: usize) -> Option<Vec<u8>> {
+        match self.mem.region(addr, len) {
+            Some(m) => Some(m.to_vec()),
+            None => {
+                self.faults.push(DmaFault { write: false, addr, len: len as u64 });
+                None
+            }
+        }
+    }
+
+    fn dma_write(&mut self, addr: u64, data: &[u8]) -> bool {
+        match self.mem.region(addr, data.len()) {
+            Some(m) => {
+                m.copy_from_slice(data);
+                true
+            }
+            None => {
+                self.faults.push(DmaFault { write: true, addr, len: data.len() as u64 });
+                false
+            }
+        }
+    }
+
+    fn completion(&mut self, vector: u32, which: &mut Queue) {
+        which.pending += 1;
+        if which.pending >= which.irq_count.max(1) {
+            self.irq_status |= 1 << vector;
+            which.pending = 0;
+            which.pending_since = None;
+        } else if which.irq_timer > 0 && which.pending_since.is_none() {
+            which.pending_since = Some(self.now);
+        }
+    }
+
+    // ---- TX: gather one whole frame from queue q, send it ---------------------------
+
+    /// Returns the cycles the frame occupied, or None when queue q has nothing to send.
+    fn tx_one(&mut self, q: usize) -> Option<u64> {
+        let mut queue = std::mem::take(&mut self.txq[q]);
+        let r = self.tx_frame(&mut queue, q);
+        self.txq[q] = queue;
+        r
+    }
+
+    fn tx_frame(&mut self, queue: &mut Queue, q: usize) -> Option<u64> {
+        if !queue.running() || queue.head == queue.tail {
+            return None;
+        }
+        let mut idx = queue.head;
+        let mut frame = Vec::new();
+        let mut report = Vec::new();
+        loop {
+            if idx == queue.tail {
+                return None; // frame not completely posted yet
+            }
+            let daddr = queue.desc_addr(idx);
+            let Some(d) = self.dma_read(daddr, desc::SIZE as usize) else {
+                queue.stop(QueueError::DescReadFault);
+                return Some(1);
+            };
+            let addr = u64::from_le_bytes(d[desc::ADDR..desc::ADDR + 8].try_into().unwrap());
+            let len = u16::from_le_bytes([d[desc::LEN], d[desc::LEN + 1]]);
+            let flags = u16::from_le_bytes([d[desc::FLAGS], d[desc::FLAGS + 1]]);
+            if len == 0 {
+                queue.stop(QueueError::ZeroLength);
+                return Some(1);
+            }
+            let Some(data) = self.dma_read(addr, usize::from(len)) else {
+                queue.stop(QueueError::DataReadFault);
+                if !frame.is_empty() {
+                    self.count(stats::TX_ERRORS, 1);
+                }
+                return Some(1);
+            };
+            frame.extend_from_slice(&data);
+            if frame.len() + fcs::FCS_LEN > self.max_frame_len as usize {
+                queue.stop(QueueError::FrameTooLong);
+                return Some(1);
+            }
+            if flags & desc::TX_REPORT_STATUS != 0 {
+                report.push((daddr, len, flags));
+            }
+            idx = idx.wrapping_add(1);
+            if flags & desc::TX_EOP != 0 {
+                break;
+            }
+        }
+        for (daddr, len, flags) in report {
+            let mut wb = [0u8; 8];
+            wb[0..2].copy_from_slice(&len.to_le_bytes());
+            wb[2..4].copy_from_slice(&(flags | desc::DONE).to_le_bytes());
+            if !self.dma_write(daddr + desc::WRITEBACK_OFFSET, &wb) {
+                queue.stop(QueueError::WriteFault);
+                return Some(1);
+            }
+        }
+        queue.head = idx;
+        self.completion(q as u32, queue);
+        self.count(stats::TX_FRAMES, 1);
+        self.count(stats::TX_BYTES, frame.len() as u32);
+        let wire = fcs::with_fcs(&frame);
+        let cycles = wire.len().div_ceil(8) as u64 + 1;
+        if self.loopback() {
+            self.rx_frame(&wire, false);
+        } else {
+            self.tx_wire.push((wire, false));
+        }
+        Some(cycles)
+    }
+
+    // ---- RX: check one wire frame and deliver it to queue 0 --------------------------
+
+    fn rx_frame(&mut self, wire: &[u8], error: bool) {
+        if wire.len() < fcs::MIN_FRAME_LEN {
+            return self.count(stats::RX_DROP_RUNT, 1);
+        }
+        if wire.len() > self.max_frame_len as usize {
+            return self.count(stats::RX_DROP_OVERSIZE, 1);
+        }
+        if error || !fcs::residue_ok(wire) {
+            return self.count(stats::RX_DROP_FCS, 1);
+        }
+        let data = &wire[..wire.len() - fcs::FCS_LEN];
+        let mut queue = std::mem::take(&mut self.rxq[0]);
+        self.rx_deliver(&mut queue, data);
+        self.rxq[0] = queue;
+    }
+
+    fn rx_deliver(&mut self, queue: &mut Queue, data: &[u8]) {
+        if !queue.running() || queue.head == queue.tail {
+            return self.count(stats::RX_DROP_NO_BUFFER, 1);
+        }
+        let daddr = queue.desc_addr(queue.head);
+        let Some(d) = self.dma_read(daddr, desc::SIZE as usize) else {
+            queue.stop(QueueError::DescReadFault);
+            return self.count(stats::RX_DROP_NO_BUFFER, 1);
+        };
+        let addr = u64::from_le_bytes(d[desc::ADDR..desc::ADDR + 8].try_into().unwrap());
+        let cap = u16::from_le_bytes([d[desc::LEN], d[desc::LEN + 1]]);
+        if data.len() > usize::from(cap) {
+            return self.count(stats::RX_DROP_TRUNCATED, 1);
+        }
+        if !self.dma_write(addr, data) {
+            return queue.stop(QueueError::WriteFault);
+        }
+        let mut wb = [0u8; 8];
+        wb[0..2].copy_from_slice(&(data.len() as u16).to_le_bytes());
+        wb[2..4].copy_from_slice(&(desc::DONE | desc::RX_EOP).to_le_bytes());
+        if !self.dma_write(daddr + desc::WRITEBACK_OFFSET, &wb) {
+            return queue.stop(QueueError::WriteFault);
+        }
+        queue.head = queue.head.wrapping_add(1);
+        self.completion(RX_IRQ_BASE, queue);
+        self.count(stats::RX_FRAMES, 1);
+        self.count(stats::RX_BYTES, data.len() as u32);
+    }
+
+    /// Runs the datapath up to `now + cycles`.
+    fn advance(&mut self, cycles: u64) {
+        let target = self.now + cycles;
+        loop {
+            let mut moved = false;
+            for q in 0..self.txq.len() {
+                if self.tx_busy_until <= target {
+                    if let Some(c) = self.tx_one(q) {
+                        self.tx_busy_until = self.tx_busy_until.max(self.now) + c;
+                        moved = true;
+                    }
+                }
+            }
+            if !self.loopback() && self.rx_busy_until <= target {
+                if let Some((w, e)) = self.rx_wire.pop_front() {
+                    self.rx_busy_until = self.rx_busy_until.max(self.now) + w.len().div_ceil(8) as u64 + 1;
+                    self.rx_frame(&w, e);
+                    moved = true;
+                }
+            }
+            if !moved {
+                break;
+            }
+        }
+        self.now = target;
+        let now = self.now;
+        let mut fire = 0u32;
+        for (i, q) in self.txq.iter_mut().enumerate().map(|(i, q)| (i as u32, q)).chain(self.rxq.iter_mut().enumerate().map(|(i, q)| (RX_IRQ_BASE + i as u32, q))) {
+            if let Some(t) = q.pending_since {
+                if now >= t + u64::from(q.irq_timer) {
+                    fire |= 1 << i;
+                    q.pending = 0;
+                    q.pending_since = None;
+                }
+            }
+        }
+        self.irq_status |= fire;
+    }
+
+    // ---- registers --------------------------------------------------------------------
+
+    fn queue_window(addr: u32, base: u32) -> Option<(usize, u32)> {
+        let rel = addr.checked_sub(base)?;
+        if rel < QUEUE_STRIDE || rel >= QUEUE_STRIDE * (nic_regmap::MAX_QUEUES + 1) {
+            return None;
+        }
+        Some(((rel / QUEUE_STRIDE - 1) as usize, rel % QUEUE_STRIDE))
+    }
+
+    fn header(block: &str, off: u32, count: u32) -> u32 {
+        match off {
+            nic_regmap::HEADER_ID => reset_of(block, "ID"),
+            nic_regmap::HEADER_VERSION => reset_of(block, "VERSION"),
+            nic_regmap::HEADER_NEXT => reset_of(block, "NEXT"),
+            o if o == txq::COUNT => count,
+            _ => 0,
+        }
+    }
+
+    fn queue_read(q: Option<&Queue>, off: u32) -> u32 {
+        let Some(q) = q else { return 0 };
+        match off {
+            txq::Q_BASE_LO => q.base as u32,
+            txq::Q_BASE_HI => (q.base >> 32) as u32,
+            txq::Q_SIZE_LOG2 => q.size_log2,
+            txq::Q_CONTROL => u32::from(q.enabled),
+            txq::Q_TAIL => u32::from(q.tail),
+            txq::Q_HEAD => u32::from(q.head),
+            txq::Q_STATUS => {
+                (if q.running() { bits::Q_STATUS_ACTIVE } else { 0 })
+                    | (if q.error != 0 { bits::Q_STATUS_ERROR } else { 0 })
+                    | (u32::from(q.error) << bits::Q_STATUS_ERROR_CODE_SHIFT)
+            }
+            txq::Q_IRQ_COUNT => q.irq_count,
+            txq::Q_IRQ_TIMER => q.irq_timer,
+            _ => 0,
+        }
+    }
+
+    fn queue_write(q: Option<&mut Queue>, off: u32, v: u32) {
+        let Some(q) = q else { return };
+        match off {
+            txq::Q_BASE_LO => q.base = (q.base & !0xffff_ffff) | u64::from(v & !0xf),
+            txq::Q_BASE_HI => q.base = (q.base & 0xffff_ffff) | (u64::from(v) << 32),
+            txq::Q_SIZE_LOG2 => q.size_log2 = v.clamp(1, 15),
+            txq::Q_CONTROL => {
+                if v & bits::Q_CONTROL_ENABLE == 0 {
+                    q.reset();
+                } else {
+                    q.enabled = true;
+                }
+            }
+            txq::Q_TAIL => q.tail = v as u16,
+            txq::Q_IRQ_COUNT => q.irq_count = v,
+            txq::Q_IRQ_TIMER => q.irq_timer = v,
+            _ => {}
+        }
+    }
+
+    fn reg_read(&self, a: u32) -> u32 {
+        if let Some((q, off)) = Self::queue_window(a, rxq::BASE) {
+            return Self::queue_read(self.rxq.get(q), off);
+        }
+        if let Some((q, off)) = Self::queue_window(a, txq::BASE) {
+            return Self::queue_read(self.txq.get(q), off);
+        }
+        if (rxq::BASE..rxq::BASE + QUEUE_STRIDE).contains(&a) {
+            return Self::header("rxq", a - rxq::BASE, self.cfg.rx_queues);
+        }
+        if (txq::BASE..txq::BASE + QUEUE_STRIDE).contains(&a) {
+            return Self::header("txq", a - txq::BASE, self.cfg.tx_queues);
+        }
+        if (stats::BASE..stats::BASE + 0x100).contains(&a) {
+            let off = a - stats::BASE;
+            return if off < 0x10 { Self::header("stats", off, 0) } else { self.stats.get(&off).copied().unwrap_or(0) };
+        }
+        match a {
+            global::ID | global::VERSION | global::NEXT | global::FEATURES => reset_of("global", ["ID", "VERSION", "NEXT", "FEATURES"][(a / 4) as usize]),
+            global::QUEUES => self.cfg.tx_queues | (self.cfg.rx_queues << 8),
+            global::CONTROL => self.control,
+            global::MAC_ADDR_LO => self.mac_lo,
+            global::MAC_ADDR_HI => self.mac_hi,
+            global::MAX_FRAME_LEN => self.max_frame_len,
+            global::IRQ_STATUS => self.irq_status,
+            global::IRQ_MASK => self.irq_mask,
+            global::CYCLE_COUNT => self.now as u32,
+            _ => 0,
+        }
+    }
+
+    fn reg_write(&mut self, a: u32, v: u32) {
+        if let Some((q, off)) = Self::queue_window(a, rxq::BASE) {
+            return Self::queue_write(self.rxq.get_mut(q), off, v);
+        }
+        if let Some((q, off)) = Self::queue_window(a, txq::BASE) {
+            return Self::queue_write(self.txq.get_mut(q), off, v);
+        }
+        match a {
+            global::CONTROL => self.control = v & bits::CONTROL_LOOPBACK,
+            global::MAC_ADDR_LO => self.mac_lo = v,
+            global::MAC_ADDR_HI => self.mac_hi = v & 0xffff,
+            global::MAX_FRAME_LEN => self.max_frame_len = v & 0xffff,
+            global::IRQ_STATUS => self.irq_status &= !v,
+            global::IRQ_MASK => self.irq_mask = v,
+            _ => {}
+        }
+    }
+
+    /// Whether any byte of `[addr, addr + len)` lies in allocated memory (for tests that
+    /// check nothing was scribbled outside the driver's buffers).
+    pub fn is_mapped(&mut self, addr: u64, len: usize) -> bool {
+        self.mem.region(addr, len).is_some()
+    }
+}
+
+impl Device for RefNic {
+    fn read32(&mut self, offset: u32) -> Result<u32, DeviceError> {
+        self.advance(REG_ACCESS_CYCLES);
+        Ok(self.reg_read(offset))
+    }
+    fn write32(&mut self, offset: u32, value: u32) -> Result<(), DeviceError> {
+        self.advance(REG_ACCESS_CYCLES);
+        self.reg_write(offset, value);
+        Ok(())
+    }
+    fn alloc_dma(&mut self, len: usize) -> Result<DmaRegion, DeviceError> {
+        let addr = self.mem.next;
+        self.mem.next += (len.max(1) as u64).div_ceil(4096) * 4096 + 4096; // a guard page between regions
+        self.mem.regions.insert(addr, vec![0; len]);
+        Ok(DmaRegion { bus_addr: addr, len })
+    }
+    fn mem_write(&mut self, bus_addr: u64, data: &[u8]) -> Result<(), DeviceError> {
+        let m = self.mem.region(bus_addr, data.len()).ok_or(DeviceError::BadHostAccess { addr: bus_addr, len: data.len() })?;
+        m.copy_from_slice(data);
+        Ok(())
+    }
+    fn mem_read(&mut self, bus_addr: u64, buf: &mut [u8]) -> Result<(), DeviceError> {
+        let m = self.mem.region(bus_addr, buf.len()).ok_or(DeviceError::BadHostAccess { addr: bus_addr, len: buf.len() })?;
+        buf.copy_from_slice(m);
+        Ok(())
+    }
+    fn wait_irq(&mut self, mask: u32, timeout_cycles: u64) -> u32 {
+        let start = self.now;
+        loop {
+            let v = self.irq_status & self.irq_mask & mask;
+            if v != 0 {
+                return v;
+            }
+            if self.now - start >= timeout_cycles {
+                return 0;
+            }
+            self.advance(8);
+        }
+    }
+    fn idle(&mut self, cycles: u64) {
+        self.advance(cycles);
+    }
+    fn cycles(&self) -> u64 {
+        self.now
+    }
+    fn take_dma_faults(&mut self) -> Vec<DmaFault> {
+        std::mem::take(&mut self.faults)
+    }
+    fn free_dma(&mut self, region: DmaRegion) {
+        self.mem.regions.remove(&region.bus_addr);
+    }
+}
+
+impl WireAccess for RefNic {
+    fn inject_rx(&mut self, frame_with_fcs: &[u8], error: bool) {
+        self.rx_wire.push_back((frame_with_fcs.to_vec(), error));
+    }
+    fn take_tx_frames(&mut self) -> Vec<(Vec<u8>, bool)> {
+        std::mem::take(&mut self.tx_wire)
+    }
+}
