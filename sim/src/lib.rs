@@ -1,1 +1,23 @@
+//! nic-sim: the NIC simulated cycle by cycle.
+//!
+//! * [`Model`]: the Verilated `nic_top` of a [`HwConfig`], one FFI call per clock cycle
+//!   ([`Inputs`] in, [`Outputs`] out), optional FST waveforms.
+//! * [`HostMemory`]: host memory behind an IOMMU, serving the NIC's DMA port.
+//! * [`WireEndpoint`]: the far end of the wire ports ([`QueueWire`] for tests,
+//!   [`LinkWire`] to cable two simulated NICs together).
+//! * [`SimDevice`]: all three together, implementing the driver's `Device` trait.
+//! * [`bench_idle`]: simulation speed.
 
+pub mod bench;
+pub mod device;
+pub mod host_mem;
+pub mod model;
+pub mod rng;
+pub mod wire;
+
+pub use bench::{bench_idle, bench_model_idle};
+pub use device::{SimConfig, SimDevice, DEFAULT_REGISTER_TIMEOUT, RESET_CYCLES};
+pub use host_mem::{DmaStats, HostMemConfig, HostMemory, DMA_BASE, GUARD_GAP};
+pub use model::{HwConfig, Inputs, Model, Outputs};
+pub use nic_driver::device::{Device, DeviceError, DmaFault, DmaRegion};
+pub use wire::{frame_to_beats, AxisBeat, FrameAssembler, LinkWire, QueueWire, WireEndpoint, WireFrame};

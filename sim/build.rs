@@ -1,0 +1,329 @@
+//! Verilates the exported `nic_top` of every hardware configuration and compiles it,
+//! with the cxx bridge of `src/model.rs` and the C++ wrappers of `csrc/`, into this crate.
+//!
+//! Per configuration `<cfg>` (small, full) and variant (traced or not, see `VARIANTS`):
+//!   OUT_DIR/<variant>/nic_top.v          the Verilog from `nic_hw::export::top_verilog`
+//!   OUT_DIR/<variant>/obj/               verilator --cc output (prefix `Vnic_<variant>`,
+//!                                        variant = `<cfg>` or `<cfg>_trace`)
+//!   OUT_DIR/<variant>/libnicv_<variant>_{fast,slow}.a
+//! The Verilator runtime is compiled once into OUT_DIR/rt/libnicv_rt.a.
+//!
+//! Verilating and compiling a model takes a while, so each variant keeps a stamp (a hash
+//! of the Verilog, the flags and the Verilator version) and is rebuilt only when it
+//! changes: a change in hw/ that leaves the Verilog alone costs nothing here.
+
+use std::collections::hash_map::DefaultHasher;
+use std::env;
+use std::fs;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Bump to force every model to be rebuilt (e.g. after changing the flags below).
+const BUILD_KEY: &str = "nic-sim-build-v1";
+
+/// Which model variants are built: (config, traced).
+///
+/// Waveform tracing decision: see the comment on `TRACE_POLICY` in src/model.rs.
+const VARIANTS: &[(&str, bool)] = &[("small", false), ("small", true), ("full", false), ("full", true)];
+
+const VERILATOR_FLAGS: &[&str] = &[
+    "--cc",
+    "-O3",
+    "--x-assign",
+    "fast",
+    "--x-initial",
+    "unique",
+    "--top-module",
+    "nic_top",
+    "--timescale",
+    "1ps/1ps",
+    "-Wno-fatal",
+    "-Wno-lint",
+    "-Wno-style",
+];
+
+fn main() {
+    let out = PathBuf::from(env::var("OUT_DIR").unwrap());
+    let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
+    for p in ["build.rs", "csrc", "stub", "src/model.rs", "../hw/src", "../hw/Cargo.toml", "../regmap/src"] {
+        println!("cargo:rerun-if-changed={}", manifest.join(p).display());
+    }
+
+    let vroot = verilator_root();
+    let vinc = vroot.join("include");
+    let vversion = cmd_output("verilator", &["--version"]).unwrap_or_default();
+
+    let variant_names: Vec<String> = VARIANTS.iter().map(|(c, t)| variant_name(c, *t)).collect();
+    let mut libs: Vec<String> = Vec::new();
+    let mut obj_dirs: Vec<PathBuf> = Vec::new();
+
+    for (&(cfg, traced), vname) in VARIANTS.iter().zip(&variant_names) {
+        let verilog = top_verilog(cfg, &manifest);
+        let dir = out.join(vname);
+        fs::create_dir_all(&dir).unwrap();
+        write_if_changed(&dir.join("nic_top.v"), &verilog);
+        let obj = dir.join("obj");
+        obj_dirs.push(obj.clone());
+
+        let mut h = DefaultHasher::new();
+        (BUILD_KEY, &verilog, VERILATOR_FLAGS, traced, &vversion, cfg).hash(&mut h);
+        let key = format!("{:016x}", h.finish());
+        let stamp = dir.join("stamp");
+        let fast = format!("nicv_{vname}_fast");
+        let slow = format!("nicv_{vname}_slow");
+        let up_to_date = fs::read_to_string(&stamp).map(|s| s == key).unwrap_or(false)
+            && dir.join(format!("lib{fast}.a")).exists()
+            && dir.join(format!("lib{slow}.a")).exists();
+        if !up_to_date {
+            let _ = fs::remove_file(&stamp);
+            let _ = fs::remove_dir_all(&obj);
+            verilate(traced, &dir, &obj);
+            let (fast_files, slow_files) = class_files(&obj, vname);
+            compile(&fast, &dir, &obj, &vinc, traced, &fast_files, 3);
+            // Constructors and initialisation: run once, compile fast.
+            compile(&slow, &dir, &obj, &vinc, traced, &slow_files, 1);
+            fs::write(&stamp, &key).unwrap();
+        }
+        println!("cargo:rustc-link-search=native={}", dir.display());
+        libs.push(fast);
+        libs.push(slow);
+    }
+
+    // Verilator runtime, once (same defines for every variant: only tracing differs, and
+    // the runtime does not depend on it; FST writer included for the traced variants).
+    let rt_dir = out.join("rt");
+    fs::create_dir_all(&rt_dir).unwrap();
+    let mut h = DefaultHasher::new();
+    (BUILD_KEY, &vversion).hash(&mut h);
+    let rt_key = format!("{:016x}", h.finish());
+    let rt_stamp = rt_dir.join("stamp");
+    if fs::read_to_string(&rt_stamp).map(|s| s != rt_key).unwrap_or(true) || !rt_dir.join("libnicv_rt.a").exists() {
+        let files: Vec<PathBuf> = ["verilated.cpp", "verilated_threads.cpp", "verilated_fst_c.cpp"]
+            .iter()
+            .map(|f| vinc.join(f))
+            .collect();
+        compile("nicv_rt", &rt_dir, &rt_dir, &vinc, true, &files, 3);
+        fs::write(&rt_stamp, &rt_key).unwrap();
+    }
+    println!("cargo:rustc-link-search=native={}", rt_dir.display());
+
+    // Per-variant wrapper translation units and the factory, compiled with the bridge.
+    let gen = out.join("wrap");
+    fs::create_dir_all(&gen).unwrap();
+    let mut wrap_files = Vec::new();
+    let mut factory = String::from("#include <stdexcept>\n#include \"nic-sim/csrc/nic_model.h\"\nnamespace nicsim {\n");
+    for (&(_, traced), vname) in VARIANTS.iter().zip(&variant_names) {
+        let class = format!("Vnic_{vname}");
+        let src = format!(
+            "// generated by nic-sim/build.rs\n#include \"{class}.h\"\n#define NIC_VCLASS {class}\n#define NIC_WRAPPER Wrap_{vname}\n\
+             #define NIC_FACTORY make_{vname}\n#define NIC_TRACED {}\n#include \"nic_model_impl.h\"\n",
+            traced as u32
+        );
+        let f = gen.join(format!("wrap_{vname}.cpp"));
+        write_if_changed(&f, &src);
+        wrap_files.push((f, traced));
+        factory += &format!("std::unique_ptr<NicModel> make_{vname}();\n");
+    }
+    factory += "std::unique_ptr<NicModel> new_model(uint32_t config, bool want_trace) {\n";
+    for (ci, cfg) in ["small", "full"].iter().enumerate() {
+        let has = |t: bool| VARIANTS.contains(&(cfg, t));
+        // Prefer the exact variant, else whatever exists (an untraced request may run a
+        // traced build; a traced request on an untraced-only build fails at open_trace).
+        factory += &format!("  if (config == {ci}) {{\n");
+        if has(true) {
+            factory += &format!("    if (want_trace) return make_{}();\n", variant_name(cfg, true));
+        }
+        if has(false) {
+            factory += &format!("    return make_{}();\n", variant_name(cfg, false));
+        } else if has(true) {
+            factory += &format!("    return make_{}();\n", variant_name(cfg, true));
+        }
+        factory += "  }\n";
+    }
+    factory += "  throw std::runtime_error(\"no such hardware configuration in this build\");\n}\n";
+    factory += "uint32_t model_variants(uint32_t config) {\n";
+    for (ci, cfg) in ["small", "full"].iter().enumerate() {
+        let bits = VARIANTS.contains(&(cfg, false)) as u32 | (VARIANTS.contains(&(cfg, true)) as u32) << 1;
+        factory += &format!("  if (config == {ci}) return {bits};\n");
+    }
+    factory += "  return 0;\n}\n}  // namespace nicsim\n";
+    let factory_file = gen.join("factory.cpp");
+    write_if_changed(&factory_file, &factory);
+
+    let mut bridge = cxx_build::bridge("src/model.rs");
+    bridge
+        .std("c++17")
+        .warnings(false)
+        .opt_level(2)
+        .include(manifest.join("csrc"))
+        .file(&factory_file);
+    bridge.compile("nicsim_bridge");
+
+    // The wrappers: each needs its own model's include dir, so one library per variant.
+    // cxx_build::bridge has generated the bridge header under OUT_DIR/cxxbridge by now.
+    let cxxinc = out.join("cxxbridge").join("include");
+    let cxxcrate = out.join("cxxbridge").join("crate");
+    for ((f, traced), obj) in wrap_files.iter().zip(&obj_dirs) {
+        let name = format!("nicsim_{}", f.file_stem().unwrap().to_string_lossy());
+        let mut b = cc::Build::new();
+        b.cpp(true)
+            .std("c++17")
+            .warnings(false)
+            .opt_level(3)
+            .debug(false)
+            .cargo_metadata(false)
+            .out_dir(&gen)
+            .include(manifest.join("csrc"))
+            .include(&cxxinc)
+            .include(&cxxcrate)
+            .include(obj)
+            .include(&vinc)
+            .include(vinc.join("vltstd"))
+            .file(f);
+        defines(&mut b, *traced);
+        b.compile(&name);
+        libs.push(name);
+    }
+    println!("cargo:rustc-link-search=native={}", gen.display());
+    for l in &libs {
+        println!("cargo:rustc-link-lib=static={l}");
+    }
+    println!("cargo:rustc-link-lib=static=nicv_rt");
+    println!("cargo:rustc-link-lib=dylib=stdc++");
+    println!("cargo:rustc-link-lib=dylib=z");
+    println!("cargo:rustc-link-lib=dylib=atomic");
+    println!("cargo:rustc-link-lib=dylib=pthread");
+}
+
+fn variant_name(cfg: &str, traced: bool) -> String {
+    if traced {
+        format!("{cfg}_trace")
+    } else {
+        cfg.to_string()
+    }
+}
+
+/// The Verilog of `nic_top` for a configuration.
+///
+/// TEMPORARY: a hand-written stub with the ports of docs/interfaces.md until
+/// `nic_hw::export::top_verilog` exists.
+fn top_verilog(cfg: &str, manifest: &Path) -> String {
+    let stub = fs::read_to_string(manifest.join("stub/nic_top_stub.v")).unwrap();
+    match cfg {
+        "small" => stub,
+        "full" => stub.replace("parameter CFG_FULL = 0", "parameter CFG_FULL = 1"),
+        _ => unreachable!(),
+    }
+}
+
+fn verilator_root() -> PathBuf {
+    match cmd_output("verilator", &["--getenv", "VERILATOR_ROOT"]) {
+        Some(s) if !s.trim().is_empty() => PathBuf::from(s.trim()),
+        _ => {
+            eprintln!("\nerror: `verilator` was not found on PATH; nic-sim needs it to build the simulation model.\n       run `make setup` (installs verilator, Debian package `verilator`).\n");
+            panic!("verilator is missing: run `make setup`");
+        }
+    }
+}
+
+fn cmd_output(cmd: &str, args: &[&str]) -> Option<String> {
+    let o = Command::new(cmd).args(args).output().ok()?;
+    if !o.status.success() {
+        return None;
+    }
+    Some(String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
+fn write_if_changed(path: &Path, text: &str) {
+    if fs::read_to_string(path).map(|s| s != text).unwrap_or(true) {
+        fs::write(path, text).unwrap();
+    }
+}
+
+fn verilate(traced: bool, dir: &Path, obj: &Path) {
+    let mut cmd = Command::new("verilator");
+    cmd.args(VERILATOR_FLAGS)
+        .arg("--prefix")
+        .arg(format!("Vnic_{}", dir.file_name().unwrap().to_string_lossy()))
+        .arg("--Mdir")
+        .arg(obj);
+    if traced {
+        cmd.arg("--trace-fst");
+    }
+    cmd.arg(dir.join("nic_top.v"));
+    let o = cmd.output().unwrap_or_else(|e| panic!("cannot run verilator: {e} (run `make setup`)"));
+    if !o.status.success() {
+        panic!(
+            "verilator failed on {}:\n{}\n{}",
+            dir.join("nic_top.v").display(),
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+/// (fast, slow) generated C++ files of a verilated model, from `V<prefix>_classes.mk`.
+fn class_files(obj: &Path, vname: &str) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let mk = fs::read_to_string(obj.join(format!("Vnic_{vname}_classes.mk"))).expect("verilator wrote no _classes.mk");
+    let (mut fast, mut slow) = (Vec::new(), Vec::new());
+    let mut current: Option<bool> = None; // Some(true) = fast list
+    for line in mk.lines() {
+        let t = line.trim();
+        if let Some((var, _)) = t.split_once("+=") {
+            let var = var.trim();
+            current = match var {
+                "VM_CLASSES_FAST" | "VM_SUPPORT_FAST" => Some(true),
+                "VM_CLASSES_SLOW" | "VM_SUPPORT_SLOW" => Some(false),
+                _ => None, // VM_GLOBAL_*: the runtime, compiled once separately
+            };
+            continue;
+        }
+        if t.is_empty() || t.starts_with('#') {
+            current = None;
+            continue;
+        }
+        if let Some(is_fast) = current {
+            let name = t.trim_end_matches('\\').trim();
+            if name.is_empty() {
+                continue;
+            }
+            let f = obj.join(format!("{name}.cpp"));
+            if is_fast {
+                fast.push(f)
+            } else {
+                slow.push(f)
+            }
+        }
+    }
+    assert!(!fast.is_empty(), "no generated classes found in {}", obj.display());
+    (fast, slow)
+}
+
+fn defines(b: &mut cc::Build, traced: bool) {
+    b.define("VM_COVERAGE", "0")
+        .define("VM_SC", "0")
+        .define("VM_TRACE", if traced { "1" } else { "0" })
+        .define("VM_TRACE_FST", if traced { "1" } else { "0" })
+        .define("VM_TRACE_VCD", "0")
+        .flag_if_supported("-faligned-new")
+        .flag_if_supported("-fno-var-tracking-assignments");
+}
+
+fn compile(name: &str, dir: &Path, obj: &Path, vinc: &Path, traced: bool, files: &[PathBuf], opt: u32) {
+    let mut b = cc::Build::new();
+    b.cpp(true)
+        .std("c++17")
+        .warnings(false)
+        .extra_warnings(false)
+        .cargo_metadata(false)
+        .opt_level(opt)
+        .debug(false)
+        .out_dir(dir)
+        .include(obj)
+        .include(vinc)
+        .include(vinc.join("vltstd"))
+        .files(files);
+    defines(&mut b, traced);
+    b.compile(name);
+}

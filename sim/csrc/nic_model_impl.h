@@ -1,0 +1,155 @@
+// The per-configuration model wrapper. Included by a generated translation unit that
+// first defines:
+//   NIC_VCLASS   the Verilated class (e.g. Vnic_small), whose header is already included
+//   NIC_WRAPPER  the name of the wrapper class to define
+//   NIC_FACTORY  the name of the factory function to define
+//   NIC_TRACED   1 if the Verilated model was built with --trace-fst
+#pragma once
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include "verilated.h"
+#if NIC_TRACED
+#include "verilated_fst_c.h"
+#endif
+#include "nic-sim/csrc/nic_model.h"
+#include "nic-sim/src/model.rs.h"
+
+namespace nicsim {
+
+// 156.25 MHz: 6400 ps per cycle; the FST time unit is 1 ps (verilator --timescale 1ps/1ps).
+static const uint64_t NIC_HALF_PERIOD_PS = 3200;
+
+class NIC_WRAPPER final : public NicModel {
+public:
+    NIC_WRAPPER() : ctx_(new VerilatedContext), top_(nullptr), cycles_(0) {
+#if NIC_TRACED
+        ctx_->traceEverOn(true);
+#endif
+        ctx_->fatalOnError(false);
+        top_ = new NIC_VCLASS(ctx_.get(), "nic");
+        top_->clock = 0;
+        top_->reset = 1;
+        top_->eval();
+    }
+    ~NIC_WRAPPER() override {
+        close_trace();
+        top_->final();
+        delete top_;
+    }
+
+    void step(const Inputs& in, Outputs& out) override {
+        NIC_VCLASS* t = top_;
+        t->reset = in.reset;
+        t->s_axil_awaddr = in.s_axil_awaddr;
+        t->s_axil_awvalid = in.s_axil_awvalid;
+        t->s_axil_wdata = in.s_axil_wdata;
+        t->s_axil_wstrb = in.s_axil_wstrb;
+        t->s_axil_wvalid = in.s_axil_wvalid;
+        t->s_axil_bready = in.s_axil_bready;
+        t->s_axil_araddr = in.s_axil_araddr;
+        t->s_axil_arvalid = in.s_axil_arvalid;
+        t->s_axil_rready = in.s_axil_rready;
+        t->dma_rd_req_ready = in.dma_rd_req_ready;
+        t->dma_rd_rsp_valid = in.dma_rd_rsp_valid;
+        t->dma_rd_rsp_data = in.dma_rd_rsp_data;
+        t->dma_rd_rsp_last = in.dma_rd_rsp_last;
+        t->dma_rd_rsp_error = in.dma_rd_rsp_error;
+        t->dma_rd_rsp_tag = in.dma_rd_rsp_tag;
+        t->dma_wr_ready = in.dma_wr_ready;
+        t->dma_wr_rsp_valid = in.dma_wr_rsp_valid;
+        t->dma_wr_rsp_error = in.dma_wr_rsp_error;
+        t->dma_wr_rsp_tag = in.dma_wr_rsp_tag;
+        t->tx_axis_tready = in.tx_axis_tready;
+        t->rx_axis_tdata = in.rx_axis_tdata;
+        t->rx_axis_tkeep = in.rx_axis_tkeep;
+        t->rx_axis_tlast = in.rx_axis_tlast;
+        t->rx_axis_tuser = in.rx_axis_tuser;
+        t->rx_axis_tvalid = in.rx_axis_tvalid;
+
+        t->clock = 0;
+        t->eval();
+#if NIC_TRACED
+        if (tfp_) tfp_->dump(cycles_ * 2 * NIC_HALF_PERIOD_PS);
+#endif
+        out.s_axil_awready = t->s_axil_awready & 1;
+        out.s_axil_wready = t->s_axil_wready & 1;
+        out.s_axil_bresp = t->s_axil_bresp;
+        out.s_axil_bvalid = t->s_axil_bvalid & 1;
+        out.s_axil_arready = t->s_axil_arready & 1;
+        out.s_axil_rdata = t->s_axil_rdata;
+        out.s_axil_rresp = t->s_axil_rresp;
+        out.s_axil_rvalid = t->s_axil_rvalid & 1;
+        out.dma_rd_req_valid = t->dma_rd_req_valid & 1;
+        out.dma_rd_req_addr = t->dma_rd_req_addr;
+        out.dma_rd_req_len = t->dma_rd_req_len;
+        out.dma_rd_req_tag = t->dma_rd_req_tag;
+        out.dma_rd_rsp_ready = t->dma_rd_rsp_ready & 1;
+        out.dma_wr_valid = t->dma_wr_valid & 1;
+        out.dma_wr_addr = t->dma_wr_addr;
+        out.dma_wr_data = t->dma_wr_data;
+        out.dma_wr_strb = t->dma_wr_strb;
+        out.dma_wr_last = t->dma_wr_last & 1;
+        out.dma_wr_tag = t->dma_wr_tag;
+        out.tx_axis_tdata = t->tx_axis_tdata;
+        out.tx_axis_tkeep = t->tx_axis_tkeep;
+        out.tx_axis_tlast = t->tx_axis_tlast & 1;
+        out.tx_axis_tuser = t->tx_axis_tuser & 1;
+        out.tx_axis_tvalid = t->tx_axis_tvalid & 1;
+        out.rx_axis_tready = t->rx_axis_tready & 1;
+        out.irq = t->irq;
+
+        t->clock = 1;
+        t->eval();
+#if NIC_TRACED
+        if (tfp_) tfp_->dump(cycles_ * 2 * NIC_HALF_PERIOD_PS + NIC_HALF_PERIOD_PS);
+#endif
+        cycles_++;
+    }
+
+    void open_trace(rust::Str path) override {
+#if NIC_TRACED
+        close_trace();
+        std::string p(path.data(), path.size());
+        tfp_.reset(new VerilatedFstC);
+        top_->trace(tfp_.get(), 99);
+        tfp_->open(p.c_str());
+        if (!tfp_->isOpen()) {
+            tfp_.reset();
+            throw std::runtime_error("cannot open FST file " + p);
+        }
+        // Show the state as of now (the model has already been evaluated).
+        tfp_->dump(cycles_ * 2 * NIC_HALF_PERIOD_PS);
+#else
+        (void)path;
+        throw std::runtime_error("this model was built without waveform tracing");
+#endif
+    }
+    void close_trace() override {
+#if NIC_TRACED
+        if (tfp_) {
+            tfp_->close();
+            tfp_.reset();
+        }
+#endif
+    }
+    void flush_trace() override {
+#if NIC_TRACED
+        if (tfp_) tfp_->flush();
+#endif
+    }
+    bool traced_build() const override { return NIC_TRACED != 0; }
+    uint64_t cycles() const override { return cycles_; }
+
+private:
+    std::unique_ptr<VerilatedContext> ctx_;
+    NIC_VCLASS* top_;
+#if NIC_TRACED
+    std::unique_ptr<VerilatedFstC> tfp_;
+#endif
+    uint64_t cycles_;
+};
+
+std::unique_ptr<NicModel> NIC_FACTORY() { return std::unique_ptr<NicModel>(new NIC_WRAPPER()); }
+
+}  // namespace nicsim
