@@ -41,6 +41,7 @@
 #define NIC_STATS_RX_DROP_RUNT 0x012cu /* RO */
 #define NIC_STATS_RX_DROP_OVERSIZE 0x0130u /* RO */
 #define NIC_STATS_RX_DROP_TRUNCATED 0x0134u /* RO */
+#define NIC_STATS_RX_DROP_PHY_ERROR 0x0138u /* RO */
 
 /* block txq: TX descriptor rings. */
 #define NIC_TXQ_BASE 0x1000u

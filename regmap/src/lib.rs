@@ -219,6 +219,7 @@ pub mod stats {
         RX_DROP_RUNT @ 0x2C : Ro = 0, "Frames dropped: shorter than 64 bytes with FCS.";
         RX_DROP_OVERSIZE @ 0x30 : Ro = 0, "Frames dropped: longer than MAX_FRAME_LEN.";
         RX_DROP_TRUNCATED @ 0x34 : Ro = 0, "Frames dropped: longer than the posted buffer.";
+        RX_DROP_PHY_ERROR @ 0x38 : Ro = 0, "Frames dropped: the PHY flagged an error (tuser on the RX wire).";
     });
 }
 

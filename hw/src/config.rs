@@ -1,0 +1,49 @@
+//! Named configurations. rust-hdl cannot make every construct generic over sizes, so
+//! sizes that change between builds live here and the blocks take them as constants.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A build configuration of the NIC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Config {
+    /// One TX and one RX queue, small FIFOs: fits an iCE40 HX8K.
+    Small,
+    /// The growing full NIC (targets an ECP5-85F). Today: the same queues as `Small`
+    /// with deeper FIFOs; multi-queue, offloads and RDMA arrive with their issues.
+    Full,
+}
+
+impl Config {
+    pub const ALL: [Config; 2] = [Config::Small, Config::Full];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Config::Small => "small",
+            Config::Full => "full",
+        }
+    }
+    pub fn tx_queues(self) -> u32 {
+        1
+    }
+    pub fn rx_queues(self) -> u32 {
+        1
+    }
+}
+
+impl fmt::Display for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Config {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "small" => Ok(Config::Small),
+            "full" => Ok(Config::Full),
+            other => Err(format!("unknown configuration '{other}' (expected 'small' or 'full')")),
+        }
+    }
+}

@@ -1,0 +1,389 @@
+//! The register block: an AXI4-Lite slave whose address decode comes from
+//! `nic-regmap`'s tables.
+//!
+//! Every address compared here is a `Constant` looked up by name in the register map
+//! at construction, so the RTL cannot drift from the map the driver, the docs and the C
+//! header are generated from; `tests` walks every register of the map through the
+//! Verilated model. Registers come in four kinds:
+//! * constants (ID, VERSION, NEXT, FEATURES, QUEUES, COUNT): `CONST_REGS`;
+//! * read/write configuration: `RW_REGS`, exposed as named outputs;
+//! * statistics counters, incremented by the datapath: `COUNTER_REGS`;
+//! * status read from the datapath (HEAD, STATUS, IRQ_STATUS, CYCLE_COUNT), and the
+//!   write-1-to-clear IRQ_STATUS.
+
+use crate::Config;
+use nic_regmap as map;
+use rust_hdl::prelude::*;
+
+/// Constant registers, in the order of `CsrBlock::const_addr`.
+pub const CONST_REGS: [(&str, &str); 16] = [
+    ("global", "ID"),
+    ("global", "VERSION"),
+    ("global", "NEXT"),
+    ("global", "FEATURES"),
+    ("global", "QUEUES"),
+    ("stats", "ID"),
+    ("stats", "VERSION"),
+    ("stats", "NEXT"),
+    ("txq", "ID"),
+    ("txq", "VERSION"),
+    ("txq", "NEXT"),
+    ("txq", "COUNT"),
+    ("rxq", "ID"),
+    ("rxq", "VERSION"),
+    ("rxq", "NEXT"),
+    ("rxq", "COUNT"),
+];
+
+/// Read/write registers, in the order of `CsrBlock::rw` (the named outputs below read
+/// them by these indices; `rw_indices_match_names` checks the pairing).
+pub const RW_REGS: [(&str, &str); 23] = [
+    ("global", "CONTROL"),       // 0
+    ("global", "MAC_ADDR_LO"),   // 1
+    ("global", "MAC_ADDR_HI"),   // 2
+    ("global", "MAX_FRAME_LEN"), // 3
+    ("global", "IRQ_MASK"),      // 4
+    ("txq", "Q_BASE_LO"),        // 5
+    ("txq", "Q_BASE_HI"),        // 6
+    ("txq", "Q_SIZE_LOG2"),      // 7
+    ("txq", "Q_CONTROL"),        // 8
+    ("txq", "Q_TAIL"),           // 9
+    ("txq", "Q_IRQ_COUNT"),      // 10
+    ("txq", "Q_IRQ_TIMER"),      // 11
+    ("rxq", "Q_BASE_LO"),        // 12
+    ("rxq", "Q_BASE_HI"),        // 13
+    ("rxq", "Q_SIZE_LOG2"),      // 14
+    ("rxq", "Q_CONTROL"),        // 15
+    ("rxq", "Q_TAIL"),           // 16
+    ("rxq", "Q_IRQ_COUNT"),      // 17
+    ("rxq", "Q_IRQ_TIMER"),      // 18
+    // spare slots keep the array a fixed size for both configurations
+    ("global", "CONTROL"),
+    ("global", "CONTROL"),
+    ("global", "CONTROL"),
+    ("global", "CONTROL"),
+];
+const RW_USED: usize = 19;
+
+/// Statistics counters, in the order of `CsrBlock::count_inc`.
+pub const COUNTER_REGS: [&str; 12] = [
+    "TX_FRAMES",         // 0
+    "TX_BYTES",          // 1
+    "TX_ERRORS",         // 2
+    "RX_FRAMES",         // 3
+    "RX_BYTES",          // 4
+    "RX_DROP_NO_BUFFER", // 5
+    "RX_DROP_FCS",       // 6
+    "RX_DROP_RUNT",      // 7
+    "RX_DROP_OVERSIZE",  // 8
+    "RX_DROP_TRUNCATED", // 9
+    "RX_DROP_PHY_ERROR", // 10
+    "TX_FRAMES",         // 11: spare, never incremented, decodes nothing
+];
+
+#[derive(LogicBlock)]
+pub struct CsrBlock {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    // AXI4-Lite slave
+    pub s_axil_awaddr: Signal<In, Bits<16>>,
+    pub s_axil_awvalid: Signal<In, Bit>,
+    pub s_axil_awready: Signal<Out, Bit>,
+    pub s_axil_wdata: Signal<In, Bits<32>>,
+    pub s_axil_wstrb: Signal<In, Bits<4>>,
+    pub s_axil_wvalid: Signal<In, Bit>,
+    pub s_axil_wready: Signal<Out, Bit>,
+    pub s_axil_bvalid: Signal<Out, Bit>,
+    pub s_axil_bready: Signal<In, Bit>,
+    pub s_axil_araddr: Signal<In, Bits<16>>,
+    pub s_axil_arvalid: Signal<In, Bit>,
+    pub s_axil_arready: Signal<Out, Bit>,
+    pub s_axil_rdata: Signal<Out, Bits<32>>,
+    pub s_axil_rvalid: Signal<Out, Bit>,
+    pub s_axil_rready: Signal<In, Bit>,
+    // configuration out (RW_REGS order)
+    pub rw_value: [Signal<Out, Bits<32>>; 23],
+    // status in
+    pub txq_head: Signal<In, Bits<16>>,
+    pub txq_status: Signal<In, Bits<32>>,
+    pub rxq_head: Signal<In, Bits<16>>,
+    pub rxq_status: Signal<In, Bits<32>>,
+    /// Pulses that set IRQ_STATUS bits.
+    pub irq_set: Signal<In, Bits<16>>,
+    /// IRQ_STATUS & IRQ_MASK.
+    pub irq: Signal<Out, Bits<16>>,
+    /// Per-cycle increments of the statistics counters (COUNTER_REGS order).
+    pub count_inc: [Signal<In, Bits<32>>; 12],
+    const_addr: [Constant<Bits<16>>; 16],
+    const_value: [Constant<Bits<32>>; 16],
+    rw_addr: [Constant<Bits<16>>; 23],
+    rw_reset: [Constant<Bits<32>>; 23],
+    rw: [DFF<Bits<32>>; 23],
+    counter_addr: [Constant<Bits<16>>; 12],
+    counter: [DFF<Bits<32>>; 12],
+    byte_lane: Constant<Bits<32>>,
+    addr_txq_head: Constant<Bits<16>>,
+    addr_txq_status: Constant<Bits<16>>,
+    addr_rxq_head: Constant<Bits<16>>,
+    addr_rxq_status: Constant<Bits<16>>,
+    addr_irq_status: Constant<Bits<16>>,
+    addr_cycle_count: Constant<Bits<16>>,
+    irq_status: DFF<Bits<16>>,
+    cycle_count: DFF<Bits<32>>,
+    aw_addr: DFF<Bits<16>>,
+    aw_full: DFF<Bit>,
+    w_data: DFF<Bits<32>>,
+    w_full: DFF<Bit>,
+    w_mask: DFF<Bits<32>>,
+    b_valid: DFF<Bit>,
+    r_valid: DFF<Bit>,
+    r_data: DFF<Bits<32>>,
+    do_write: Signal<Local, Bit>,
+    strb_mask: Signal<Local, Bits<32>>,
+    w_clear: Signal<Local, Bits<32>>,
+    read_value: Signal<Local, Bits<32>>,
+}
+
+fn c16(v: u32) -> Constant<Bits<16>> {
+    Constant::new(Bits::<16>::from(v as u64))
+}
+fn c32(v: u32) -> Constant<Bits<32>> {
+    Constant::new(Bits::<32>::from(v as u64))
+}
+
+impl CsrBlock {
+    pub fn new(config: Config) -> Self {
+        let const_value = |(b, r): (&str, &str)| match r {
+            "QUEUES" => config.tx_queues() | (config.rx_queues() << 8),
+            "COUNT" if b == "txq" => config.tx_queues(),
+            "COUNT" => config.rx_queues(),
+            _ => map::reset_of(b, r),
+        };
+        let rw_addr: [Constant<Bits<16>>; 23] = std::array::from_fn(|i| {
+            if i < RW_USED {
+                let (b, r) = RW_REGS[i];
+                c16(map::offset_of(b, r))
+            } else {
+                c16(0xffff) // spare: never matches an aligned address
+            }
+        });
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_axil_awaddr: Default::default(),
+            s_axil_awvalid: Default::default(),
+            s_axil_awready: Default::default(),
+            s_axil_wdata: Default::default(),
+            s_axil_wstrb: Default::default(),
+            s_axil_wvalid: Default::default(),
+            s_axil_wready: Default::default(),
+            s_axil_bvalid: Default::default(),
+            s_axil_bready: Default::default(),
+            s_axil_araddr: Default::default(),
+            s_axil_arvalid: Default::default(),
+            s_axil_arready: Default::default(),
+            s_axil_rdata: Default::default(),
+            s_axil_rvalid: Default::default(),
+            s_axil_rready: Default::default(),
+            rw_value: Default::default(),
+            txq_head: Default::default(),
+            txq_status: Default::default(),
+            rxq_head: Default::default(),
+            rxq_status: Default::default(),
+            irq_set: Default::default(),
+            irq: Default::default(),
+            count_inc: Default::default(),
+            const_addr: std::array::from_fn(|i| c16(map::offset_of(CONST_REGS[i].0, CONST_REGS[i].1))),
+            const_value: std::array::from_fn(|i| c32(const_value(CONST_REGS[i]))),
+            rw_addr,
+            rw_reset: std::array::from_fn(|i| {
+                let (b, r) = RW_REGS[i];
+                c32(if i < RW_USED { map::reset_of(b, r) } else { 0 })
+            }),
+            rw: Default::default(),
+            counter_addr: std::array::from_fn(|i| {
+                c16(if i < 11 { map::offset_of("stats", COUNTER_REGS[i]) } else { 0xffff })
+            }),
+            counter: Default::default(),
+            byte_lane: c32(0xff),
+            addr_txq_head: c16(map::offset_of("txq", "Q_HEAD")),
+            addr_txq_status: c16(map::offset_of("txq", "Q_STATUS")),
+            addr_rxq_head: c16(map::offset_of("rxq", "Q_HEAD")),
+            addr_rxq_status: c16(map::offset_of("rxq", "Q_STATUS")),
+            addr_irq_status: c16(map::offset_of("global", "IRQ_STATUS")),
+            addr_cycle_count: c16(map::offset_of("global", "CYCLE_COUNT")),
+            irq_status: Default::default(),
+            cycle_count: Default::default(),
+            aw_addr: Default::default(),
+            aw_full: Default::default(),
+            w_data: Default::default(),
+            w_full: Default::default(),
+            w_mask: Default::default(),
+            b_valid: Default::default(),
+            r_valid: Default::default(),
+            r_data: Default::default(),
+            do_write: Default::default(),
+            strb_mask: Default::default(),
+            w_clear: Default::default(),
+            read_value: Default::default(),
+        }
+    }
+}
+
+impl Logic for CsrBlock {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, irq_status, cycle_count, aw_addr, aw_full, w_data, w_full, w_mask, b_valid, r_valid, r_data);
+        for i in 0..23 {
+            self.rw[i].clock.next = self.clock.val();
+            self.rw[i].d.next = self.rw[i].q.val();
+            self.rw_value[i].next = self.rw[i].q.val();
+        }
+        for i in 0..12 {
+            self.counter[i].clock.next = self.clock.val();
+            self.counter[i].d.next = self.counter[i].q.val() + self.count_inc[i].val();
+        }
+        self.cycle_count.d.next = self.cycle_count.q.val() + 1;
+        // write channel: accept address and data in any order, then write and respond
+        self.s_axil_awready.next = !self.aw_full.q.val();
+        self.s_axil_wready.next = !self.w_full.q.val();
+        if self.s_axil_awvalid.val() & !self.aw_full.q.val() {
+            self.aw_full.d.next = true;
+            self.aw_addr.d.next = self.s_axil_awaddr.val();
+        }
+        self.strb_mask.next = 0.into();
+        if self.s_axil_wstrb.val().get_bit(0) {
+            self.strb_mask.next = self.strb_mask.val() | (self.byte_lane.val() << 0);
+        }
+        if self.s_axil_wstrb.val().get_bit(1) {
+            self.strb_mask.next = self.strb_mask.val() | (self.byte_lane.val() << 8);
+        }
+        if self.s_axil_wstrb.val().get_bit(2) {
+            self.strb_mask.next = self.strb_mask.val() | (self.byte_lane.val() << 16);
+        }
+        if self.s_axil_wstrb.val().get_bit(3) {
+            self.strb_mask.next = self.strb_mask.val() | (self.byte_lane.val() << 24);
+        }
+        if self.s_axil_wvalid.val() & !self.w_full.q.val() {
+            self.w_full.d.next = true;
+            self.w_data.d.next = self.s_axil_wdata.val();
+            // byte enables: a lane with wstrb low keeps its old value
+            self.w_mask.d.next = self.strb_mask.val();
+        }
+        self.do_write.next = self.aw_full.q.val() & self.w_full.q.val() & !self.b_valid.q.val();
+        self.irq_status.d.next = self.irq_status.q.val() | self.irq_set.val();
+        self.w_clear.next = self.w_data.q.val() & self.w_mask.q.val();
+        if self.do_write.val() {
+            self.b_valid.d.next = true;
+            for i in 0..23 {
+                if self.aw_addr.q.val() == self.rw_addr[i].val() {
+                    self.rw[i].d.next = (self.rw[i].q.val() & !self.w_mask.q.val()) | (self.w_data.q.val() & self.w_mask.q.val());
+                }
+            }
+            if self.aw_addr.q.val() == self.addr_irq_status.val() {
+                self.irq_status.d.next =
+                    (self.irq_status.q.val() & !self.w_clear.val().get_bits::<16>(0)) | self.irq_set.val();
+            }
+        }
+        self.s_axil_bvalid.next = self.b_valid.q.val();
+        if self.b_valid.q.val() & self.s_axil_bready.val() {
+            self.b_valid.d.next = false;
+            self.aw_full.d.next = false;
+            self.w_full.d.next = false;
+        }
+        // read channel: one cycle to decode, data held until taken
+        self.read_value.next = 0.into();
+        for i in 0..16 {
+            if self.s_axil_araddr.val() == self.const_addr[i].val() {
+                self.read_value.next = self.const_value[i].val();
+            }
+        }
+        for i in 0..23 {
+            if self.s_axil_araddr.val() == self.rw_addr[i].val() {
+                self.read_value.next = self.rw[i].q.val();
+            }
+        }
+        for i in 0..12 {
+            if self.s_axil_araddr.val() == self.counter_addr[i].val() {
+                self.read_value.next = self.counter[i].q.val();
+            }
+        }
+        if self.s_axil_araddr.val() == self.addr_txq_head.val() {
+            self.read_value.next = bit_cast::<32, 16>(self.txq_head.val());
+        }
+        if self.s_axil_araddr.val() == self.addr_txq_status.val() {
+            self.read_value.next = self.txq_status.val();
+        }
+        if self.s_axil_araddr.val() == self.addr_rxq_head.val() {
+            self.read_value.next = bit_cast::<32, 16>(self.rxq_head.val());
+        }
+        if self.s_axil_araddr.val() == self.addr_rxq_status.val() {
+            self.read_value.next = self.rxq_status.val();
+        }
+        if self.s_axil_araddr.val() == self.addr_irq_status.val() {
+            self.read_value.next = bit_cast::<32, 16>(self.irq_status.q.val());
+        }
+        if self.s_axil_araddr.val() == self.addr_cycle_count.val() {
+            self.read_value.next = self.cycle_count.q.val();
+        }
+        self.s_axil_arready.next = !self.r_valid.q.val();
+        if self.s_axil_arvalid.val() & !self.r_valid.q.val() {
+            self.r_valid.d.next = true;
+            self.r_data.d.next = self.read_value.val();
+        }
+        if self.r_valid.q.val() & self.s_axil_rready.val() {
+            self.r_valid.d.next = false;
+        }
+        self.s_axil_rvalid.next = self.r_valid.q.val();
+        self.s_axil_rdata.next = self.r_data.q.val();
+        self.irq.next = self.irq_status.q.val() & self.rw[4].q.val().get_bits::<16>(0);
+        if self.reset.val() {
+            for i in 0..23 {
+                self.rw[i].d.next = self.rw_reset[i].val();
+            }
+            for i in 0..12 {
+                self.counter[i].d.next = 0.into();
+            }
+            self.irq_status.d.next = 0.into();
+            self.cycle_count.d.next = 0.into();
+            self.aw_full.d.next = false;
+            self.w_full.d.next = false;
+            self.b_valid.d.next = false;
+            self.r_valid.d.next = false;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn rw_indices_match_names() {
+        // top.rs reads rw_value by index; these are the indices it uses.
+        let used = [
+            (0, "CONTROL"), (1, "MAC_ADDR_LO"), (3, "MAX_FRAME_LEN"), (4, "IRQ_MASK"),
+            (5, "Q_BASE_LO"), (6, "Q_BASE_HI"), (7, "Q_SIZE_LOG2"), (8, "Q_CONTROL"), (9, "Q_TAIL"),
+            (10, "Q_IRQ_COUNT"), (11, "Q_IRQ_TIMER"), (12, "Q_BASE_LO"), (15, "Q_CONTROL"), (16, "Q_TAIL"),
+            (17, "Q_IRQ_COUNT"), (18, "Q_IRQ_TIMER"),
+        ];
+        for (i, name) in used {
+            assert_eq!(RW_REGS[i].1, name, "RW_REGS[{i}]");
+        }
+        assert_eq!(RW_REGS[5].0, "txq");
+        assert_eq!(RW_REGS[12].0, "rxq");
+    }
+    #[test]
+    fn every_register_of_the_map_is_decoded() {
+        // each register of the map is a constant, an RW register, a counter or a status input
+        let status = ["Q_HEAD", "Q_STATUS", "IRQ_STATUS", "CYCLE_COUNT"];
+        for b in map::BLOCKS {
+            for r in b.regs.iter().chain(b.queue_regs.iter()) {
+                let known = CONST_REGS.contains(&(b.name, r.name))
+                    || RW_REGS[..RW_USED].contains(&(b.name, r.name))
+                    || (b.name == "stats" && COUNTER_REGS.contains(&r.name))
+                    || status.contains(&r.name);
+                assert!(known, "{}.{} is in the register map but not decoded by the CSR block", b.name, r.name);
+            }
+        }
+    }
+}

@@ -1,0 +1,152 @@
+//! Descriptor fetch, shared by the TX and RX engines.
+//!
+//! Reads up to 8 descriptors per request (never across the ring's end) into a 16-entry
+//! FIFO, one request in flight at a time. A request is issued only while the FIFO has
+//! room for all it asks for, so the shared read-response channel never waits on us.
+//! `fetch_ptr` advances when the request is issued; descriptors pop out in ring order.
+
+use crate::stream::NicFifo;
+use rust_hdl::prelude::*;
+
+/// Descriptor as stored: [63:0] address, [79:64] length, [95:80] flags.
+pub type DescWord = Bits<96>;
+
+#[derive(LogicBlock)]
+pub struct DescFetch {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    /// The queue runs (enabled and not stopped). Low: pointers reset, FIFO flushed.
+    pub active: Signal<In, Bit>,
+    pub ring_base: Signal<In, Bits<64>>,
+    pub ring_mask: Signal<In, Bits<16>>,
+    pub tail: Signal<In, Bits<16>>,
+    // read request
+    pub req_valid: Signal<Out, Bit>,
+    pub req_ready: Signal<In, Bit>,
+    pub req_addr: Signal<Out, Bits<64>>,
+    pub req_len: Signal<Out, Bits<16>>,
+    // read response (already routed by tag)
+    pub rsp_valid: Signal<In, Bit>,
+    pub rsp_data: Signal<In, Bits<64>>,
+    pub rsp_last: Signal<In, Bit>,
+    pub rsp_error: Signal<In, Bit>,
+    // descriptors out (first word fall through)
+    pub desc_valid: Signal<Out, Bit>,
+    pub desc_addr: Signal<Out, Bits<64>>,
+    pub desc_len: Signal<Out, Bits<16>>,
+    pub desc_flags: Signal<Out, Bits<16>>,
+    pub desc_pop: Signal<In, Bit>,
+    /// Nothing posted that is not already in the FIFO or on its way.
+    pub ring_empty: Signal<Out, Bit>,
+    /// Pulses when a fetch was refused by the host.
+    pub fault: Signal<Out, Bit>,
+    fifo: NicFifo<DescWord, 4, 5>,
+    fetch_ptr: DFF<Bits<16>>,
+    busy: DFF<Bit>,
+    /// `busy` one cycle late: the FIFO shows a word one cycle after it was written.
+    busy_settle: DFF<Bit>,
+    phase: DFF<Bit>,
+    first_word: DFF<Bits<64>>,
+    avail: Signal<Local, Bits<16>>,
+    to_end: Signal<Local, Bits<16>>,
+    count: Signal<Local, Bits<16>>,
+}
+
+impl Default for DescFetch {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            active: Default::default(),
+            ring_base: Default::default(),
+            ring_mask: Default::default(),
+            tail: Default::default(),
+            req_valid: Default::default(),
+            req_ready: Default::default(),
+            req_addr: Default::default(),
+            req_len: Default::default(),
+            rsp_valid: Default::default(),
+            rsp_data: Default::default(),
+            rsp_last: Default::default(),
+            rsp_error: Default::default(),
+            desc_valid: Default::default(),
+            desc_addr: Default::default(),
+            desc_len: Default::default(),
+            desc_flags: Default::default(),
+            desc_pop: Default::default(),
+            ring_empty: Default::default(),
+            fault: Default::default(),
+            fifo: Default::default(),
+            fetch_ptr: Default::default(),
+            busy: Default::default(),
+            busy_settle: Default::default(),
+            phase: Default::default(),
+            first_word: Default::default(),
+            avail: Default::default(),
+            to_end: Default::default(),
+            count: Default::default(),
+        }
+    }
+}
+
+impl Logic for DescFetch {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, fetch_ptr, busy, busy_settle, phase, first_word);
+        self.busy_settle.d.next = self.busy.q.val();
+        clock!(self, clock, fifo);
+        self.fifo.reset.next = self.reset.val() | (!self.active.val() & !self.busy.q.val());
+        // how many to ask for: min(posted, to the ring's end, 8)
+        self.avail.next = self.tail.val() - self.fetch_ptr.q.val();
+        self.to_end.next = self.ring_mask.val() - (self.fetch_ptr.q.val() & self.ring_mask.val()) + 1;
+        self.count.next = self.avail.val();
+        if self.to_end.val() < self.count.val() {
+            self.count.next = self.to_end.val();
+        }
+        if self.count.val() > 8 {
+            self.count.next = 8.into();
+        }
+        self.req_addr.next = self.ring_base.val() + (bit_cast::<64, 16>(self.fetch_ptr.q.val() & self.ring_mask.val()) << 4);
+        self.req_len.next = self.count.val() << 4;
+        self.req_valid.next = self.active.val()
+            & !self.busy.q.val()
+            & (self.avail.val() != 0)
+            & (self.fifo.count.val() <= 8);
+        if self.req_valid.val() & self.req_ready.val() {
+            self.busy.d.next = true;
+            self.phase.d.next = false;
+            self.fetch_ptr.d.next = self.fetch_ptr.q.val() + self.count.val();
+        }
+        // responses: two beats per descriptor
+        self.fifo.write.next = false;
+        self.fifo.data_in.next = bit_cast::<96, 64>(self.first_word.q.val())
+            | (bit_cast::<96, 64>(self.rsp_data.val() & 0xffff_ffff_u64) << 64);
+        self.fault.next = false;
+        if self.rsp_valid.val() {
+            if self.rsp_error.val() {
+                self.fault.next = true;
+            } else if self.phase.q.val() {
+                self.fifo.write.next = true;
+            } else {
+                self.first_word.d.next = self.rsp_data.val();
+            }
+            self.phase.d.next = !self.phase.q.val();
+            if self.rsp_last.val() {
+                self.busy.d.next = false;
+            }
+        }
+        self.desc_valid.next = !self.fifo.empty.val();
+        self.desc_addr.next = self.fifo.data_out.val().get_bits::<64>(0);
+        self.desc_len.next = self.fifo.data_out.val().get_bits::<16>(64);
+        self.desc_flags.next = self.fifo.data_out.val().get_bits::<16>(80);
+        self.fifo.read.next = self.desc_pop.val();
+        self.ring_empty.next = (self.avail.val() == 0) & !self.busy.q.val() & !self.busy_settle.q.val() & self.fifo.empty.val();
+        if self.reset.val() | !self.active.val() {
+            self.fetch_ptr.d.next = 0.into();
+        }
+        if self.reset.val() {
+            self.busy.d.next = false;
+            self.phase.d.next = false;
+        }
+    }
+}

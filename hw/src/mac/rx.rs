@@ -1,0 +1,196 @@
+//! MAC RX: checks the FCS, strips it, and classifies every frame.
+//!
+//! One beat is held back so that the FCS can be cut off when the last beat arrives:
+//! if the last beat has at most 4 bytes, they are all FCS and the held beat becomes
+//! the frame's last (shortened); otherwise the last beat itself is held, shortened by 4.
+//! No bubble: a held last beat leaves in the same cycle the next frame's first beat
+//! arrives. The frame's verdict (`m_status`, see `mac::rx_status`) is on its last output
+//! beat: bad FCS, runt (< 64 bytes with FCS), oversize (> `max_frame_len`), PHY error.
+//! Dropping is the RX engine's job, which counts the reason.
+
+use super::crc::{residue, Crc32x64};
+// status codes: see super::rx_status (literals below: hdl_gen cannot read Rust constants)
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct MacRx {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub max_frame_len: Signal<In, Bits<16>>,
+    // wire stream (AXI4-Stream)
+    pub s_data: Signal<In, Bits<64>>,
+    pub s_keep: Signal<In, Bits<8>>,
+    pub s_last: Signal<In, Bit>,
+    pub s_user: Signal<In, Bit>,
+    pub s_valid: Signal<In, Bit>,
+    pub s_ready: Signal<Out, Bit>,
+    // frame stream to the RX path, FCS removed
+    pub m_data: Signal<Out, Bits<64>>,
+    pub m_len: Signal<Out, Bits<4>>,
+    pub m_last: Signal<Out, Bit>,
+    pub m_status: Signal<Out, Bits<3>>,
+    pub m_valid: Signal<Out, Bit>,
+    pub m_ready: Signal<In, Bit>,
+    crc_unit: Crc32x64,
+    crc: DFF<Bits<32>>,
+    count: DFF<Bits<16>>,
+    phy_error: DFF<Bit>,
+    hold_valid: DFF<Bit>,
+    hold_final: DFF<Bit>,
+    hold_data: DFF<Bits<64>>,
+    hold_len: DFF<Bits<4>>,
+    hold_status: DFF<Bits<3>>,
+    in_len: Signal<Local, Bits<4>>,
+    total: Signal<Local, Bits<16>>,
+    status_now: Signal<Local, Bits<3>>,
+    in_fire: Signal<Local, Bit>,
+    crc_init: Constant<Bits<32>>,
+    crc_residue: Constant<Bits<32>>,
+    min_frame: Constant<Bits<16>>,
+}
+
+impl Default for MacRx {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            max_frame_len: Default::default(),
+            s_data: Default::default(),
+            s_keep: Default::default(),
+            s_last: Default::default(),
+            s_user: Default::default(),
+            s_valid: Default::default(),
+            s_ready: Default::default(),
+            m_data: Default::default(),
+            m_len: Default::default(),
+            m_last: Default::default(),
+            m_status: Default::default(),
+            m_valid: Default::default(),
+            m_ready: Default::default(),
+            crc_unit: Default::default(),
+            crc: Default::default(),
+            count: Default::default(),
+            phy_error: Default::default(),
+            hold_valid: Default::default(),
+            hold_final: Default::default(),
+            hold_data: Default::default(),
+            hold_len: Default::default(),
+            hold_status: Default::default(),
+            in_len: Default::default(),
+            total: Default::default(),
+            status_now: Default::default(),
+            in_fire: Default::default(),
+            crc_init: Constant::new(Bits::<32>::from(0xffff_ffffu64)),
+            crc_residue: Constant::new(Bits::<32>::from(residue() as u64)),
+            min_frame: Constant::new(Bits::<16>::from(64u64)),
+        }
+    }
+}
+
+impl Logic for MacRx {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, crc, count, phy_error, hold_valid, hold_final, hold_data, hold_len, hold_status);
+        // bytes in this beat (tkeep is contiguous from lane 0)
+        self.in_len.next = 0.into();
+        if self.s_keep.val().get_bit(0) {
+            self.in_len.next = 1.into();
+        }
+        if self.s_keep.val().get_bit(1) {
+            self.in_len.next = 2.into();
+        }
+        if self.s_keep.val().get_bit(2) {
+            self.in_len.next = 3.into();
+        }
+        if self.s_keep.val().get_bit(3) {
+            self.in_len.next = 4.into();
+        }
+        if self.s_keep.val().get_bit(4) {
+            self.in_len.next = 5.into();
+        }
+        if self.s_keep.val().get_bit(5) {
+            self.in_len.next = 6.into();
+        }
+        if self.s_keep.val().get_bit(6) {
+            self.in_len.next = 7.into();
+        }
+        if self.s_keep.val().get_bit(7) {
+            self.in_len.next = 8.into();
+        }
+        self.crc_unit.crc_in.next = self.crc.q.val();
+        self.crc_unit.data.next = self.s_data.val();
+        self.crc_unit.nbytes.next = self.in_len.val();
+        // verdict, meaningful on the last beat
+        self.total.next = self.count.q.val() + bit_cast::<16, 4>(self.in_len.val());
+        self.status_now.next = 0.into();
+        if self.crc_unit.crc_out.val() != self.crc_residue.val() {
+            self.status_now.next = 1.into(); // rx_status::BAD_FCS
+        }
+        if self.total.val() > self.max_frame_len.val() {
+            self.status_now.next = 3.into(); // rx_status::OVERSIZE
+        }
+        if self.total.val() < self.min_frame.val() {
+            self.status_now.next = 2.into(); // rx_status::RUNT
+        }
+        if self.phy_error.q.val() | self.s_user.val() {
+            self.status_now.next = 4.into(); // rx_status::PHY_ERROR
+        }
+        // output: the held beat, once we know whether it is the last one
+        self.m_valid.next = self.hold_valid.q.val() & (self.hold_final.q.val() | self.s_valid.val());
+        self.m_data.next = self.hold_data.q.val();
+        self.m_len.next = self.hold_len.q.val();
+        self.m_last.next = self.hold_final.q.val();
+        self.m_status.next = self.hold_status.q.val();
+        if self.hold_valid.q.val() & !self.hold_final.q.val() & self.s_last.val() & (self.in_len.val() <= 4) {
+            // the incoming last beat is FCS only: the held beat ends the frame
+            self.m_len.next = self.in_len.val() + 4;
+            self.m_last.next = true;
+            self.m_status.next = self.status_now.val();
+        }
+        self.s_ready.next = !self.hold_valid.q.val() | self.m_ready.val();
+        self.in_fire.next = self.s_valid.val() & self.s_ready.val();
+        if self.in_fire.val() {
+            if self.s_last.val() {
+                self.crc.d.next = self.crc_init.val();
+                self.count.d.next = 0.into();
+                self.phy_error.d.next = false;
+                if !self.hold_valid.q.val() | self.hold_final.q.val() {
+                    // a frame of one beat: a runt (or PHY error) whatever its bytes
+                    self.hold_valid.d.next = true;
+                    self.hold_final.d.next = true;
+                    self.hold_data.d.next = self.s_data.val();
+                    self.hold_len.d.next = 1.into();
+                    self.hold_status.d.next = self.status_now.val();
+                } else if self.in_len.val() <= 4 {
+                    self.hold_valid.d.next = false;
+                } else {
+                    self.hold_valid.d.next = true;
+                    self.hold_final.d.next = true;
+                    self.hold_data.d.next = self.s_data.val();
+                    self.hold_len.d.next = self.in_len.val() - 4;
+                    self.hold_status.d.next = self.status_now.val();
+                }
+            } else {
+                self.crc.d.next = self.crc_unit.crc_out.val();
+                self.count.d.next = self.total.val();
+                if self.total.val() < self.count.q.val() {
+                    self.count.d.next = 0xffff.into(); // saturate: still oversize
+                }
+                self.phy_error.d.next = self.phy_error.q.val() | self.s_user.val();
+                self.hold_valid.d.next = true;
+                self.hold_final.d.next = false;
+                self.hold_data.d.next = self.s_data.val();
+                self.hold_len.d.next = self.in_len.val();
+                self.hold_status.d.next = 0.into();
+            }
+        } else if self.m_valid.val() & self.m_ready.val() {
+            self.hold_valid.d.next = false;
+        }
+        if self.reset.val() {
+            self.crc.d.next = self.crc_init.val();
+            self.count.d.next = 0.into();
+            self.phy_error.d.next = false;
+            self.hold_valid.d.next = false;
+        }
+    }
+}

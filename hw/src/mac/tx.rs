@@ -1,0 +1,158 @@
+//! MAC TX: appends the FCS to every frame.
+//!
+//! Input beats carry a byte count (`s_len`, 1..8; only the last beat of a frame may be
+//! short; lanes past the count are ignored). The FCS goes right after the last data byte;
+//! when it does not fit in the last beat (more than 4 data bytes there) one extra beat
+//! follows and the input is held for that cycle. A frame marked `s_user` (aborted
+//! upstream: a DMA fault mid-frame) leaves with an inverted FCS and `tuser` set, so no
+//! receiver accepts it — what MACs do on underrun.
+
+use super::crc::Crc32x64;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct MacTx {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    // frame stream from the TX path
+    pub s_data: Signal<In, Bits<64>>,
+    pub s_len: Signal<In, Bits<4>>,
+    pub s_last: Signal<In, Bit>,
+    pub s_user: Signal<In, Bit>,
+    pub s_valid: Signal<In, Bit>,
+    pub s_ready: Signal<Out, Bit>,
+    // wire stream (AXI4-Stream)
+    pub m_data: Signal<Out, Bits<64>>,
+    pub m_keep: Signal<Out, Bits<8>>,
+    pub m_last: Signal<Out, Bit>,
+    pub m_user: Signal<Out, Bit>,
+    pub m_valid: Signal<Out, Bit>,
+    pub m_ready: Signal<In, Bit>,
+    // statistics: one pulse per frame handed to the wire, with its length (no FCS)
+    pub stat_frame: Signal<Out, Bit>,
+    pub stat_aborted: Signal<Out, Bit>,
+    pub stat_bytes: Signal<Out, Bits<16>>,
+    crc_unit: Crc32x64,
+    crc: DFF<Bits<32>>,
+    byte_count: DFF<Bits<16>>,
+    extra_pending: DFF<Bit>,
+    extra_data: DFF<Bits<64>>,
+    extra_keep: DFF<Bits<8>>,
+    extra_user: DFF<Bit>,
+    fcs: Signal<Local, Bits<64>>,
+    lane_shift: Signal<Local, Bits<7>>,
+    data_masked: Signal<Local, Bits<64>>,
+    fire: Signal<Local, Bit>,
+    ones64: Constant<Bits<64>>,
+    ones8: Constant<Bits<8>>,
+    crc_init: Constant<Bits<32>>,
+    bits64: Constant<Bits<7>>,
+}
+
+impl Default for MacTx {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_data: Default::default(),
+            s_len: Default::default(),
+            s_last: Default::default(),
+            s_user: Default::default(),
+            s_valid: Default::default(),
+            s_ready: Default::default(),
+            m_data: Default::default(),
+            m_keep: Default::default(),
+            m_last: Default::default(),
+            m_user: Default::default(),
+            m_valid: Default::default(),
+            m_ready: Default::default(),
+            stat_frame: Default::default(),
+            stat_aborted: Default::default(),
+            stat_bytes: Default::default(),
+            crc_unit: Default::default(),
+            crc: Default::default(),
+            byte_count: Default::default(),
+            extra_pending: Default::default(),
+            extra_data: Default::default(),
+            extra_keep: Default::default(),
+            extra_user: Default::default(),
+            fcs: Default::default(),
+            lane_shift: Default::default(),
+            data_masked: Default::default(),
+            fire: Default::default(),
+            ones64: Constant::new(Bits::<64>::from(u64::MAX)),
+            ones8: Constant::new(Bits::<8>::from(0xffu64)),
+            crc_init: Constant::new(Bits::<32>::from(0xffff_ffffu64)),
+            bits64: Constant::new(Bits::<7>::from(64u64)),
+        }
+    }
+}
+
+impl Logic for MacTx {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, crc, byte_count, extra_pending, extra_data, extra_keep, extra_user);
+        self.crc_unit.crc_in.next = self.crc.q.val();
+        self.crc_unit.data.next = self.s_data.val();
+        self.crc_unit.nbytes.next = self.s_len.val();
+        // The FCS is the inverted register; an aborted frame gets it un-inverted (wrong).
+        self.fcs.next = bit_cast::<64, 32>(!self.crc_unit.crc_out.val());
+        if self.s_user.val() {
+            self.fcs.next = bit_cast::<64, 32>(self.crc_unit.crc_out.val());
+        }
+        self.lane_shift.next = bit_cast::<7, 4>(self.s_len.val()) << 3;
+        self.data_masked.next = self.s_data.val() & !(self.ones64.val() << self.lane_shift.val());
+        self.stat_frame.next = false;
+        self.stat_aborted.next = false;
+        self.stat_bytes.next = self.byte_count.q.val() + bit_cast::<16, 4>(self.s_len.val());
+        self.fire.next = false;
+        if self.extra_pending.q.val() {
+            // second beat of a frame whose FCS did not fit
+            self.m_valid.next = true;
+            self.m_data.next = self.extra_data.q.val();
+            self.m_keep.next = self.extra_keep.q.val();
+            self.m_last.next = true;
+            self.m_user.next = self.extra_user.q.val();
+            self.s_ready.next = false;
+            if self.m_ready.val() {
+                self.extra_pending.d.next = false;
+            }
+        } else {
+            self.m_valid.next = self.s_valid.val();
+            self.s_ready.next = self.m_ready.val();
+            self.fire.next = self.s_valid.val() & self.m_ready.val();
+            self.m_data.next = self.s_data.val();
+            self.m_keep.next = self.ones8.val();
+            self.m_last.next = false;
+            self.m_user.next = false;
+            if self.s_last.val() {
+                self.m_data.next = self.data_masked.val() | (self.fcs.val() << self.lane_shift.val());
+                if self.s_len.val() <= 4 {
+                    self.m_keep.next = !(self.ones8.val() << (self.s_len.val() + 4));
+                    self.m_last.next = true;
+                    self.m_user.next = self.s_user.val();
+                } else if self.fire.val() {
+                    self.extra_pending.d.next = true;
+                    self.extra_data.d.next = self.fcs.val() >> (self.bits64.val() - self.lane_shift.val());
+                    self.extra_keep.d.next = !(self.ones8.val() << (self.s_len.val() - 4));
+                    self.extra_user.d.next = self.s_user.val();
+                }
+            }
+        }
+        if self.fire.val() {
+            self.crc.d.next = self.crc_unit.crc_out.val();
+            self.byte_count.d.next = self.byte_count.q.val() + bit_cast::<16, 4>(self.s_len.val());
+            if self.s_last.val() {
+                self.crc.d.next = self.crc_init.val();
+                self.byte_count.d.next = 0.into();
+                self.stat_frame.next = !self.s_user.val();
+                self.stat_aborted.next = self.s_user.val();
+            }
+        }
+        if self.reset.val() {
+            self.crc.d.next = self.crc_init.val();
+            self.byte_count.d.next = 0.into();
+            self.extra_pending.d.next = false;
+        }
+    }
+}

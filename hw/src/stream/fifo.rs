@@ -1,0 +1,97 @@
+//! First-word-fall-through FIFO with a synchronous reset, on one inferred block RAM.
+//!
+//! rust-hdl's own `SynchronousFIFO` has no reset, and every stateful block of the NIC
+//! must honour one. The RAM has a registered read port (what block RAMs offer), so the
+//! read address is chosen one cycle ahead: the word at the head is re-read every cycle
+//! unless the head advances. A word is readable one cycle after it was written
+//! (`wr_ptr_delayed`), which avoids the RAM's read-during-write hazard.
+
+use rust_hdl::prelude::*;
+
+/// `N` address bits (depth 2^N), `NP1` = N + 1 (pointer width with the wrap bit).
+#[derive(LogicBlock)]
+pub struct NicFifo<D: Synth, const N: usize, const NP1: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    // write side
+    pub write: Signal<In, Bit>,
+    pub data_in: Signal<In, D>,
+    pub full: Signal<Out, Bit>,
+    /// Words stored (including the one at the head), for credit checks.
+    pub count: Signal<Out, Bits<NP1>>,
+    // read side
+    pub read: Signal<In, Bit>,
+    pub data_out: Signal<Out, D>,
+    pub empty: Signal<Out, Bit>,
+    ram: RAM<D, N>,
+    wr_ptr: DFF<Bits<NP1>>,
+    wr_ptr_delayed: DFF<Bits<NP1>>,
+    /// Next word to read: the head is at `rd_ptr`.
+    rd_ptr: DFF<Bits<NP1>>,
+    /// The RAM's output register holds the word at `rd_ptr`.
+    head_loaded: DFF<Bit>,
+    depth: Constant<Bits<NP1>>,
+    do_read: Signal<Local, Bit>,
+    next_rd: Signal<Local, Bits<NP1>>,
+}
+
+impl<D: Synth, const N: usize, const NP1: usize> Default for NicFifo<D, N, NP1> {
+    fn default() -> Self {
+        assert_eq!(N + 1, NP1);
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            write: Default::default(),
+            data_in: Default::default(),
+            full: Default::default(),
+            count: Default::default(),
+            read: Default::default(),
+            data_out: Default::default(),
+            empty: Default::default(),
+            ram: Default::default(),
+            wr_ptr: Default::default(),
+            wr_ptr_delayed: Default::default(),
+            rd_ptr: Default::default(),
+            head_loaded: Default::default(),
+            depth: Constant::new(Bits::<NP1>::from(1u64 << N)),
+            do_read: Default::default(),
+            next_rd: Default::default(),
+        }
+    }
+}
+
+impl<D: Synth, const N: usize, const NP1: usize> Logic for NicFifo<D, N, NP1> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, wr_ptr, wr_ptr_delayed, rd_ptr, head_loaded);
+        self.ram.read_clock.next = self.clock.val();
+        self.ram.write_clock.next = self.clock.val();
+        // write side
+        self.count.next = self.wr_ptr.q.val() - self.rd_ptr.q.val();
+        self.full.next = (self.wr_ptr.q.val() - self.rd_ptr.q.val()) == self.depth.val();
+        self.ram.write_enable.next = self.write.val() & !self.full.val();
+        self.ram.write_address.next = bit_cast::<N, NP1>(self.wr_ptr.q.val());
+        self.ram.write_data.next = self.data_in.val();
+        if self.write.val() & !self.full.val() {
+            self.wr_ptr.d.next = self.wr_ptr.q.val() + 1;
+        }
+        self.wr_ptr_delayed.d.next = self.wr_ptr.q.val();
+        // read side: the head is valid once written a cycle ago and loaded into the RAM register
+        self.empty.next = !self.head_loaded.q.val() | (self.rd_ptr.q.val() == self.wr_ptr_delayed.q.val());
+        self.data_out.next = self.ram.read_data.val();
+        self.do_read.next = self.read.val() & !self.empty.val();
+        self.next_rd.next = self.rd_ptr.q.val();
+        if self.do_read.val() {
+            self.next_rd.next = self.rd_ptr.q.val() + 1;
+        }
+        self.rd_ptr.d.next = self.next_rd.val();
+        self.ram.read_address.next = bit_cast::<N, NP1>(self.next_rd.val());
+        self.head_loaded.d.next = true;
+        if self.reset.val() {
+            self.wr_ptr.d.next = 0.into();
+            self.wr_ptr_delayed.d.next = 0.into();
+            self.rd_ptr.d.next = 0.into();
+            self.head_loaded.d.next = false;
+        }
+    }
+}

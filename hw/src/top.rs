@@ -1,0 +1,355 @@
+//! `nic_top`: the CSR block, the TX and RX queue engines, the MAC and the loopback
+//! switch, wired to the four external interfaces of docs/interfaces.md.
+//!
+//! The two arbiters for the DMA port live here because they are a few lines each:
+//! reads go to the RX descriptor fetch first (RX must never starve for buffers), then
+//! the TX descriptor fetch, then TX data; writes keep an RX data burst together and
+//! otherwise let the RX engine go first. Responses are routed by tag.
+
+use crate::csr::CsrBlock;
+use crate::dma::{IrqModeration, RxEngine, TxEngine};
+use crate::mac::{MacRx, MacTx};
+use crate::Config;
+use rust_hdl::prelude::*;
+
+/// Read tags (docs/interfaces.md).
+pub const TAG_TX_DESC: u64 = 0;
+pub const TAG_TX_DATA: u64 = 1;
+pub const TAG_RX_DESC: u64 = 2;
+/// Write tags.
+pub const TAG_RX_DATA: u64 = 0;
+pub const TAG_RX_WRITEBACK: u64 = 1;
+pub const TAG_TX_WRITEBACK: u64 = 2;
+
+/// `TN`/`TNP1`: log2 depth of the TX data FIFO (+1); `RN`/`RNP1`: of the RX FIFO.
+#[derive(LogicBlock)]
+pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    // AXI4-Lite register slave
+    pub s_axil_awaddr: Signal<In, Bits<16>>,
+    pub s_axil_awvalid: Signal<In, Bit>,
+    pub s_axil_awready: Signal<Out, Bit>,
+    pub s_axil_wdata: Signal<In, Bits<32>>,
+    pub s_axil_wstrb: Signal<In, Bits<4>>,
+    pub s_axil_wvalid: Signal<In, Bit>,
+    pub s_axil_wready: Signal<Out, Bit>,
+    pub s_axil_bresp: Signal<Out, Bits<2>>,
+    pub s_axil_bvalid: Signal<Out, Bit>,
+    pub s_axil_bready: Signal<In, Bit>,
+    pub s_axil_araddr: Signal<In, Bits<16>>,
+    pub s_axil_arvalid: Signal<In, Bit>,
+    pub s_axil_arready: Signal<Out, Bit>,
+    pub s_axil_rdata: Signal<Out, Bits<32>>,
+    pub s_axil_rresp: Signal<Out, Bits<2>>,
+    pub s_axil_rvalid: Signal<Out, Bit>,
+    pub s_axil_rready: Signal<In, Bit>,
+    // DMA port: reads
+    pub dma_rd_req_valid: Signal<Out, Bit>,
+    pub dma_rd_req_ready: Signal<In, Bit>,
+    pub dma_rd_req_addr: Signal<Out, Bits<64>>,
+    pub dma_rd_req_len: Signal<Out, Bits<16>>,
+    pub dma_rd_req_tag: Signal<Out, Bits<4>>,
+    pub dma_rd_rsp_valid: Signal<In, Bit>,
+    pub dma_rd_rsp_ready: Signal<Out, Bit>,
+    pub dma_rd_rsp_data: Signal<In, Bits<64>>,
+    pub dma_rd_rsp_last: Signal<In, Bit>,
+    pub dma_rd_rsp_error: Signal<In, Bit>,
+    pub dma_rd_rsp_tag: Signal<In, Bits<4>>,
+    // DMA port: writes
+    pub dma_wr_valid: Signal<Out, Bit>,
+    pub dma_wr_ready: Signal<In, Bit>,
+    pub dma_wr_addr: Signal<Out, Bits<64>>,
+    pub dma_wr_data: Signal<Out, Bits<64>>,
+    pub dma_wr_strb: Signal<Out, Bits<8>>,
+    pub dma_wr_last: Signal<Out, Bit>,
+    pub dma_wr_tag: Signal<Out, Bits<4>>,
+    pub dma_wr_rsp_valid: Signal<In, Bit>,
+    pub dma_wr_rsp_error: Signal<In, Bit>,
+    pub dma_wr_rsp_tag: Signal<In, Bits<4>>,
+    // wire out
+    pub tx_axis_tdata: Signal<Out, Bits<64>>,
+    pub tx_axis_tkeep: Signal<Out, Bits<8>>,
+    pub tx_axis_tlast: Signal<Out, Bit>,
+    pub tx_axis_tuser: Signal<Out, Bit>,
+    pub tx_axis_tvalid: Signal<Out, Bit>,
+    pub tx_axis_tready: Signal<In, Bit>,
+    // wire in
+    pub rx_axis_tdata: Signal<In, Bits<64>>,
+    pub rx_axis_tkeep: Signal<In, Bits<8>>,
+    pub rx_axis_tlast: Signal<In, Bit>,
+    pub rx_axis_tuser: Signal<In, Bit>,
+    pub rx_axis_tvalid: Signal<In, Bit>,
+    pub rx_axis_tready: Signal<Out, Bit>,
+    // interrupts: bit q = TX queue q, bit 8 + q = RX queue q
+    pub irq: Signal<Out, Bits<16>>,
+    csr: CsrBlock,
+    tx: TxEngine<TN, TNP1>,
+    rx: RxEngine<RN, RNP1>,
+    mac_tx: MacTx,
+    mac_rx: MacRx,
+    tx_irq: IrqModeration,
+    rx_irq: IrqModeration,
+    wr_lock_rx: DFF<Bit>,
+    loopback: Signal<Local, Bit>,
+    grant_rx_write: Signal<Local, Bit>,
+}
+
+impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> NicTop<TN, TNP1, RN, RNP1> {
+    pub fn new(config: Config) -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_axil_awaddr: Default::default(),
+            s_axil_awvalid: Default::default(),
+            s_axil_awready: Default::default(),
+            s_axil_wdata: Default::default(),
+            s_axil_wstrb: Default::default(),
+            s_axil_wvalid: Default::default(),
+            s_axil_wready: Default::default(),
+            s_axil_bresp: Default::default(),
+            s_axil_bvalid: Default::default(),
+            s_axil_bready: Default::default(),
+            s_axil_araddr: Default::default(),
+            s_axil_arvalid: Default::default(),
+            s_axil_arready: Default::default(),
+            s_axil_rdata: Default::default(),
+            s_axil_rresp: Default::default(),
+            s_axil_rvalid: Default::default(),
+            s_axil_rready: Default::default(),
+            dma_rd_req_valid: Default::default(),
+            dma_rd_req_ready: Default::default(),
+            dma_rd_req_addr: Default::default(),
+            dma_rd_req_len: Default::default(),
+            dma_rd_req_tag: Default::default(),
+            dma_rd_rsp_valid: Default::default(),
+            dma_rd_rsp_ready: Default::default(),
+            dma_rd_rsp_data: Default::default(),
+            dma_rd_rsp_last: Default::default(),
+            dma_rd_rsp_error: Default::default(),
+            dma_rd_rsp_tag: Default::default(),
+            dma_wr_valid: Default::default(),
+            dma_wr_ready: Default::default(),
+            dma_wr_addr: Default::default(),
+            dma_wr_data: Default::default(),
+            dma_wr_strb: Default::default(),
+            dma_wr_last: Default::default(),
+            dma_wr_tag: Default::default(),
+            dma_wr_rsp_valid: Default::default(),
+            dma_wr_rsp_error: Default::default(),
+            dma_wr_rsp_tag: Default::default(),
+            tx_axis_tdata: Default::default(),
+            tx_axis_tkeep: Default::default(),
+            tx_axis_tlast: Default::default(),
+            tx_axis_tuser: Default::default(),
+            tx_axis_tvalid: Default::default(),
+            tx_axis_tready: Default::default(),
+            rx_axis_tdata: Default::default(),
+            rx_axis_tkeep: Default::default(),
+            rx_axis_tlast: Default::default(),
+            rx_axis_tuser: Default::default(),
+            rx_axis_tvalid: Default::default(),
+            rx_axis_tready: Default::default(),
+            irq: Default::default(),
+            csr: CsrBlock::new(config),
+            tx: Default::default(),
+            rx: Default::default(),
+            mac_tx: Default::default(),
+            mac_rx: Default::default(),
+            tx_irq: Default::default(),
+            rx_irq: Default::default(),
+            wr_lock_rx: Default::default(),
+            loopback: Default::default(),
+            grant_rx_write: Default::default(),
+        }
+    }
+}
+
+impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> Logic for NicTop<TN, TNP1, RN, RNP1> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, wr_lock_rx);
+        clock!(self, clock, csr, tx, rx, mac_tx, mac_rx, tx_irq, rx_irq);
+        self.csr.reset.next = self.reset.val();
+        self.tx.reset.next = self.reset.val();
+        self.rx.reset.next = self.reset.val();
+        self.mac_tx.reset.next = self.reset.val();
+        self.mac_rx.reset.next = self.reset.val();
+        self.tx_irq.reset.next = self.reset.val();
+        self.rx_irq.reset.next = self.reset.val();
+        // ---- registers (RW_REGS indices: see csr::RW_REGS)
+        self.csr.s_axil_awaddr.next = self.s_axil_awaddr.val();
+        self.csr.s_axil_awvalid.next = self.s_axil_awvalid.val();
+        self.s_axil_awready.next = self.csr.s_axil_awready.val();
+        self.csr.s_axil_wdata.next = self.s_axil_wdata.val();
+        self.csr.s_axil_wstrb.next = self.s_axil_wstrb.val();
+        self.csr.s_axil_wvalid.next = self.s_axil_wvalid.val();
+        self.s_axil_wready.next = self.csr.s_axil_wready.val();
+        self.s_axil_bresp.next = 0.into();
+        self.s_axil_bvalid.next = self.csr.s_axil_bvalid.val();
+        self.csr.s_axil_bready.next = self.s_axil_bready.val();
+        self.csr.s_axil_araddr.next = self.s_axil_araddr.val();
+        self.csr.s_axil_arvalid.next = self.s_axil_arvalid.val();
+        self.s_axil_arready.next = self.csr.s_axil_arready.val();
+        self.s_axil_rdata.next = self.csr.s_axil_rdata.val();
+        self.s_axil_rresp.next = 0.into();
+        self.s_axil_rvalid.next = self.csr.s_axil_rvalid.val();
+        self.csr.s_axil_rready.next = self.s_axil_rready.val();
+        self.loopback.next = self.csr.rw_value[0].val().get_bit(0);
+        // TX queue 0
+        self.tx.enable.next = self.csr.rw_value[8].val().get_bit(0);
+        self.tx.ring_base.next = bit_cast::<64, 32>(self.csr.rw_value[5].val()) | (bit_cast::<64, 32>(self.csr.rw_value[6].val()) << 32);
+        self.tx.ring_mask.next = (bit_cast::<16, 1>(true.into()) << self.csr.rw_value[7].val().get_bits::<4>(0)) - 1;
+        self.tx.tail.next = self.csr.rw_value[9].val().get_bits::<16>(0);
+        self.tx.max_frame_len.next = self.csr.rw_value[3].val().get_bits::<16>(0);
+        self.csr.txq_head.next = self.tx.head.val();
+        self.csr.txq_status.next = bit_cast::<32, 1>(self.tx.active.val().into())
+            | (bit_cast::<32, 1>((self.tx.error_code.val() != 0).into()) << 1)
+            | (bit_cast::<32, 8>(self.tx.error_code.val()) << 8);
+        // RX queue 0
+        self.rx.enable.next = self.csr.rw_value[15].val().get_bit(0);
+        self.rx.ring_base.next = bit_cast::<64, 32>(self.csr.rw_value[12].val()) | (bit_cast::<64, 32>(self.csr.rw_value[13].val()) << 32);
+        self.rx.ring_mask.next = (bit_cast::<16, 1>(true.into()) << self.csr.rw_value[14].val().get_bits::<4>(0)) - 1;
+        self.rx.tail.next = self.csr.rw_value[16].val().get_bits::<16>(0);
+        self.mac_rx.max_frame_len.next = self.csr.rw_value[3].val().get_bits::<16>(0);
+        self.csr.rxq_head.next = self.rx.head.val();
+        self.csr.rxq_status.next = bit_cast::<32, 1>(self.rx.active.val().into())
+            | (bit_cast::<32, 1>((self.rx.error_code.val() != 0).into()) << 1)
+            | (bit_cast::<32, 8>(self.rx.error_code.val()) << 8);
+        // interrupts with moderation
+        self.tx_irq.strobe.next = self.tx.completion.val();
+        self.tx_irq.count.next = self.csr.rw_value[10].val().get_bits::<16>(0);
+        self.tx_irq.timer.next = self.csr.rw_value[11].val();
+        self.rx_irq.strobe.next = self.rx.completion.val();
+        self.rx_irq.count.next = self.csr.rw_value[17].val().get_bits::<16>(0);
+        self.rx_irq.timer.next = self.csr.rw_value[18].val();
+        self.csr.irq_set.next = bit_cast::<16, 1>(self.tx_irq.fire.val().into())
+            | (bit_cast::<16, 1>(self.rx_irq.fire.val().into()) << 8);
+        self.irq.next = self.csr.irq.val();
+        // statistics (COUNTER_REGS indices: see csr::COUNTER_REGS)
+        self.csr.count_inc[0].next = bit_cast::<32, 1>(self.mac_tx.stat_frame.val().into());
+        self.csr.count_inc[1].next = 0.into();
+        if self.mac_tx.stat_frame.val() {
+            self.csr.count_inc[1].next = bit_cast::<32, 16>(self.mac_tx.stat_bytes.val());
+        }
+        self.csr.count_inc[2].next = bit_cast::<32, 1>(self.mac_tx.stat_aborted.val().into());
+        self.csr.count_inc[3].next = bit_cast::<32, 1>(self.rx.stat_frame.val().into());
+        self.csr.count_inc[4].next = 0.into();
+        if self.rx.stat_frame.val() {
+            self.csr.count_inc[4].next = bit_cast::<32, 16>(self.rx.stat_bytes.val());
+        }
+        self.csr.count_inc[5].next = bit_cast::<32, 1>(self.rx.drop_no_buffer.val().into());
+        self.csr.count_inc[6].next = bit_cast::<32, 1>(self.rx.drop_fcs.val().into());
+        self.csr.count_inc[7].next = bit_cast::<32, 1>(self.rx.drop_runt.val().into());
+        self.csr.count_inc[8].next = bit_cast::<32, 1>(self.rx.drop_oversize.val().into());
+        self.csr.count_inc[9].next = bit_cast::<32, 1>(self.rx.drop_truncated.val().into());
+        self.csr.count_inc[10].next = bit_cast::<32, 1>(self.rx.drop_phy.val().into());
+        self.csr.count_inc[11].next = 0.into();
+        // ---- DMA reads: RX descriptors, then TX descriptors, then TX data
+        self.rx.desc_req_ready.next = false;
+        self.tx.desc_req_ready.next = false;
+        self.tx.data_req_ready.next = false;
+        self.dma_rd_req_valid.next = self.rx.desc_req_valid.val() | self.tx.desc_req_valid.val() | self.tx.data_req_valid.val();
+        self.dma_rd_req_addr.next = self.tx.data_req_addr.val();
+        self.dma_rd_req_len.next = self.tx.data_req_len.val();
+        self.dma_rd_req_tag.next = 1.into(); // TAG_TX_DATA
+        if self.rx.desc_req_valid.val() {
+            self.dma_rd_req_addr.next = self.rx.desc_req_addr.val();
+            self.dma_rd_req_len.next = self.rx.desc_req_len.val();
+            self.dma_rd_req_tag.next = 2.into(); // TAG_RX_DESC
+            self.rx.desc_req_ready.next = self.dma_rd_req_ready.val();
+        } else if self.tx.desc_req_valid.val() {
+            self.dma_rd_req_addr.next = self.tx.desc_req_addr.val();
+            self.dma_rd_req_len.next = self.tx.desc_req_len.val();
+            self.dma_rd_req_tag.next = 0.into(); // TAG_TX_DESC
+            self.tx.desc_req_ready.next = self.dma_rd_req_ready.val();
+        } else {
+            self.tx.data_req_ready.next = self.dma_rd_req_ready.val();
+        }
+        self.tx.rsp_data.next = self.dma_rd_rsp_data.val();
+        self.tx.rsp_last.next = self.dma_rd_rsp_last.val();
+        self.tx.rsp_error.next = self.dma_rd_rsp_error.val();
+        self.rx.rsp_data.next = self.dma_rd_rsp_data.val();
+        self.rx.rsp_last.next = self.dma_rd_rsp_last.val();
+        self.rx.rsp_error.next = self.dma_rd_rsp_error.val();
+        self.tx.desc_rsp_valid.next = self.dma_rd_rsp_valid.val() & (self.dma_rd_rsp_tag.val() == 0);
+        self.tx.data_rsp_valid.next = self.dma_rd_rsp_valid.val() & (self.dma_rd_rsp_tag.val() == 1);
+        self.rx.desc_rsp_valid.next = self.dma_rd_rsp_valid.val() & (self.dma_rd_rsp_tag.val() == 2);
+        self.dma_rd_rsp_ready.next = true;
+        if self.dma_rd_rsp_tag.val() == 1 {
+            self.dma_rd_rsp_ready.next = self.tx.data_rsp_ready.val();
+        }
+        // ---- DMA writes: an RX data burst stays together; RX before TX write-back
+        self.grant_rx_write.next = self.wr_lock_rx.q.val() | self.rx.wr_valid.val();
+        self.rx.wr_ready.next = false;
+        self.tx.wb_ready.next = false;
+        if self.grant_rx_write.val() {
+            self.dma_wr_valid.next = self.rx.wr_valid.val();
+            self.dma_wr_addr.next = self.rx.wr_addr.val();
+            self.dma_wr_data.next = self.rx.wr_data.val();
+            self.dma_wr_strb.next = self.rx.wr_strb.val();
+            self.dma_wr_last.next = self.rx.wr_last.val();
+            self.dma_wr_tag.next = self.rx.wr_tag.val();
+            self.rx.wr_ready.next = self.dma_wr_ready.val();
+            if self.rx.wr_valid.val() & self.dma_wr_ready.val() {
+                self.wr_lock_rx.d.next = !self.rx.wr_last.val();
+            }
+        } else {
+            self.dma_wr_valid.next = self.tx.wb_valid.val();
+            self.dma_wr_addr.next = self.tx.wb_addr.val();
+            self.dma_wr_data.next = self.tx.wb_data.val();
+            self.dma_wr_strb.next = 0xff.into();
+            self.dma_wr_last.next = true;
+            self.dma_wr_tag.next = 2.into(); // TAG_TX_WRITEBACK
+            self.tx.wb_ready.next = self.dma_wr_ready.val();
+        }
+        self.rx.wr_rsp_valid.next = self.dma_wr_rsp_valid.val() & (self.dma_wr_rsp_tag.val() == 0);
+        self.rx.wr_rsp_error.next = self.dma_wr_rsp_error.val();
+        self.rx.wb_fault.next = self.dma_wr_rsp_valid.val() & (self.dma_wr_rsp_tag.val() == 1) & self.dma_wr_rsp_error.val();
+        self.tx.wb_rsp_valid.next = self.dma_wr_rsp_valid.val() & (self.dma_wr_rsp_tag.val() == 2);
+        self.tx.wb_rsp_error.next = self.dma_wr_rsp_error.val();
+        // ---- TX engine → MAC TX
+        self.mac_tx.s_data.next = self.tx.m_data.val();
+        self.mac_tx.s_len.next = self.tx.m_len.val();
+        self.mac_tx.s_last.next = self.tx.m_last.val();
+        self.mac_tx.s_user.next = self.tx.m_user.val();
+        self.mac_tx.s_valid.next = self.tx.m_valid.val();
+        self.tx.m_ready.next = self.mac_tx.s_ready.val();
+        // ---- loopback switch between the MAC and the wire
+        self.tx_axis_tdata.next = self.mac_tx.m_data.val();
+        self.tx_axis_tkeep.next = self.mac_tx.m_keep.val();
+        self.tx_axis_tlast.next = self.mac_tx.m_last.val();
+        self.tx_axis_tuser.next = self.mac_tx.m_user.val();
+        self.tx_axis_tvalid.next = self.mac_tx.m_valid.val() & !self.loopback.val();
+        self.mac_tx.m_ready.next = self.tx_axis_tready.val();
+        self.mac_rx.s_data.next = self.rx_axis_tdata.val();
+        self.mac_rx.s_keep.next = self.rx_axis_tkeep.val();
+        self.mac_rx.s_last.next = self.rx_axis_tlast.val();
+        self.mac_rx.s_user.next = self.rx_axis_tuser.val();
+        self.mac_rx.s_valid.next = self.rx_axis_tvalid.val();
+        self.rx_axis_tready.next = self.mac_rx.s_ready.val() & !self.loopback.val();
+        if self.loopback.val() {
+            self.mac_tx.m_ready.next = self.mac_rx.s_ready.val();
+            self.mac_rx.s_data.next = self.mac_tx.m_data.val();
+            self.mac_rx.s_keep.next = self.mac_tx.m_keep.val();
+            self.mac_rx.s_last.next = self.mac_tx.m_last.val();
+            self.mac_rx.s_user.next = self.mac_tx.m_user.val();
+            self.mac_rx.s_valid.next = self.mac_tx.m_valid.val();
+        }
+        // ---- MAC RX → RX engine
+        self.rx.s_data.next = self.mac_rx.m_data.val();
+        self.rx.s_len.next = self.mac_rx.m_len.val();
+        self.rx.s_last.next = self.mac_rx.m_last.val();
+        self.rx.s_status.next = self.mac_rx.m_status.val();
+        self.rx.s_valid.next = self.mac_rx.m_valid.val();
+        self.mac_rx.m_ready.next = self.rx.s_ready.val();
+        if self.reset.val() {
+            self.wr_lock_rx.d.next = false;
+        }
+    }
+}
+
+/// `small`: 256-beat TX and RX FIFOs.
+pub type NicTopSmall = NicTop<8, 9, 8, 9>;
+/// `full`: 512-beat TX FIFO, 1024-beat RX FIFO.
+pub type NicTopFull = NicTop<9, 10, 10, 11>;
