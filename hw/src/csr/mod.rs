@@ -140,7 +140,7 @@ pub struct CsrBlock {
     r_data: DFF<Bits<32>>,
     do_write: Signal<Local, Bit>,
     strb_mask: Signal<Local, Bits<32>>,
-    w_clear: Signal<Local, Bits<32>>,
+    w_clear: Signal<Local, Bits<16>>,
     read_value: Signal<Local, Bits<32>>,
 }
 
@@ -272,7 +272,7 @@ impl Logic for CsrBlock {
         }
         self.do_write.next = self.aw_full.q.val() & self.w_full.q.val() & !self.b_valid.q.val();
         self.irq_status.d.next = self.irq_status.q.val() | self.irq_set.val();
-        self.w_clear.next = self.w_data.q.val() & self.w_mask.q.val();
+        self.w_clear.next = self.w_data.q.val().get_bits::<16>(0) & self.w_mask.q.val().get_bits::<16>(0);
         if self.do_write.val() {
             self.b_valid.d.next = true;
             for i in 0..23 {
@@ -282,7 +282,7 @@ impl Logic for CsrBlock {
             }
             if self.aw_addr.q.val() == self.addr_irq_status.val() {
                 self.irq_status.d.next =
-                    (self.irq_status.q.val() & !self.w_clear.val().get_bits::<16>(0)) | self.irq_set.val();
+                    (self.irq_status.q.val() & !self.w_clear.val()) | self.irq_set.val();
             }
         }
         self.s_axil_bvalid.next = self.b_valid.q.val();

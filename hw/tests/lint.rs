@@ -1,0 +1,22 @@
+//! The exported Verilog is lint-clean under `verilator --lint-only -Wall` with only the
+//! generator-caused waivers of hw/lint/waivers.vlt.
+use nic_hw::Config;
+use std::process::Command;
+
+#[test]
+fn exported_verilog_is_lint_clean() {
+    let dir = std::env::temp_dir().join(format!("nic-lint-{}", std::process::id()));
+    for c in Config::ALL {
+        let d = dir.join(c.name());
+        nic_hw::export::write_all(c, &d).unwrap();
+        let out = Command::new("verilator")
+            .args(["--lint-only", "-Wall", "--top-module", "nic_top"])
+            .arg(d.join("waivers.vlt"))
+            .arg(d.join("nic_top.v"))
+            .output()
+            .expect("verilator not found: run `make setup`");
+        let text = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && !text.contains("%Warning"), "{c}: lint failed:\n{text}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
