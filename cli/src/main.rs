@@ -1,1 +1,172 @@
-fn main() {}
+//! `nic`: the user's entry point. Export Verilog and the register map, run the NIC in
+//! simulation through the real driver, benchmark it.
+
+mod bench;
+mod loopback;
+mod report;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+use std::ops::RangeInclusive;
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(name = "nic", version, about = "Open NIC in Rust HDL: Verilog export, co-simulation with the real driver, benchmarks")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Export the NIC as Verilog (nic_top.v, a FuseSoC core file and the lint waivers).
+    Verilog {
+        #[arg(long, value_enum, default_value_t = HwArg::Small)]
+        config: HwArg,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Write the register map as Markdown (regmap.md) and a C header (nic_regs.h).
+    Regmap {
+        #[arg(long, default_value = "docs")]
+        out: PathBuf,
+    },
+    /// Run the NIC in simulation.
+    Sim {
+        #[command(subcommand)]
+        cmd: SimCmd,
+    },
+    /// Measure the simulated NIC.
+    Bench {
+        #[command(subcommand)]
+        cmd: BenchCmd,
+    },
+}
+
+#[derive(Subcommand)]
+enum SimCmd {
+    /// Send random frames through TX, the internal loopback and RX via the driver and
+    /// check every byte.
+    Loopback(loopback::LoopbackArgs),
+}
+
+#[derive(Subcommand)]
+enum BenchCmd {
+    /// Back-to-back loopback at 64, 128, 512, 1518 and 9018-byte frames: cycles per frame
+    /// and share of 10 GbE line rate at 156.25 MHz.
+    Loopback(bench::BenchArgs),
+}
+
+/// Hardware configuration.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum HwArg {
+    Small,
+    Full,
+}
+
+impl HwArg {
+    pub fn hw(self) -> nic_hw::Config {
+        match self {
+            HwArg::Small => nic_hw::Config::Small,
+            HwArg::Full => nic_hw::Config::Full,
+        }
+    }
+    pub fn sim(self) -> nic_sim::HwConfig {
+        match self {
+            HwArg::Small => nic_sim::HwConfig::Small,
+            HwArg::Full => nic_sim::HwConfig::Full,
+        }
+    }
+    pub fn size(self) -> nic_testbench::backend::HwSize {
+        match self {
+            HwArg::Small => nic_testbench::backend::HwSize::Small,
+            HwArg::Full => nic_testbench::backend::HwSize::Full,
+        }
+    }
+}
+
+/// Which NIC implementation runs.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum BackendArg {
+    /// The Verilated RTL.
+    Rtl,
+    /// The behavioural model (fast; checks the driver, not the RTL).
+    Model,
+}
+
+/// Parses `MIN..MAX`, `MIN..=MAX` (both inclusive) or a single `N`: frame sizes as the
+/// driver sees them (without FCS), within 60..=9018.
+pub fn parse_size_range(s: &str) -> Result<RangeInclusive<usize>, String> {
+    use nic_testbench::gen::{MAX_LEN, MIN_LEN};
+    let num = |t: &str, what: &str| -> Result<usize, String> {
+        t.trim().parse::<usize>().map_err(|_| format!("{what} `{t}` is not a number (expected MIN..MAX, e.g. 60..1514)"))
+    };
+    let (lo, hi) = if let Some((a, b)) = s.split_once("..=") {
+        (num(a, "MIN")?, num(b, "MAX")?)
+    } else if let Some((a, b)) = s.split_once("..") {
+        (num(a, "MIN")?, num(b, "MAX")?)
+    } else {
+        let n = num(s, "size")?;
+        (n, n)
+    };
+    if lo > hi {
+        return Err(format!("MIN {lo} is larger than MAX {hi}"));
+    }
+    if lo < MIN_LEN {
+        return Err(format!("{lo} bytes is below the minimum frame of {MIN_LEN} bytes (64 on the wire with FCS)"));
+    }
+    if hi > MAX_LEN {
+        return Err(format!("{hi} bytes is above the maximum frame of {MAX_LEN} bytes (9022 with FCS, the default MAX_FRAME_LEN)"));
+    }
+    Ok(lo..=hi)
+}
+
+fn main() {
+    let cli = Cli::parse();
+    if let Err(e) = run(cli) {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.cmd {
+        Cmd::Verilog { config, out } => {
+            nic_hw::export::write_all(config.hw(), &out).with_context(|| format!("writing Verilog into {}", out.display()))?;
+            println!("wrote {}/nic_top.v ({} configuration), {}/nic_top_{}.core, {}/waivers.vlt", out.display(), config.hw(), out.display(), config.hw(), out.display());
+            Ok(())
+        }
+        Cmd::Regmap { out } => {
+            std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+            std::fs::write(out.join("regmap.md"), nic_regmap::render_markdown()).context("writing regmap.md")?;
+            std::fs::write(out.join("nic_regs.h"), nic_regmap::render_c_header()).context("writing nic_regs.h")?;
+            println!("wrote {}/regmap.md and {}/nic_regs.h", out.display(), out.display());
+            Ok(())
+        }
+        Cmd::Sim { cmd: SimCmd::Loopback(a) } => loopback::run(a),
+        Cmd::Bench { cmd: BenchCmd::Loopback(a) } => bench::run(a),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_ranges() {
+        assert_eq!(parse_size_range("60..1514").unwrap(), 60..=1514);
+        assert_eq!(parse_size_range("60..=9018").unwrap(), 60..=9018);
+        assert_eq!(parse_size_range("1000").unwrap(), 1000..=1000);
+        assert!(parse_size_range("10..5").unwrap_err().contains("larger"));
+        assert!(parse_size_range("59..100").unwrap_err().contains("below"));
+        assert!(parse_size_range("60..9019").unwrap_err().contains("above"));
+        assert!(parse_size_range("a..b").unwrap_err().contains("not a number"));
+    }
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

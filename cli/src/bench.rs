@@ -1,0 +1,124 @@
+//! `nic bench loopback`: back-to-back loopback per frame size (TX ring kept full, large
+//! bursts, RX buffers posted ahead, interrupts masked, polling), in cycles per frame and
+//! share of 10 GbE line rate at 156.25 MHz.
+
+use crate::loopback::open_device;
+use crate::report::{grouped, si};
+use crate::{BackendArg, HwArg};
+use anyhow::{Context, Result};
+use clap::Args;
+use nic_driver::{IrqMode, Nic, NicConfig};
+use nic_testbench::gen::FrameGen;
+use nic_testbench::traffic::{line_rate, run_loopback, LoopbackOptions, PlannedFrame};
+use std::time::Instant;
+
+/// Frame sizes on the wire, FCS included.
+pub const SIZES: [usize; 5] = [64, 128, 512, 1518, 9018];
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    #[arg(long, value_enum, default_value_t = HwArg::Small)]
+    config: HwArg,
+    /// Frames measured per size (after a warm-up of one ring).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    frames: Option<u64>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    #[arg(long, value_enum, default_value_t = BackendArg::Rtl)]
+    backend: BackendArg,
+}
+
+struct Row {
+    wire_len: usize,
+    frames: usize,
+    cycles_per_frame: f64,
+    line_cycles: f64,
+    ratio: f64,
+    wall_cycles_per_s: f64,
+}
+
+fn default_frames(wire_len: usize) -> usize {
+    // About 100k cycles of line time per size, at least 300 frames.
+    ((100_000.0 / line_rate::cycles_per_frame(wire_len as u64)) as usize).clamp(300, 8000)
+}
+
+pub fn run(a: BenchArgs) -> Result<()> {
+    let mut rows = Vec::new();
+    const RING_LOG2: u32 = 10;
+    let warmup = 1usize << RING_LOG2;
+    for &wire_len in &SIZES {
+        let mut dev = open_device(a.backend, a.config, None)?;
+        let cfg = NicConfig { tx_ring_log2: RING_LOG2, rx_ring_log2: RING_LOG2, irq_mode: IrqMode::Polling, ..NicConfig::default() };
+        let mut nic = Nic::open_with(&mut dev, cfg).context("opening the NIC")?;
+        nic.set_loopback(true)?;
+        let measured = a.frames.map_or_else(|| default_frames(wire_len), |f| f as usize);
+        let count = warmup + measured;
+        // Few distinct frames, reused: generating random bytes is not what is measured.
+        let mut g = FrameGen::new(wire_len as u64);
+        let pool: Vec<Vec<u8>> = (0..64).map(|_| g.frame(wire_len - 4)).collect();
+        let opts = LoopbackOptions { bursts: vec![256], rx_burst: 512, poll_idle: 16, warmup, ..LoopbackOptions::default() };
+        let t = Instant::now();
+        let start = nic.cycles();
+        let r = run_loopback(&mut nic, count, |i| PlannedFrame { data: pool[i % pool.len()].clone(), cuts: vec![] }, &opts, |_| {})
+            .map_err(|e| anyhow::anyhow!("{wire_len}-byte frames: {e}"))?;
+        let wall = t.elapsed().as_secs_f64();
+        let cycles_per_frame = r.steady_cycles as f64 / r.steady_frames as f64;
+        let line_cycles = line_rate::cycles_per_frame(wire_len as u64);
+        rows.push(Row {
+            wire_len,
+            frames: r.steady_frames,
+            cycles_per_frame,
+            line_cycles,
+            ratio: line_cycles / cycles_per_frame,
+            wall_cycles_per_s: (nic.cycles() - start) as f64 / wall,
+        });
+        if !a.json {
+            eprintln!("{wire_len:>5} bytes: done ({} frames)", grouped(count as u64));
+        }
+    }
+    let idle = match a.backend {
+        BackendArg::Rtl => Some(nic_sim::bench_idle(a.config.sim(), 2_000_000)),
+        BackendArg::Model => None,
+    };
+
+    if a.json {
+        let items: Vec<String> = rows
+            .iter()
+            .map(|r| {
+                format!(
+                    "{{\"frame_bytes\":{},\"frames\":{},\"cycles_per_frame\":{:.3},\"line_rate_cycles_per_frame\":{:.3},\"line_rate_ratio\":{:.5},\"sim_cycles_per_second\":{:.0}}}",
+                    r.wire_len, r.frames, r.cycles_per_frame, r.line_cycles, r.ratio, r.wall_cycles_per_s
+                )
+            })
+            .collect();
+        println!(
+            "{{\"config\":\"{}\",\"backend\":\"{:?}\",\"clock_hz\":{},\"results\":[{}],\"idle_cycles_per_second\":{}}}",
+            a.config.hw(),
+            a.backend,
+            line_rate::CLOCK_HZ,
+            items.join(","),
+            idle.map_or("null".to_string(), |v| format!("{v:.0}"))
+        );
+        return Ok(());
+    }
+    println!("loopback back to back, {} configuration, {:?} backend, 156.25 MHz core clock, 10 GbE line rate", a.config.hw(), a.backend);
+    println!("{:>11} {:>8} {:>16} {:>16} {:>13} {:>14} {:>14}", "frame bytes", "frames", "cycles/frame", "line cyc/frame", "% line rate", "Mframes/s", "sim cycles/s");
+    for r in &rows {
+        println!(
+            "{:>11} {:>8} {:>16.2} {:>16.2} {:>12.1}% {:>14.3} {:>14}",
+            r.wire_len,
+            r.frames,
+            r.cycles_per_frame,
+            r.line_cycles,
+            100.0 * r.ratio,
+            line_rate::CLOCK_HZ / r.cycles_per_frame / 1e6,
+            si(r.wall_cycles_per_s)
+        );
+    }
+    println!("(frame bytes include the FCS; line time adds 8 bytes preamble/SFD and 12 bytes inter-frame gap per frame)");
+    if let Some(v) = idle {
+        println!("idle Verilator model (SimDevice, nothing to do): {}cycles/s", si(v));
+    }
+    Ok(())
+}

@@ -1,0 +1,132 @@
+//! `nic sim loopback`: random frames through TX, the internal loopback and RX via the
+//! driver, every byte checked.
+
+use crate::report::{grouped, line_seconds, si, sim_seconds};
+use crate::{parse_size_range, BackendArg, HwArg};
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use nic_driver::{Device, Nic, NicConfig};
+use nic_testbench::backend::TestDevice;
+use nic_testbench::gen::FrameGen;
+use nic_testbench::traffic::{run_loopback, LoopbackOptions, PlannedFrame, Progress};
+use std::ops::RangeInclusive;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+#[derive(Args, Debug)]
+pub struct LoopbackArgs {
+    /// Number of frames to send (at least 1).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    frames: u64,
+    /// Frame sizes without FCS, MIN..MAX inclusive (60..=9018), drawn uniformly.
+    #[arg(long, value_name = "MIN..MAX", value_parser = parse_size_range, default_value = "60..1514")]
+    size: RangeInclusive<usize>,
+    #[arg(long, value_enum, default_value_t = HwArg::Small)]
+    config: HwArg,
+    /// Write an FST waveform of the run to FILE (slow: use with few frames).
+    #[arg(long, value_name = "FILE")]
+    wave: Option<PathBuf>,
+    /// Seed of the random frames (the same seed sends the same traffic).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Split each frame into 1..=K scatter-gather segments at random.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=16))]
+    segments: u64,
+    /// Frames per doorbell (tx_burst call).
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    burst: u64,
+    /// log2 of the TX and RX ring sizes.
+    #[arg(long, default_value_t = 9, value_parser = clap::value_parser!(u32).range(1..=15))]
+    ring_log2: u32,
+    /// Which NIC implementation to drive.
+    #[arg(long, value_enum, default_value_t = BackendArg::Rtl)]
+    backend: BackendArg,
+}
+
+pub fn open_device(backend: BackendArg, config: HwArg, wave: Option<PathBuf>) -> Result<Box<dyn TestDevice>> {
+    Ok(match backend {
+        BackendArg::Rtl => {
+            let cfg = nic_sim::SimConfig { wave, ..nic_sim::SimConfig::new(config.sim()) };
+            Box::new(nic_testbench::backend::rtl::RtlDevice::new(cfg).map_err(anyhow::Error::msg).context("building the simulated NIC")?)
+        }
+        BackendArg::Model => {
+            if wave.is_some() {
+                bail!("--wave needs the RTL backend (the behavioural model has no signals)");
+            }
+            nic_testbench::backend::Backend::Model.open(config.size())
+        }
+    })
+}
+
+pub fn run(a: LoopbackArgs) -> Result<()> {
+    let mut dev = open_device(a.backend, a.config, a.wave.clone())?;
+    let wall = Instant::now();
+    let cfg = NicConfig { tx_ring_log2: a.ring_log2, rx_ring_log2: a.ring_log2, ..NicConfig::default() };
+    let mut nic = Nic::open_with(&mut dev, cfg).context("opening the NIC")?;
+    nic.set_loopback(true)?;
+    nic.device_mut().take_dma_faults();
+    let before = nic.stats()?;
+    let start_cycles = nic.cycles();
+
+    let count = a.frames as usize;
+    let mut g = FrameGen::new(a.seed);
+    let range = a.size.clone();
+    let segments = a.segments as usize;
+    let opts = LoopbackOptions { bursts: vec![a.burst as usize], rx_burst: 256, ..LoopbackOptions::default() };
+    let mut last_report = Instant::now();
+    let progress = |p: &Progress| {
+        if last_report.elapsed() >= Duration::from_secs(1) {
+            last_report = Instant::now();
+            let secs = wall.elapsed().as_secs_f64();
+            eprintln!(
+                "progress: {}/{} frames ({:.0}%), {} cycles, {}cycles/s",
+                grouped(p.received as u64),
+                grouped(count as u64),
+                100.0 * p.received as f64 / count as f64,
+                grouped(p.cycles),
+                si(p.cycles as f64 / secs)
+            );
+        }
+    };
+    let sim_start = Instant::now();
+    let r = run_loopback(
+        &mut nic,
+        count,
+        |_| {
+            let data = g.frame_in(range.clone());
+            let cuts = g.cuts(data.len(), segments);
+            PlannedFrame { data, cuts }
+        },
+        &opts,
+        progress,
+    )
+    .map_err(|e| anyhow::anyhow!("loopback failed: {e}"))?;
+    let elapsed = sim_start.elapsed().as_secs_f64();
+    let total_cycles = nic.cycles() - start_cycles;
+
+    let s = nic.stats()?.since(&before);
+    let faults = nic.device_mut().take_dma_faults();
+    if !faults.is_empty() {
+        bail!("the NIC hit {} DMA faults during the run, first {:?}", faults.len(), faults[0]);
+    }
+    if s.rx_frames as usize != count || s.tx_frames as usize != count || s.rx_drops() != 0 {
+        bail!("statistics disagree with the traffic: {s:?}");
+    }
+    drop(nic);
+
+    let frames = r.frames as u64;
+    let cpf = r.cycles as f64 / frames as f64;
+    let sim_s = sim_seconds(r.cycles);
+    let line_s = line_seconds(frames, r.bytes);
+    println!("frames:            {} sent, {} received, all identical byte for byte and in order", grouped(frames), grouped(frames));
+    println!("bytes:             {} (without FCS), sizes {}..={}", grouped(r.bytes), a.size.start(), a.size.end());
+    println!("cycles:            {}", grouped(r.cycles));
+    println!("cycles per frame:  {cpf:.2}");
+    println!("frames/s:          {}frames/s of simulated time at 156.25 MHz ({}b/s)", si(frames as f64 / sim_s), si(r.bytes as f64 * 8.0 / sim_s));
+    println!("10 GbE line rate:  {:.1}% (the same frames need {:.3} ms of line time, the NIC took {:.3} ms)", 100.0 * line_s / sim_s, line_s * 1e3, sim_s * 1e3);
+    println!("simulation speed:  {}cycles/s wall clock ({} cycles in {elapsed:.2} s, driver included)", si(total_cycles as f64 / elapsed), grouped(total_cycles));
+    if let Some(w) = &a.wave {
+        println!("waveform:          {}", w.display());
+    }
+    Ok(())
+}
