@@ -1,0 +1,51 @@
+# Entry points: `make run` and `make test` each do their own set-up.
+# Builds use at most two jobs (the machines have two cores).
+
+CARGO      ?= cargo
+JOBS       ?= 2
+NIC        := $(CARGO) run --release -j$(JOBS) --bin nic --
+OUT        := out
+CONFIGS    := small full
+
+.PHONY: all setup build run test lint regmap verilog bench clean
+
+all: build
+
+setup:
+	@bash scripts/setup.sh
+
+build: setup
+	$(CARGO) build --release -j$(JOBS) --workspace
+
+# Export the small configuration's Verilog, then 1000 random frames through the
+# simulated NIC and the real driver, every byte checked.
+run: setup
+	$(NIC) verilog --config small --out $(OUT)/verilog
+	$(NIC) sim loopback --frames 1000
+
+test: setup
+	$(CARGO) test --release -j$(JOBS) --workspace
+	$(MAKE) --no-print-directory lint
+
+# verilator --lint-only -Wall on the exported Verilog of every configuration, with
+# only the generator-caused waivers (hw/lint/waivers.vlt, written next to it).
+lint: setup
+	@for c in $(CONFIGS); do \
+		$(NIC) verilog --config $$c --out $(OUT)/lint/$$c >/dev/null || exit 1; \
+		echo "lint: $$c"; \
+		verilator --lint-only -Wall --top-module nic_top $(OUT)/lint/$$c/waivers.vlt $(OUT)/lint/$$c/nic_top.v || exit 1; \
+	done
+
+# Regenerate docs/regmap.md and docs/nic_regs.h from regmap/src/lib.rs.
+regmap:
+	$(NIC) regmap --out docs
+
+verilog: setup
+	@for c in $(CONFIGS); do $(NIC) verilog --config $$c --out $(OUT)/verilog/$$c || exit 1; done
+
+bench: setup
+	$(NIC) bench loopback
+
+clean:
+	$(CARGO) clean
+	rm -rf $(OUT)

