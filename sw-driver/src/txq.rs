@@ -100,6 +100,10 @@ impl TxQueue {
     pub fn start<D: Device + ?Sized>(&mut self, dev: &mut D, timeout_cycles: u64) -> Result<(), DriverError> {
         dev.set_reg32(self.reg(txq::Q_CONTROL), 0)?;
         self.forget_all();
+        // Disabling resets HEAD and TAIL (regmap Q_CONTROL); the driver still writes its
+        // own TAIL back to 0 so that a NIC that kept the old doorbell cannot replay stale
+        // descriptors after the queue is enabled again.
+        dev.set_reg32(self.reg(txq::Q_TAIL), 0)?;
         dev.set_reg32(self.reg(txq::Q_BASE_LO), self.ring_mem.bus_addr as u32)?;
         dev.set_reg32(self.reg(txq::Q_BASE_HI), (self.ring_mem.bus_addr >> 32) as u32)?;
         dev.set_reg32(self.reg(txq::Q_SIZE_LOG2), self.ring.size_log2())?;
@@ -218,9 +222,7 @@ impl TxQueue {
         }
         let mut done_to = self.clean;
         while let Some(&end) = self.rs_ends.front() {
-            let mut wb = [0u8; WRITEBACK_LEN];
-            dev.mem_read(self.ring.desc_addr(self.ring_mem.bus_addr, end.wrapping_sub(1)) + desc::WRITEBACK_OFFSET, &mut wb)?;
-            if !WriteBack::decode(&wb).done() {
+            if !self.rs_done(dev, end)? {
                 break;
             }
             done_to = end;
@@ -235,8 +237,15 @@ impl TxQueue {
                 )));
             }
             done_to = head;
+            // A REPORT_STATUS descriptor's slot is reused only once its write-back (DONE)
+            // is in memory: a write-back landing after the slot was reposted would
+            // overwrite the new descriptor's length and flags.
             while let Some(&end) = self.rs_ends.front() {
-                if !self.ring.within(self.clean, end, done_to) {
+                if !self.ring.within(self.clean, end, head) {
+                    break;
+                }
+                if !self.rs_done(dev, end)? {
+                    done_to = end.wrapping_sub(1);
                     break;
                 }
                 self.rs_ends.pop_front();
@@ -257,6 +266,13 @@ impl TxQueue {
             self.clean = self.clean.wrapping_add(1);
         }
         Ok(frames)
+    }
+
+    /// Whether the REPORT_STATUS descriptor just before index `end` was written back.
+    fn rs_done<D: Device + ?Sized>(&self, dev: &mut D, end: u16) -> Result<bool, DriverError> {
+        let mut wb = [0u8; WRITEBACK_LEN];
+        dev.mem_read(self.ring.desc_addr(self.ring_mem.bus_addr, end.wrapping_sub(1)) + desc::WRITEBACK_OFFSET, &mut wb)?;
+        Ok(WriteBack::decode(&wb).done())
     }
 
     pub fn regions(&self) -> [DmaRegion; 2] {
