@@ -25,6 +25,10 @@ public:
     virtual void close_trace() = 0;
     virtual void flush_trace() = 0;
     virtual bool traced_build() const = 0;
+    // Always evaluate clock-low and clock-high (see nic_model_impl.h); for tests.
+    virtual void set_exact_eval(bool exact) = 0;
+    // Whether this build can skip the clock-low evaluation of unchanged cycles.
+    virtual bool fast_clock_build() const = 0;
     virtual uint64_t cycles() const = 0;
 };
 

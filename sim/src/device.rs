@@ -305,6 +305,10 @@ impl Device for SimDevice {
     fn take_dma_faults(&mut self) -> Vec<DmaFault> {
         self.mem.take_faults()
     }
+
+    fn free_dma(&mut self, region: DmaRegion) {
+        self.mem.free(region.bus_addr);
+    }
 }
 
 impl std::fmt::Debug for SimDevice {

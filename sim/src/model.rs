@@ -91,6 +91,8 @@ mod ffi {
         fn close_trace(self: Pin<&mut NicModel>);
         fn flush_trace(self: Pin<&mut NicModel>);
         fn traced_build(self: &NicModel) -> bool;
+        fn set_exact_eval(self: Pin<&mut NicModel>, exact: bool);
+        fn fast_clock_build(self: &NicModel) -> bool;
         fn cycles(self: &NicModel) -> u64;
     }
 }
@@ -206,6 +208,18 @@ impl Model {
     /// Whether this instance runs the variant compiled with `--trace-fst`.
     pub fn traced_build(&self) -> bool {
         self.inner.traced_build()
+    }
+
+    /// `true`: evaluate clock-low and clock-high in every cycle even when the inputs did
+    /// not change (the default skips the clock-low evaluation then; results are the same,
+    /// see csrc/nic_model_impl.h). For cross-checking only.
+    pub fn set_exact_eval(&mut self, exact: bool) {
+        self.inner.pin_mut().set_exact_eval(exact);
+    }
+
+    /// Whether this build skips the clock-low evaluation of cycles with unchanged inputs.
+    pub fn fast_clock_build(&self) -> bool {
+        self.inner.fast_clock_build()
     }
 
     pub fn config(&self) -> HwConfig {

@@ -74,6 +74,20 @@ fn register_access_survives_backpressure_config() {
 }
 
 #[test]
+fn dma_memory_through_the_device_trait() {
+    let mut dev = SimDevice::new(SimConfig::default()).unwrap();
+    let r = dev.alloc_dma(256).unwrap();
+    assert!(r.bus_addr >= 0x1_0000_0000 && r.bus_addr % 64 == 0);
+    dev.mem_write(r.bus_addr + 10, b"hello").unwrap();
+    let mut b = [0u8; 5];
+    dev.mem_read(r.bus_addr + 10, &mut b).unwrap();
+    assert_eq!(&b, b"hello");
+    assert!(dev.mem_read(r.bus_addr + 254, &mut b).is_err());
+    dev.free_dma(r);
+    assert!(dev.mem_read(r.bus_addr, &mut b).is_err());
+}
+
+#[test]
 fn idle_and_wait_irq_count_cycles() {
     let mut dev = SimDevice::new(SimConfig::default()).unwrap();
     let c0 = dev.cycles();

@@ -1,0 +1,31 @@
+//! Prints simulation speed: `cargo run --release -p nic-sim --example sim_speed [cycles]`.
+//! `sim_speed CYCLES small|full plain|traced|device` runs one measurement only (for
+//! instruction counting under valgrind, which is stable where wall time is not).
+
+use nic_sim::{bench_idle, bench_model_idle, HwConfig, Model};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let cycles: u64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(5_000_000);
+    if args.len() > 3 {
+        let hw: HwConfig = args[2].parse().unwrap();
+        let r = match args[3].as_str() {
+            "plain" => bench_model_idle(hw, cycles, false),
+            "traced" => bench_model_idle(hw, cycles, true),
+            _ => bench_idle(hw, cycles),
+        };
+        println!("{hw} {}: {:.3} M cycles/s", args[3], r / 1e6);
+        return;
+    }
+    for hw in HwConfig::ALL {
+        let dev = bench_idle(hw, cycles);
+        let bare = bench_model_idle(hw, cycles, false);
+        let line = if Model::can_trace(hw) {
+            let traced = bench_model_idle(hw, cycles, true);
+            format!("traced build (tracing off) {:.2} M/s ({:+.1}%)", traced / 1e6, (traced / bare - 1.0) * 100.0)
+        } else {
+            "no traced build".to_string()
+        };
+        println!("{hw:5}: SimDevice idle {:.2} M cycles/s, bare model {:.2} M/s, {line}", dev / 1e6, bare / 1e6);
+    }
+}
