@@ -20,11 +20,11 @@ fn main() {
     for hw in HwConfig::ALL {
         let dev = bench_idle(hw, cycles);
         let bare = bench_model_idle(hw, cycles, false);
-        let line = if Model::can_trace(hw) {
+        let line = if Model::can_trace(hw) && Model::has_untraced_build(hw) {
             let traced = bench_model_idle(hw, cycles, true);
             format!("traced build (tracing off) {:.2} M/s ({:+.1}%)", traced / 1e6, (traced / bare - 1.0) * 100.0)
         } else {
-            "no traced build".to_string()
+            format!("one build (traced: {})", Model::can_trace(hw))
         };
         println!("{hw:5}: SimDevice idle {:.2} M cycles/s, bare model {:.2} M/s, {line}", dev / 1e6, bare / 1e6);
     }

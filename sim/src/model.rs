@@ -182,6 +182,12 @@ impl Model {
         ffi::model_variants(config.index()) & 2 != 0
     }
 
+    /// Whether this build also holds a variant compiled without `--trace-fst` for
+    /// `config` (see `VARIANTS` in build.rs: not built while tracing costs nothing).
+    pub fn has_untraced_build(config: HwConfig) -> bool {
+        ffi::model_variants(config.index()) & 1 != 0
+    }
+
     /// Starts (or restarts) an FST dump into `path`.
     pub fn open_wave(&mut self, path: &Path) -> Result<(), String> {
         let p = path.to_str().ok_or_else(|| format!("non-UTF-8 path {}", path.display()))?;
