@@ -52,7 +52,7 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     pub dma_rd_req_tag: Signal<Out, Bits<4>>,
     pub dma_rd_rsp_valid: Signal<In, Bit>,
     pub dma_rd_rsp_ready: Signal<Out, Bit>,
-    pub dma_rd_rsp_data: Signal<In, Bits<64>>,
+    pub dma_rd_rsp_data: Signal<In, Bits<128>>,
     pub dma_rd_rsp_last: Signal<In, Bit>,
     pub dma_rd_rsp_error: Signal<In, Bit>,
     pub dma_rd_rsp_tag: Signal<In, Bits<4>>,
@@ -60,8 +60,8 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     pub dma_wr_valid: Signal<Out, Bit>,
     pub dma_wr_ready: Signal<In, Bit>,
     pub dma_wr_addr: Signal<Out, Bits<64>>,
-    pub dma_wr_data: Signal<Out, Bits<64>>,
-    pub dma_wr_strb: Signal<Out, Bits<8>>,
+    pub dma_wr_data: Signal<Out, Bits<128>>,
+    pub dma_wr_strb: Signal<Out, Bits<16>>,
     pub dma_wr_last: Signal<Out, Bit>,
     pub dma_wr_tag: Signal<Out, Bits<4>>,
     pub dma_wr_rsp_valid: Signal<In, Bit>,
@@ -297,8 +297,8 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> Log
         } else {
             self.dma_wr_valid.next = self.tx.wb_valid.val();
             self.dma_wr_addr.next = self.tx.wb_addr.val();
-            self.dma_wr_data.next = self.tx.wb_data.val();
-            self.dma_wr_strb.next = 0xff.into();
+            self.dma_wr_data.next = bit_cast::<128, 64>(self.tx.wb_data.val());
+            self.dma_wr_strb.next = 0xff.into(); // bytes 8..16 of the descriptor
             self.dma_wr_last.next = true;
             self.dma_wr_tag.next = 2.into(); // TAG_TX_WRITEBACK
             self.tx.wb_ready.next = self.dma_wr_ready.val();

@@ -1,9 +1,12 @@
 //! Descriptor fetch, shared by the TX and RX engines.
 //!
-//! Reads up to 8 descriptors per request (never across the ring's end) into a 16-entry
-//! FIFO, one request in flight at a time. A request is issued only while the FIFO has
+//! Reads up to 8 descriptors per request (never across the ring's end) into a 32-entry
+//! FIFO, one request in flight at a time. Fetching starts while 24 are still queued: a
+//! fetch's response waits behind the data responses already in flight on the shared,
+//! in-order read channel, and the queue must not run dry meanwhile. A request is issued only while the FIFO has
 //! room for all it asks for, so the shared read-response channel never waits on us.
 //! `fetch_ptr` advances when the request is issued; descriptors pop out in ring order.
+//! The DMA port's read beats are 16 bytes: one descriptor per beat.
 
 use crate::stream::NicFifo;
 use rust_hdl::prelude::*;
@@ -27,7 +30,7 @@ pub struct DescFetch {
     pub req_len: Signal<Out, Bits<16>>,
     // read response (already routed by tag)
     pub rsp_valid: Signal<In, Bit>,
-    pub rsp_data: Signal<In, Bits<64>>,
+    pub rsp_data: Signal<In, Bits<128>>,
     pub rsp_last: Signal<In, Bit>,
     pub rsp_error: Signal<In, Bit>,
     // descriptors out (first word fall through)
@@ -40,13 +43,11 @@ pub struct DescFetch {
     pub ring_empty: Signal<Out, Bit>,
     /// Pulses when a fetch was refused by the host.
     pub fault: Signal<Out, Bit>,
-    fifo: NicFifo<DescWord, 4, 5>,
+    fifo: NicFifo<DescWord, 5, 6>,
     fetch_ptr: DFF<Bits<16>>,
     busy: DFF<Bit>,
     /// `busy` one cycle late: the FIFO shows a word one cycle after it was written.
     busy_settle: DFF<Bit>,
-    phase: DFF<Bit>,
-    first_word: DFF<Bits<64>>,
     avail: Signal<Local, Bits<16>>,
     to_end: Signal<Local, Bits<16>>,
     count: Signal<Local, Bits<16>>,
@@ -80,8 +81,6 @@ impl Default for DescFetch {
             fetch_ptr: Default::default(),
             busy: Default::default(),
             busy_settle: Default::default(),
-            phase: Default::default(),
-            first_word: Default::default(),
             avail: Default::default(),
             to_end: Default::default(),
             count: Default::default(),
@@ -92,7 +91,7 @@ impl Default for DescFetch {
 impl Logic for DescFetch {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, fetch_ptr, busy, busy_settle, phase, first_word);
+        dff_setup!(self, clock, fetch_ptr, busy, busy_settle);
         self.busy_settle.d.next = self.busy.q.val();
         clock!(self, clock, fifo);
         self.fifo.reset.next = self.reset.val() | (!self.active.val() & !self.busy.q.val());
@@ -111,26 +110,21 @@ impl Logic for DescFetch {
         self.req_valid.next = self.active.val()
             & !self.busy.q.val()
             & (self.avail.val() != 0)
-            & (self.fifo.count.val() <= 8);
+            & (self.fifo.count.val() <= 24);
         if self.req_valid.val() & self.req_ready.val() {
             self.busy.d.next = true;
-            self.phase.d.next = false;
             self.fetch_ptr.d.next = self.fetch_ptr.q.val() + self.count.val();
         }
-        // responses: two beats per descriptor
+        // responses: one descriptor per beat (bytes 0..12 kept: address, length, flags)
         self.fifo.write.next = false;
-        self.fifo.data_in.next = bit_cast::<96, 64>(self.first_word.q.val())
-            | (bit_cast::<96, 64>(self.rsp_data.val() & 0xffff_ffff_u64) << 64);
+        self.fifo.data_in.next = bit_cast::<96, 128>(self.rsp_data.val());
         self.fault.next = false;
         if self.rsp_valid.val() {
             if self.rsp_error.val() {
                 self.fault.next = true;
-            } else if self.phase.q.val() {
-                self.fifo.write.next = true;
             } else {
-                self.first_word.d.next = self.rsp_data.val();
+                self.fifo.write.next = true;
             }
-            self.phase.d.next = !self.phase.q.val();
             if self.rsp_last.val() {
                 self.busy.d.next = false;
             }
@@ -146,7 +140,6 @@ impl Logic for DescFetch {
         }
         if self.reset.val() {
             self.busy.d.next = false;
-            self.phase.d.next = false;
         }
     }
 }

@@ -1,6 +1,7 @@
 //! RX queue engine: frames from the MAC into posted host buffers.
 //!
-//! Frames queue in the RX FIFO. At a frame's first beat the engine takes the next
+//! Frames are paired into 16-byte beats (`Upsizer`, the DMA port's width) and queue in
+//! the RX FIFO. At a frame's first beat the engine takes the next
 //! posted descriptor (or, when none is posted or the queue is stopped, drops the frame
 //! and counts it). The frame is written into the buffer as it comes (cut-through);
 //! bytes past the buffer's length are not written. Once the host has acknowledged the
@@ -10,11 +11,11 @@
 //! belongs to the NIC, and the driver never sees the frame.
 
 use super::desc_fetch::DescFetch;
-use crate::stream::NicFifo;
+use crate::stream::{NicFifo, Upsizer};
 use rust_hdl::prelude::*;
 
-/// RX FIFO word: [63:0] data, [67:64] byte count, [68] last, [71:69] MAC status.
-pub type RxBeat = Bits<72>;
+/// RX FIFO word: [127:0] data, [132:128] byte count, [133] last, [136:134] MAC status.
+pub type RxBeat = Bits<137>;
 
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
 pub enum RxState {
@@ -49,15 +50,15 @@ pub struct RxEngine<const FN: usize, const FNP1: usize> {
     pub desc_req_addr: Signal<Out, Bits<64>>,
     pub desc_req_len: Signal<Out, Bits<16>>,
     pub desc_rsp_valid: Signal<In, Bit>,
-    pub rsp_data: Signal<In, Bits<64>>,
+    pub rsp_data: Signal<In, Bits<128>>,
     pub rsp_last: Signal<In, Bit>,
     pub rsp_error: Signal<In, Bit>,
     // writes: frame data (tag 0) and write-back (tag 1)
     pub wr_valid: Signal<Out, Bit>,
     pub wr_ready: Signal<In, Bit>,
     pub wr_addr: Signal<Out, Bits<64>>,
-    pub wr_data: Signal<Out, Bits<64>>,
-    pub wr_strb: Signal<Out, Bits<8>>,
+    pub wr_data: Signal<Out, Bits<128>>,
+    pub wr_strb: Signal<Out, Bits<16>>,
     pub wr_last: Signal<Out, Bit>,
     pub wr_tag: Signal<Out, Bits<4>>,
     pub wr_rsp_valid: Signal<In, Bit>,
@@ -81,6 +82,7 @@ pub struct RxEngine<const FN: usize, const FNP1: usize> {
     pub drop_phy: Signal<Out, Bit>,
     pub drop_truncated: Signal<Out, Bit>,
     fetch: DescFetch,
+    upsizer: Upsizer,
     fifo: NicFifo<RxBeat, FN, FNP1>,
     state: DFF<RxState>,
     error: DFF<Bits<8>>,
@@ -95,9 +97,10 @@ pub struct RxEngine<const FN: usize, const FNP1: usize> {
     beat_len: Signal<Local, Bits<16>>,
     fits: Signal<Local, Bit>,
     take_desc: Signal<Local, Bit>,
-    ones8: Constant<Bits<8>>,
+    ones16: Constant<Bits<16>>,
+    low_half: Constant<Bits<16>>,
     /// Write-back flags DONE | RX_EOP in bits 31:16.
-    wb_flags: Constant<Bits<64>>,
+    wb_flags: Constant<Bits<128>>,
 }
 
 impl<const FN: usize, const FNP1: usize> Default for RxEngine<FN, FNP1> {
@@ -146,6 +149,7 @@ impl<const FN: usize, const FNP1: usize> Default for RxEngine<FN, FNP1> {
             drop_phy: Default::default(),
             drop_truncated: Default::default(),
             fetch: Default::default(),
+            upsizer: Default::default(),
             fifo: Default::default(),
             state: Default::default(),
             error: Default::default(),
@@ -160,8 +164,9 @@ impl<const FN: usize, const FNP1: usize> Default for RxEngine<FN, FNP1> {
             beat_len: Default::default(),
             fits: Default::default(),
             take_desc: Default::default(),
-            ones8: Constant::new(Bits::<8>::from(0xffu64)),
-            wb_flags: Constant::new(Bits::<64>::from(((nic_regmap::desc::DONE | nic_regmap::desc::RX_EOP) as u64) << 16)),
+            ones16: Constant::new(Bits::<16>::from(0xffffu64)),
+            low_half: Constant::new(Bits::<16>::from(0xffu64)),
+            wb_flags: Constant::new(Bits::<128>::from(((nic_regmap::desc::DONE | nic_regmap::desc::RX_EOP) as u64) << 16)),
         }
     }
 }
@@ -170,7 +175,7 @@ impl<const FN: usize, const FNP1: usize> Logic for RxEngine<FN, FNP1> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, state, error, have_desc, buf_addr, buf_len, written, truncated, verdict, head_count);
-        clock!(self, clock, fetch, fifo);
+        clock!(self, clock, fetch, upsizer, fifo);
         self.run.next = self.enable.val() & (self.error.q.val() == 0);
         self.active.next = self.run.val();
         self.error_code.next = self.error.q.val();
@@ -198,19 +203,26 @@ impl<const FN: usize, const FNP1: usize> Logic for RxEngine<FN, FNP1> {
         }
         // RX FIFO in
         self.fifo.reset.next = self.reset.val();
-        self.fifo.data_in.next = bit_cast::<72, 64>(self.s_data.val())
-            | (bit_cast::<72, 4>(self.s_len.val()) << 64)
-            | (bit_cast::<72, 1>(self.s_last.val().into()) << 68)
-            | (bit_cast::<72, 3>(self.s_status.val()) << 69);
-        self.fifo.write.next = self.s_valid.val() & !self.fifo.full.val();
-        self.s_ready.next = !self.fifo.full.val();
+        self.upsizer.reset.next = self.reset.val();
+        self.upsizer.s_data.next = self.s_data.val();
+        self.upsizer.s_len.next = self.s_len.val();
+        self.upsizer.s_last.next = self.s_last.val();
+        self.upsizer.s_status.next = self.s_status.val();
+        self.upsizer.s_valid.next = self.s_valid.val();
+        self.s_ready.next = self.upsizer.s_ready.val();
+        self.fifo.data_in.next = bit_cast::<137, 128>(self.upsizer.m_data.val())
+            | (bit_cast::<137, 5>(self.upsizer.m_len.val()) << 128)
+            | (bit_cast::<137, 1>(self.upsizer.m_last.val().into()) << 133)
+            | (bit_cast::<137, 3>(self.upsizer.m_status.val()) << 134);
+        self.fifo.write.next = self.upsizer.m_valid.val() & !self.fifo.full.val();
+        self.upsizer.m_ready.next = !self.fifo.full.val();
         self.fifo.read.next = false;
         // defaults
         self.wr_valid.next = false;
         self.wr_addr.next = self.buf_addr.q.val() + bit_cast::<64, 16>(self.written.q.val());
-        self.wr_data.next = self.fifo.data_out.val().get_bits::<64>(0);
+        self.wr_data.next = self.fifo.data_out.val().get_bits::<128>(0);
         self.wr_strb.next = 0.into();
-        self.wr_last.next = self.fifo.data_out.val().get_bit(68);
+        self.wr_last.next = self.fifo.data_out.val().get_bit(133);
         self.wr_tag.next = 0.into();
         self.completion.next = false;
         self.stat_frame.next = false;
@@ -221,7 +233,7 @@ impl<const FN: usize, const FNP1: usize> Logic for RxEngine<FN, FNP1> {
         self.drop_oversize.next = false;
         self.drop_phy.next = false;
         self.drop_truncated.next = false;
-        self.beat_len.next = bit_cast::<16, 4>(self.fifo.data_out.val().get_bits::<4>(64));
+        self.beat_len.next = bit_cast::<16, 5>(self.fifo.data_out.val().get_bits::<5>(128));
         self.fits.next = (bit_cast::<17, 16>(self.written.q.val()) + bit_cast::<17, 16>(self.beat_len.val()))
             <= bit_cast::<17, 16>(self.buf_len.q.val());
         // take a descriptor for the frame at the FIFO's head (Idle, or right after a write-back)
@@ -243,7 +255,7 @@ impl<const FN: usize, const FNP1: usize> Logic for RxEngine<FN, FNP1> {
             RxState::WriteData => {
                 self.wr_valid.next = !self.fifo.empty.val();
                 if self.fits.val() {
-                    self.wr_strb.next = !(self.ones8.val() << self.fifo.data_out.val().get_bits::<4>(64));
+                    self.wr_strb.next = !(self.ones16.val() << self.fifo.data_out.val().get_bits::<5>(128));
                 } else {
                     self.wr_addr.next = self.buf_addr.q.val();
                 }
@@ -254,8 +266,8 @@ impl<const FN: usize, const FNP1: usize> Logic for RxEngine<FN, FNP1> {
                     } else {
                         self.truncated.d.next = true;
                     }
-                    if self.fifo.data_out.val().get_bit(68) {
-                        self.verdict.d.next = self.fifo.data_out.val().get_bits::<3>(69);
+                    if self.fifo.data_out.val().get_bit(133) {
+                        self.verdict.d.next = self.fifo.data_out.val().get_bits::<3>(134);
                         self.state.d.next = RxState::CheckWrite;
                     }
                 }
@@ -291,8 +303,8 @@ impl<const FN: usize, const FNP1: usize> Logic for RxEngine<FN, FNP1> {
                 self.wr_addr.next = self.ring_base.val()
                     + (bit_cast::<64, 16>(self.head_count.q.val() & self.ring_mask.val()) << 4)
                     + 8;
-                self.wr_data.next = bit_cast::<64, 16>(self.written.q.val()) | self.wb_flags.val();
-                self.wr_strb.next = self.ones8.val();
+                self.wr_data.next = bit_cast::<128, 16>(self.written.q.val()) | self.wb_flags.val();
+                self.wr_strb.next = self.low_half.val();
                 self.wr_last.next = true;
                 self.wr_tag.next = 1.into();
                 if self.wr_ready.val() {
@@ -309,7 +321,7 @@ impl<const FN: usize, const FNP1: usize> Logic for RxEngine<FN, FNP1> {
             }
             RxState::Drop => {
                 self.fifo.read.next = true;
-                if !self.fifo.empty.val() & self.fifo.data_out.val().get_bit(68) {
+                if !self.fifo.empty.val() & self.fifo.data_out.val().get_bit(133) {
                     self.drop_no_buffer.next = true;
                     self.state.d.next = RxState::Idle;
                 }

@@ -1,8 +1,9 @@
 //! TX queue engine: descriptors in, frame beats out to the MAC.
 //!
 //! Pipeline: `DescFetch` → issue (validates each descriptor, splits its buffer into
-//! reads of at most 256 bytes) → read responses → data FIFO → `BytePacker` (joins the
-//! scatter-gather fragments) → MAC TX.
+//! reads of at most 256 bytes) → read responses (16 bytes a beat) → data FIFO →
+//! `Downsizer` (to 8 bytes a beat) → `BytePacker` (joins the scatter-gather fragments)
+//! → MAC TX.
 //!
 //! A read is issued only when the data FIFO has room for all of its beats (`reserved`
 //! counts beats promised but not yet arrived), so responses never stall the shared read
@@ -12,11 +13,11 @@
 //! FCS so that no receiver accepts it.
 
 use super::desc_fetch::DescFetch;
-use crate::stream::{BytePacker, NicFifo};
+use crate::stream::{BytePacker, Downsizer, NicFifo};
 use rust_hdl::prelude::*;
 
-/// Data FIFO word: [63:0] data, [67:64] byte count, [68] frame end, [69] abort.
-pub type TxBeat = Bits<70>;
+/// Data FIFO word: [127:0] data, [132:128] byte count, [133] frame end, [134] abort.
+pub type TxBeat = Bits<135>;
 /// Chunk bookkeeping: [15:0] chunk length, [31:16] descriptor index, [47:32] descriptor
 /// length, [48] last chunk of the descriptor, [49] EOP, [50] REPORT_STATUS.
 pub type ChunkInfo = Bits<64>;
@@ -51,7 +52,7 @@ pub struct TxEngine<const FN: usize, const FNP1: usize> {
     pub data_rsp_valid: Signal<In, Bit>,
     pub data_rsp_ready: Signal<Out, Bit>,
     // read response payload, shared by both
-    pub rsp_data: Signal<In, Bits<64>>,
+    pub rsp_data: Signal<In, Bits<128>>,
     pub rsp_last: Signal<In, Bit>,
     pub rsp_error: Signal<In, Bit>,
     // descriptor write-back (one beat)
@@ -71,6 +72,7 @@ pub struct TxEngine<const FN: usize, const FNP1: usize> {
     fetch: DescFetch,
     info: NicFifo<ChunkInfo, 4, 5>,
     data: NicFifo<TxBeat, FN, FNP1>,
+    downsizer: Downsizer,
     packer: BytePacker,
     error: DFF<Bits<8>>,
     cur_valid: DFF<Bit>,
@@ -97,10 +99,13 @@ pub struct TxEngine<const FN: usize, const FNP1: usize> {
     push_beat: Signal<Local, Bit>,
     run: Signal<Local, Bit>,
     depth: Constant<Bits<16>>,
+    /// Data beats in flight on the read channel at most: enough to cover the host's
+    /// latency, few enough that descriptor fetches queued behind them come back soon.
+    max_in_flight: Constant<Bits<16>>,
     /// ChunkInfo bit 48.
     desc_end_flag: Constant<Bits<64>>,
     /// A one-byte beat with frame end and abort set.
-    abort_beat: Constant<Bits<70>>,
+    abort_beat: Constant<Bits<135>>,
 }
 
 impl<const FN: usize, const FNP1: usize> Default for TxEngine<FN, FNP1> {
@@ -146,6 +151,7 @@ impl<const FN: usize, const FNP1: usize> Default for TxEngine<FN, FNP1> {
             fetch: Default::default(),
             info: Default::default(),
             data: Default::default(),
+            downsizer: Default::default(),
             packer: Default::default(),
             error: Default::default(),
             cur_valid: Default::default(),
@@ -172,8 +178,9 @@ impl<const FN: usize, const FNP1: usize> Default for TxEngine<FN, FNP1> {
             push_beat: Default::default(),
             run: Default::default(),
             depth: Constant::new(Bits::<16>::from(1u64 << FN)),
+            max_in_flight: Constant::new(Bits::<16>::from(32u64)),
             desc_end_flag: Constant::new(Bits::<64>::from(1u64 << 48)),
-            abort_beat: Constant::new((Bits::<70>::from(3u64) << 68) | (Bits::<70>::from(1u64) << 64)),
+            abort_beat: Constant::new((Bits::<135>::from(3u64) << 133) | (Bits::<135>::from(1u64) << 128)),
         }
     }
 }
@@ -185,7 +192,7 @@ impl<const FN: usize, const FNP1: usize> Logic for TxEngine<FN, FNP1> {
             self, clock, error, cur_valid, cur_addr, cur_remaining, cur_len, cur_flags, cur_idx, pop_idx,
             frame_bytes, abort_pending, reserved, chunk_off, head_count, wb_pending, wb_addr_r, wb_data_r
         );
-        clock!(self, clock, fetch, info, data, packer);
+        clock!(self, clock, fetch, info, data, downsizer, packer);
         self.run.next = self.enable.val() & (self.error.q.val() == 0);
         self.active.next = self.run.val();
         self.error_code.next = self.error.q.val();
@@ -239,13 +246,14 @@ impl<const FN: usize, const FNP1: usize> Logic for TxEngine<FN, FNP1> {
         if self.chunk.val() > 256 {
             self.chunk.next = 256.into();
         }
-        self.beats.next = (self.chunk.val() + 7) >> 3;
+        self.beats.next = (self.chunk.val() + 15) >> 4;
         self.data_req_addr.next = self.cur_addr.q.val();
         self.data_req_len.next = self.chunk.val();
         self.data_req_valid.next = self.run.val()
             & self.cur_valid.q.val()
             & !self.info.full.val()
-            & ((bit_cast::<16, FNP1>(self.data.count.val()) + self.reserved.q.val() + self.beats.val()) <= self.depth.val());
+            & ((bit_cast::<16, FNP1>(self.data.count.val()) + self.reserved.q.val() + self.beats.val()) <= self.depth.val())
+            & (self.reserved.q.val() < self.max_in_flight.val());
         self.issue.next = self.data_req_valid.val() & self.data_req_ready.val();
         self.info.write.next = self.issue.val();
         self.info.data_in.next = bit_cast::<64, 16>(self.chunk.val())
@@ -271,21 +279,21 @@ impl<const FN: usize, const FNP1: usize> Logic for TxEngine<FN, FNP1> {
         self.beat_fire.next = self.data_rsp_valid.val() & self.data_rsp_ready.val();
         self.left.next = self.info.data_out.val().get_bits::<16>(0) - self.chunk_off.q.val();
         self.beat_len.next = self.left.val();
-        if self.left.val() > 8 {
-            self.beat_len.next = 8.into();
+        if self.left.val() > 16 {
+            self.beat_len.next = 16.into();
         }
         self.info.read.next = false;
         self.push_beat.next = false;
         self.data.write.next = false;
-        self.data.data_in.next = bit_cast::<70, 64>(self.rsp_data.val())
-            | (bit_cast::<70, 16>(self.beat_len.val()) << 64)
-            | (bit_cast::<70, 1>((self.rsp_last.val() & self.info.data_out.val().get_bit(48) & self.info.data_out.val().get_bit(49)).into()) << 68);
+        self.data.data_in.next = bit_cast::<135, 128>(self.rsp_data.val())
+            | (bit_cast::<135, 16>(self.beat_len.val()) << 128)
+            | (bit_cast::<135, 1>((self.rsp_last.val() & self.info.data_out.val().get_bit(48) & self.info.data_out.val().get_bit(49)).into()) << 133);
         if self.beat_fire.val() {
             if self.rsp_last.val() {
                 self.info.read.next = true;
                 self.chunk_off.d.next = 0.into();
             } else {
-                self.chunk_off.d.next = self.chunk_off.q.val() + 8;
+                self.chunk_off.d.next = self.chunk_off.q.val() + 16;
             }
             if self.rsp_error.val() {
                 if self.error.q.val() == 0 {
@@ -342,12 +350,19 @@ impl<const FN: usize, const FNP1: usize> Logic for TxEngine<FN, FNP1> {
         self.data.reset.next = self.reset.val() | !self.enable.val();
         self.info.reset.next = self.reset.val();
         self.packer.reset.next = self.reset.val();
-        self.packer.s_data.next = self.data.data_out.val().get_bits::<64>(0);
-        self.packer.s_len.next = self.data.data_out.val().get_bits::<4>(64);
-        self.packer.s_end.next = self.data.data_out.val().get_bit(68);
-        self.packer.s_user.next = self.data.data_out.val().get_bit(69);
-        self.packer.s_valid.next = !self.data.empty.val();
-        self.data.read.next = self.packer.s_ready.val();
+        self.downsizer.reset.next = self.reset.val();
+        self.downsizer.s_data.next = self.data.data_out.val().get_bits::<128>(0);
+        self.downsizer.s_len.next = self.data.data_out.val().get_bits::<5>(128);
+        self.downsizer.s_end.next = self.data.data_out.val().get_bit(133);
+        self.downsizer.s_user.next = self.data.data_out.val().get_bit(134);
+        self.downsizer.s_valid.next = !self.data.empty.val();
+        self.data.read.next = self.downsizer.s_ready.val();
+        self.packer.s_data.next = self.downsizer.m_data.val();
+        self.packer.s_len.next = self.downsizer.m_len.val();
+        self.packer.s_end.next = self.downsizer.m_end.val();
+        self.packer.s_user.next = self.downsizer.m_user.val();
+        self.packer.s_valid.next = self.downsizer.m_valid.val();
+        self.downsizer.m_ready.next = self.packer.s_ready.val();
         self.m_data.next = self.packer.m_data.val();
         self.m_len.next = self.packer.m_len.val();
         self.m_last.next = self.packer.m_last.val();
