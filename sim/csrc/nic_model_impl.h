@@ -68,7 +68,13 @@ public:
         NIC_IN(s_axil_rready)
         NIC_IN(dma_rd_req_ready)
         NIC_IN(dma_rd_rsp_valid)
-        NIC_IN(dma_rd_rsp_data)
+        // 128-bit port: VlWide<4>, word 0 = bits 31:0
+#define NIC_IN_WORD(f, i, v) changed |= (t->f[i] != (uint32_t)(v)); t->f[i] = (uint32_t)(v);
+        NIC_IN_WORD(dma_rd_rsp_data, 0, in.dma_rd_rsp_data_lo)
+        NIC_IN_WORD(dma_rd_rsp_data, 1, in.dma_rd_rsp_data_lo >> 32)
+        NIC_IN_WORD(dma_rd_rsp_data, 2, in.dma_rd_rsp_data_hi)
+        NIC_IN_WORD(dma_rd_rsp_data, 3, in.dma_rd_rsp_data_hi >> 32)
+#undef NIC_IN_WORD
         NIC_IN(dma_rd_rsp_last)
         NIC_IN(dma_rd_rsp_error)
         NIC_IN(dma_rd_rsp_tag)
@@ -112,7 +118,8 @@ public:
         out.dma_rd_rsp_ready = t->dma_rd_rsp_ready & 1;
         out.dma_wr_valid = t->dma_wr_valid & 1;
         out.dma_wr_addr = t->dma_wr_addr;
-        out.dma_wr_data = t->dma_wr_data;
+        out.dma_wr_data_lo = (uint64_t)t->dma_wr_data[0] | ((uint64_t)t->dma_wr_data[1] << 32);
+        out.dma_wr_data_hi = (uint64_t)t->dma_wr_data[2] | ((uint64_t)t->dma_wr_data[3] << 32);
         out.dma_wr_strb = t->dma_wr_strb;
         out.dma_wr_last = t->dma_wr_last & 1;
         out.dma_wr_tag = t->dma_wr_tag;

@@ -33,6 +33,9 @@ use crate::rng::Stall;
 pub const DMA_BASE: u64 = 0x1_0000_0000;
 /// Unmapped bytes at least between two regions.
 pub const GUARD_GAP: u64 = 4096;
+/// Bytes per beat of the DMA port's data (docs/interfaces.md).
+pub const BEAT_BYTES: usize = 16;
+
 /// Regions start on this boundary (the interface promises at least 64).
 pub const REGION_ALIGN: u64 = 4096;
 
@@ -75,7 +78,7 @@ struct ReadRsp {
     ready_at: u64,
     tag: u8,
     error: bool,
-    beats: Vec<u64>,
+    beats: Vec<u128>,
     next: usize,
 }
 
@@ -310,18 +313,22 @@ impl HostMemory {
                 inp.dma_rd_rsp_valid = true;
                 inp.dma_rd_rsp_tag = r.tag;
                 if r.error {
-                    inp.dma_rd_rsp_data = 0;
+                    inp.dma_rd_rsp_data_lo = 0;
+                    inp.dma_rd_rsp_data_hi = 0;
                     inp.dma_rd_rsp_error = true;
                     inp.dma_rd_rsp_last = true;
                 } else {
-                    inp.dma_rd_rsp_data = r.beats[r.next];
+                    let beat = r.beats[r.next];
+                    inp.dma_rd_rsp_data_lo = beat as u64;
+                    inp.dma_rd_rsp_data_hi = (beat >> 64) as u64;
                     inp.dma_rd_rsp_error = false;
                     inp.dma_rd_rsp_last = r.next + 1 == r.beats.len();
                 }
             }
         }
         if !inp.dma_rd_rsp_valid {
-            inp.dma_rd_rsp_data = 0;
+            inp.dma_rd_rsp_data_lo = 0;
+            inp.dma_rd_rsp_data_hi = 0;
             inp.dma_rd_rsp_last = false;
             inp.dma_rd_rsp_error = false;
             inp.dma_rd_rsp_tag = 0;
@@ -354,7 +361,8 @@ impl HostMemory {
         }
         // Write beat accepted.
         if out.dma_wr_valid && inp.dma_wr_ready {
-            self.accept_write_beat(out.dma_wr_addr, out.dma_wr_data, out.dma_wr_strb, out.dma_wr_last, out.dma_wr_tag);
+            let data = out.dma_wr_data_lo as u128 | (out.dma_wr_data_hi as u128) << 64;
+            self.accept_write_beat(out.dma_wr_addr, data, out.dma_wr_strb, out.dma_wr_last, out.dma_wr_tag);
         }
         self.cycle += 1;
     }
@@ -367,11 +375,11 @@ impl HostMemory {
         let rsp = match loc {
             Some((start, off)) => {
                 let src = &self.regions[&start][off..off + len];
-                let mut beats = Vec::with_capacity(len.div_ceil(8));
-                for chunk in src.chunks(8) {
-                    let mut b = [0u8; 8];
+                let mut beats = Vec::with_capacity(len.div_ceil(BEAT_BYTES));
+                for chunk in src.chunks(BEAT_BYTES) {
+                    let mut b = [0u8; BEAT_BYTES];
                     b[..chunk.len()].copy_from_slice(chunk);
-                    beats.push(u64::from_le_bytes(b));
+                    beats.push(u128::from_le_bytes(b));
                 }
                 self.stats.read_bytes += len as u64;
                 ReadRsp { ready_at, tag, error: false, beats, next: 0 }
@@ -385,7 +393,7 @@ impl HostMemory {
         self.rd_queue.push_back(rsp);
     }
 
-    fn accept_write_beat(&mut self, addr: u64, data: u64, strb: u8, last: bool, tag: u8) {
+    fn accept_write_beat(&mut self, addr: u64, data: u128, strb: u16, last: bool, tag: u8) {
         if !self.wr_in_burst {
             self.wr_in_burst = true;
             self.wr_burst_error = false;
@@ -394,7 +402,7 @@ impl HostMemory {
         self.stats.write_beats += 1;
         if strb != 0 {
             let first = strb.trailing_zeros() as u64;
-            let end = 8 - strb.leading_zeros() as u64; // one past the highest enabled lane
+            let end = BEAT_BYTES as u64 - strb.leading_zeros() as u64; // one past the highest enabled lane
             let lo = addr.wrapping_add(first);
             let n = end - first;
             match self.locate(lo, n) {

@@ -32,7 +32,9 @@ mod ffi {
         s_axil_rready: bool,
         dma_rd_req_ready: bool,
         dma_rd_rsp_valid: bool,
-        dma_rd_rsp_data: u64,
+        /// `dma_rd_rsp_data` bits 63:0 (bytes 0..8) and 127:64 (bytes 8..16).
+        dma_rd_rsp_data_lo: u64,
+        dma_rd_rsp_data_hi: u64,
         dma_rd_rsp_last: bool,
         dma_rd_rsp_error: bool,
         dma_rd_rsp_tag: u8,
@@ -66,8 +68,10 @@ mod ffi {
         dma_rd_rsp_ready: bool,
         dma_wr_valid: bool,
         dma_wr_addr: u64,
-        dma_wr_data: u64,
-        dma_wr_strb: u8,
+        /// `dma_wr_data` bits 63:0 and 127:64.
+        dma_wr_data_lo: u64,
+        dma_wr_data_hi: u64,
+        dma_wr_strb: u16,
         dma_wr_last: bool,
         dma_wr_tag: u8,
         tx_axis_tdata: u64,

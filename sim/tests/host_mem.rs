@@ -27,12 +27,14 @@ fn rsp_ready() -> Outputs {
     Outputs { dma_rd_rsp_ready: true, ..Outputs::default() }
 }
 
+/// A write beat using the low 8 of the port's 16 lanes.
 fn wr_beat(addr: u64, data: u64, strb: u8, last: bool, tag: u8) -> Outputs {
     Outputs {
         dma_wr_valid: true,
         dma_wr_addr: addr,
-        dma_wr_data: data,
-        dma_wr_strb: strb,
+        dma_wr_data_lo: data,
+        dma_wr_data_hi: 0,
+        dma_wr_strb: strb as u16,
         dma_wr_last: last,
         dma_wr_tag: tag,
         ..Outputs::default()
@@ -40,12 +42,12 @@ fn wr_beat(addr: u64, data: u64, strb: u8, last: bool, tag: u8) -> Outputs {
 }
 
 /// Collects read-response beats (cycle index, data, last, error, tag) for `n` cycles.
-fn collect(m: &mut HostMemory, n: usize) -> Vec<(usize, u64, bool, bool, u8)> {
+fn collect(m: &mut HostMemory, n: usize) -> Vec<(usize, u128, bool, bool, u8)> {
     let mut v = Vec::new();
     for c in 0..n {
         let i = cycle(m, &rsp_ready());
         if i.dma_rd_rsp_valid {
-            v.push((c, i.dma_rd_rsp_data, i.dma_rd_rsp_last, i.dma_rd_rsp_error, i.dma_rd_rsp_tag));
+            v.push((c, i.dma_rd_rsp_data_lo as u128 | (i.dma_rd_rsp_data_hi as u128) << 64, i.dma_rd_rsp_last, i.dma_rd_rsp_error, i.dma_rd_rsp_tag));
         }
     }
     v
@@ -100,16 +102,16 @@ fn unaligned_read_is_packed_from_lane_0_after_latency() {
     let r = m.alloc(64).unwrap();
     let bytes: Vec<u8> = (0..64u8).collect();
     m.write(r.bus_addr, &bytes).unwrap();
-    // request 11 bytes from offset 3, accepted at the edge of cycle 0
-    let i = cycle(&mut m, &rd_req(r.bus_addr + 3, 11, 5));
+    // request 27 bytes from offset 3, accepted at the edge of cycle 0
+    let i = cycle(&mut m, &rd_req(r.bus_addr + 3, 27, 5));
     assert!(i.dma_rd_req_ready);
     let beats = collect(&mut m, 40);
     assert_eq!(beats.len(), 2);
     // accepted at the end of cycle 0: first beat offered 16 cycles later (cycle 16 overall,
     // which is cycle 15 of `collect`)
     assert_eq!(beats[0].0, 15);
-    assert_eq!(beats[0].1, u64::from_le_bytes([3, 4, 5, 6, 7, 8, 9, 10]));
-    assert_eq!(beats[1].1, u64::from_le_bytes([11, 12, 13, 0, 0, 0, 0, 0]));
+    assert_eq!(beats[0].1, u128::from_le_bytes(std::array::from_fn(|x| 3 + x as u8)));
+    assert_eq!(beats[1].1, u128::from_le_bytes(std::array::from_fn(|x| if x < 11 { 19 + x as u8 } else { 0 })));
     assert_eq!((beats[0].2, beats[1].2), (false, true));
     assert!(beats.iter().all(|b| !b.3 && b.4 == 5));
     assert_eq!(beats[1].0, beats[0].0 + 1);
@@ -124,7 +126,7 @@ fn back_to_back_reads_stream_without_bubbles_in_order() {
     let bytes: Vec<u8> = (0..=255u8).collect();
     m.write(r.bus_addr, &bytes).unwrap();
     for k in 0..4u64 {
-        let i = cycle(&mut m, &rd_req(r.bus_addr + 32 * k, 32, k as u8));
+        let i = cycle(&mut m, &rd_req(r.bus_addr + 64 * k, 64, k as u8));
         assert!(i.dma_rd_req_ready);
     }
     let beats = collect(&mut m, 40);
@@ -135,17 +137,17 @@ fn back_to_back_reads_stream_without_bubbles_in_order() {
     for (j, b) in beats.iter().enumerate() {
         assert_eq!(b.4 as usize, j / 4);
         assert_eq!(b.2, j % 4 == 3);
-        let first = (j * 8) as u8;
-        assert_eq!(b.1, u64::from_le_bytes(std::array::from_fn(|x| first + x as u8)));
+        let first = (j * 16) as u8;
+        assert_eq!(b.1, u128::from_le_bytes(std::array::from_fn(|x| first + x as u8)));
     }
 }
 
 #[test]
 fn response_waits_for_rsp_ready() {
     let mut m = HostMemory::new(HostMemConfig { latency: 2, ..HostMemConfig::default() });
-    let r = m.alloc(16).unwrap();
-    m.write(r.bus_addr, &[7; 16]).unwrap();
-    cycle(&mut m, &rd_req(r.bus_addr, 16, 1));
+    let r = m.alloc(32).unwrap();
+    m.write(r.bus_addr, &[7; 32]).unwrap();
+    cycle(&mut m, &rd_req(r.bus_addr, 32, 1));
     let mut seen = 0;
     for c in 0..20 {
         let ready = c % 3 == 0;
@@ -281,7 +283,8 @@ fn random_backpressure_is_seeded_and_still_delivers_everything() {
             }
             trace.push(i.dma_rd_rsp_valid);
             if i.dma_rd_rsp_valid {
-                got.extend_from_slice(&i.dma_rd_rsp_data.to_le_bytes());
+                got.extend_from_slice(&i.dma_rd_rsp_data_lo.to_le_bytes());
+                got.extend_from_slice(&i.dma_rd_rsp_data_hi.to_le_bytes());
             }
         }
         assert_eq!(got, bytes);
