@@ -27,6 +27,9 @@ pub struct BenchArgs {
     json: bool,
     #[arg(long, value_enum, default_value_t = BackendArg::Rtl)]
     backend: BackendArg,
+    /// Host memory read latency of the simulator in cycles.
+    #[arg(long, default_value_t = nic_sim::SimConfig::default().mem_latency, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    mem_latency: u32,
 }
 
 struct Row {
@@ -48,7 +51,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
     const RING_LOG2: u32 = 10;
     let warmup = 1usize << RING_LOG2;
     for &wire_len in &SIZES {
-        let mut dev = open_device(a.backend, a.config, None)?;
+        let mut dev = open_device(a.backend, a.config, None, a.mem_latency)?;
         let cfg = NicConfig { tx_ring_log2: RING_LOG2, rx_ring_log2: RING_LOG2, irq_mode: IrqMode::Polling, ..NicConfig::default() };
         let mut nic = Nic::open_with(&mut dev, cfg).context("opening the NIC")?;
         nic.set_loopback(true)?;
@@ -93,16 +96,22 @@ pub fn run(a: BenchArgs) -> Result<()> {
             })
             .collect();
         println!(
-            "{{\"config\":\"{}\",\"backend\":\"{:?}\",\"clock_hz\":{},\"results\":[{}],\"idle_cycles_per_second\":{}}}",
+            "{{\"config\":\"{}\",\"backend\":\"{:?}\",\"mem_latency\":{},\"clock_hz\":{},\"results\":[{}],\"idle_cycles_per_second\":{}}}",
             a.config.hw(),
             a.backend,
+            a.mem_latency,
             line_rate::CLOCK_HZ,
             items.join(","),
             idle.map_or("null".to_string(), |v| format!("{v:.0}"))
         );
         return Ok(());
     }
-    println!("loopback back to back, {} configuration, {:?} backend, 156.25 MHz core clock, 10 GbE line rate", a.config.hw(), a.backend);
+    println!(
+        "loopback back to back, {} configuration, {:?} backend, host memory latency {} cycles, 156.25 MHz core clock, 10 GbE line rate",
+        a.config.hw(),
+        a.backend,
+        a.mem_latency
+    );
     println!("{:>11} {:>8} {:>16} {:>16} {:>13} {:>14} {:>14}", "frame bytes", "frames", "cycles/frame", "line cyc/frame", "% line rate", "Mframes/s", "sim cycles/s");
     for r in &rows {
         println!(

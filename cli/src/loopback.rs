@@ -41,12 +41,15 @@ pub struct LoopbackArgs {
     /// Which NIC implementation to drive.
     #[arg(long, value_enum, default_value_t = BackendArg::Rtl)]
     backend: BackendArg,
+    /// Host memory read latency of the simulator in cycles.
+    #[arg(long, default_value_t = nic_sim::SimConfig::default().mem_latency, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    mem_latency: u32,
 }
 
-pub fn open_device(backend: BackendArg, config: HwArg, wave: Option<PathBuf>) -> Result<Box<dyn TestDevice>> {
+pub fn open_device(backend: BackendArg, config: HwArg, wave: Option<PathBuf>, mem_latency: u32) -> Result<Box<dyn TestDevice>> {
     Ok(match backend {
         BackendArg::Rtl => {
-            let cfg = nic_sim::SimConfig { wave, ..nic_sim::SimConfig::new(config.sim()) };
+            let cfg = nic_sim::SimConfig { wave, mem_latency, ..nic_sim::SimConfig::new(config.sim()) };
             Box::new(nic_testbench::backend::rtl::RtlDevice::new(cfg).map_err(anyhow::Error::msg).context("building the simulated NIC")?)
         }
         BackendArg::Model => {
@@ -59,7 +62,7 @@ pub fn open_device(backend: BackendArg, config: HwArg, wave: Option<PathBuf>) ->
 }
 
 pub fn run(a: LoopbackArgs) -> Result<()> {
-    let mut dev = open_device(a.backend, a.config, a.wave.clone())?;
+    let mut dev = open_device(a.backend, a.config, a.wave.clone(), a.mem_latency)?;
     let wall = Instant::now();
     let cfg = NicConfig { tx_ring_log2: a.ring_log2, rx_ring_log2: a.ring_log2, ..NicConfig::default() };
     let mut nic = Nic::open_with(&mut dev, cfg).context("opening the NIC")?;

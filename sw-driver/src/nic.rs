@@ -219,7 +219,17 @@ impl<D: Device> Nic<D> {
                 }
                 let spent = self.dev.cycles() - start;
                 if spent > timeout_cycles {
-                    return Err(DriverError::Timeout { what: format!("TX queue {q} to drain ({} descriptors left)", self.tx_in_flight(q)), cycles: spent });
+                    let left = self.tx_in_flight(q);
+                    let regs = match self.queue_state(Dir::Tx, q) {
+                        Ok(s) => format!("Q_HEAD {}, Q_TAIL {}, {}", s.head, s.tail, if s.active { "active" } else { "not active" }),
+                        Err(e) => e.to_string(),
+                    };
+                    let rs = self.tx[q as usize].pending_report_status();
+                    let hint = match rs {
+                        Some(i) => format!("; still waiting for the DONE write-back of descriptor {i} (REPORT_STATUS)"),
+                        None => String::new(),
+                    };
+                    return Err(DriverError::Timeout { what: format!("TX queue {q} to drain ({left} descriptors left; {regs}{hint})"), cycles: spent });
                 }
                 self.dev.idle(POLL_INTERVAL_CYCLES * 4);
             }

@@ -268,6 +268,11 @@ impl TxQueue {
         Ok(frames)
     }
 
+    /// Index of the oldest REPORT_STATUS descriptor whose write-back has not been seen.
+    pub fn pending_report_status(&self) -> Option<u16> {
+        self.rs_ends.front().map(|e| e.wrapping_sub(1))
+    }
+
     /// Whether the REPORT_STATUS descriptor just before index `end` was written back.
     fn rs_done<D: Device + ?Sized>(&self, dev: &mut D, end: u16) -> Result<bool, DriverError> {
         let mut wb = [0u8; WRITEBACK_LEN];

@@ -86,12 +86,12 @@ fn proptest_loopback(size: HwSize, cases: u32) {
 
 #[test]
 fn proptest_loopback_small() {
-    proptest_loopback(HwSize::Small, 24);
+    proptest_loopback(HwSize::Small, 256);
 }
 
 #[test]
 fn proptest_loopback_full() {
-    proptest_loopback(HwSize::Full, 8);
+    proptest_loopback(HwSize::Full, 64);
 }
 
 /// 70,000 minimum-size frames: the free-running 16-bit indices wrap.
