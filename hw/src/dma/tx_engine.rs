@@ -340,7 +340,7 @@ impl<const FN: usize, const FNP1: usize> Logic for TxEngine<FN, FNP1> {
         self.wb_valid.next = self.wb_pending.q.val();
         self.wb_addr.next = self.wb_addr_r.q.val();
         self.wb_data.next = self.wb_data_r.q.val();
-        if self.wb_ready.val() {
+        if self.wb_pending.q.val() & self.wb_ready.val() {
             self.wb_pending.d.next = false;
         }
         if self.wb_rsp_valid.val() & self.wb_rsp_error.val() & (self.error.q.val() == 0) {
