@@ -158,8 +158,7 @@ public:
             tfp_.reset();
             throw std::runtime_error("cannot open FST file " + p);
         }
-        // Show the state as of now (the model has already been evaluated).
-        tfp_->dump(cycles_ * 2 * NIC_HALF_PERIOD_PS);
+        // The next step() dumps the state from its clock-low time on.
 #else
         (void)path;
         throw std::runtime_error("this model was built without waveform tracing");

@@ -211,7 +211,7 @@ impl SimDevice {
     }
 
     fn check_offset(offset: u32) -> u16 {
-        assert!(offset <= 0xFFFC && offset % 4 == 0, "register offset {offset:#x} outside the 16-bit AXI4-Lite space or unaligned");
+        assert!(offset <= 0xFFFC && offset.is_multiple_of(4), "register offset {offset:#x} outside the 16-bit AXI4-Lite space or unaligned");
         offset as u16
     }
 }

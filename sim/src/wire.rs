@@ -8,6 +8,7 @@
 //!   seeded random `tx_axis_tready` backpressure and idle gaps on `rx_axis`.
 //! * [`LinkWire`]: one end of a cable between two simulated NICs (`LinkWire::pair`),
 //!   e.g. two `SimDevice`s stepped in lockstep.
+//!
 //! More (pcap, TAP, impairment stages) can be added by implementing the trait.
 
 use std::any::Any;

@@ -51,7 +51,7 @@ fn skipping_unchanged_clock_low_evaluations_changes_nothing() {
             if hold == 0 {
                 inp = random_inputs(&mut r);
                 // registers poked now and then: enable things (CONTROL, IRQ_MASK, queues)
-                if r.next_u64() % 50 == 0 {
+                if r.next_u64().is_multiple_of(50) {
                     inp.reset = true;
                 }
                 hold = 1 + r.next_u64() % 6;

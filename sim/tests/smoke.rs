@@ -77,7 +77,7 @@ fn register_access_survives_backpressure_config() {
 fn dma_memory_through_the_device_trait() {
     let mut dev = SimDevice::new(SimConfig::default()).unwrap();
     let r = dev.alloc_dma(256).unwrap();
-    assert!(r.bus_addr >= 0x1_0000_0000 && r.bus_addr % 64 == 0);
+    assert!(r.bus_addr >= 0x1_0000_0000 && r.bus_addr.is_multiple_of(64));
     dev.mem_write(r.bus_addr + 10, b"hello").unwrap();
     let mut b = [0u8; 5];
     dev.mem_read(r.bus_addr + 10, &mut b).unwrap();

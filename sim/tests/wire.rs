@@ -64,7 +64,7 @@ fn rx_honours_tready_and_gaps_are_seeded() {
             w.inject_rx(f, false);
         }
         let mut rng = Rng::new(99);
-        let got = drain_rx(&mut w, 5000, |_| rng.next_u64() % 3 != 0);
+        let got = drain_rx(&mut w, 5000, |_| !rng.next_u64().is_multiple_of(3));
         let mut bytes = Vec::new();
         for (_, b) in &got {
             bytes.extend_from_slice(&b.data.to_le_bytes()[..b.keep.count_ones() as usize]);
