@@ -14,6 +14,9 @@ use nic_regmap::{bits, global, txq, RX_IRQ_BASE};
 pub const MAX_BUF_LEN: usize = 16 * 1024;
 /// Default buffer size: holds the longest frame `MAX_FRAME_LEN`'s reset value allows.
 pub const DEFAULT_BUF_LEN: usize = 9216;
+/// Cycles the driver waits after disabling its queues before freeing their memory:
+/// longer than a jumbo frame takes to drain (one 8-byte beat per cycle) plus DMA latency.
+pub const QUIESCE_CYCLES: u64 = 2048;
 
 /// How the driver learns that frames arrived.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -468,6 +471,22 @@ impl<D: Device> Nic<D> {
         self.dev.get_reg32(self.layout.global_reg(global::CYCLE_COUNT))
     }
 
+    /// The DMA memory the driver gave the NIC, named (for diagnostics).
+    pub fn dma_regions(&self) -> Vec<(String, crate::device::DmaRegion)> {
+        let mut v = Vec::new();
+        for t in &self.tx {
+            let [ring, bufs] = t.regions();
+            v.push((format!("TX{} ring", t.id), ring));
+            v.push((format!("TX{} buffers", t.id), bufs));
+        }
+        for r in &self.rx {
+            let [ring, bufs] = r.regions();
+            v.push((format!("RX{} ring", r.id), ring));
+            v.push((format!("RX{} buffers", r.id), bufs));
+        }
+        v
+    }
+
     /// Disables every queue and frees the DMA memory (also done on drop).
     fn shutdown(&mut self) -> Result<(), DriverError> {
         for i in 0..self.tx.len() {
@@ -477,6 +496,11 @@ impl<D: Device> Nic<D> {
             self.rx[i].stop(&mut self.dev)?;
         }
         self.dev.set_reg32(self.layout.global_reg(global::IRQ_MASK), 0)?;
+        // A frame being written when its queue was disabled may still be in flight:
+        // let it land before the memory is unmapped.
+        if !self.tx.is_empty() || !self.rx.is_empty() {
+            self.dev.idle(QUIESCE_CYCLES);
+        }
         for t in self.tx.drain(..) {
             t.regions().into_iter().for_each(|r| self.dev.free_dma(r));
         }

@@ -19,6 +19,7 @@ pub struct Stats {
     pub rx_drop_runt: u32,
     pub rx_drop_oversize: u32,
     pub rx_drop_truncated: u32,
+    pub rx_drop_phy_error: u32,
 }
 
 impl Stats {
@@ -35,6 +36,7 @@ impl Stats {
             rx_drop_runt: r(s::RX_DROP_RUNT)?,
             rx_drop_oversize: r(s::RX_DROP_OVERSIZE)?,
             rx_drop_truncated: r(s::RX_DROP_TRUNCATED)?,
+            rx_drop_phy_error: r(s::RX_DROP_PHY_ERROR)?,
         })
     }
 
@@ -51,11 +53,12 @@ impl Stats {
             rx_drop_runt: self.rx_drop_runt.wrapping_sub(earlier.rx_drop_runt),
             rx_drop_oversize: self.rx_drop_oversize.wrapping_sub(earlier.rx_drop_oversize),
             rx_drop_truncated: self.rx_drop_truncated.wrapping_sub(earlier.rx_drop_truncated),
+            rx_drop_phy_error: self.rx_drop_phy_error.wrapping_sub(earlier.rx_drop_phy_error),
         }
     }
 
     /// All RX drops, whatever the reason.
     pub fn rx_drops(&self) -> u32 {
-        self.rx_drop_no_buffer + self.rx_drop_fcs + self.rx_drop_runt + self.rx_drop_oversize + self.rx_drop_truncated
+        self.rx_drop_no_buffer + self.rx_drop_fcs + self.rx_drop_runt + self.rx_drop_oversize + self.rx_drop_truncated + self.rx_drop_phy_error
     }
 }

@@ -254,14 +254,19 @@ impl RefNic {
 
     // ---- RX: check one wire frame and deliver it to queue 0 --------------------------
 
+    /// Checks in the order of precedence the documentation's counters imply: a PHY
+    /// error, then length (runt, oversize), then the FCS.
     fn rx_frame(&mut self, wire: &[u8], error: bool) {
+        if error {
+            return self.count(stats::RX_DROP_PHY_ERROR, 1);
+        }
         if wire.len() < fcs::MIN_FRAME_LEN {
             return self.count(stats::RX_DROP_RUNT, 1);
         }
         if wire.len() > self.max_frame_len as usize {
             return self.count(stats::RX_DROP_OVERSIZE, 1);
         }
-        if error || !fcs::residue_ok(wire) {
+        if !fcs::residue_ok(wire) {
             return self.count(stats::RX_DROP_FCS, 1);
         }
         let data = &wire[..wire.len() - fcs::FCS_LEN];

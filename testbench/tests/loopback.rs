@@ -68,16 +68,25 @@ fn run_case(dev: &mut Box<dyn TestDevice>, c: &Case) -> Result<(), TestCaseError
     prop_assert_eq!(s.tx_bytes, bytes);
     prop_assert_eq!(s.rx_bytes, bytes);
     prop_assert_eq!(s.rx_drops(), 0, "drops {:?}", s);
-    prop_assert!(nic.device_mut().take_dma_faults().is_empty());
+    let faults = nic.device_mut().take_dma_faults();
+    prop_assert!(faults.is_empty(), "DMA faults during clean traffic: {:x?}; NIC memory: {:x?}", faults, nic.dma_regions());
     Ok(())
 }
 
-/// One device per backend for all cases: the model is built once, the NIC reopened per case.
+/// One device per backend for all cases: the model is built once, the NIC reopened per
+/// case (so every case also checks that reopening leaves nothing of the previous one).
+/// NIC_FRESH_DEVICE=1 builds a new device per case instead, to tell the two apart.
 fn proptest_loopback(size: HwSize, cases: u32) {
-    each_backend(size, |_, dev| {
+    let fresh = std::env::var("NIC_FRESH_DEVICE").is_ok_and(|v| v == "1");
+    each_backend(size, |backend, dev| {
         let dev = RefCell::new(dev);
         let mut runner = TestRunner::new(Config { cases, max_shrink_iters: 32, failure_persistence: None, ..Config::default() });
-        let r = runner.run(&case(), |c| run_case(&mut dev.borrow_mut(), &c));
+        let r = runner.run(&case(), |c| {
+            if fresh {
+                **dev.borrow_mut() = backend.open(size);
+            }
+            run_case(&mut dev.borrow_mut(), &c)
+        });
         if let Err(e) = r {
             panic!("{e}");
         }
