@@ -19,5 +19,6 @@ pub mod export;
 pub mod mac;
 pub mod stream;
 pub mod top;
+pub mod top_axi;
 
 pub use config::Config;

@@ -9,14 +9,16 @@ fn exported_verilog_is_lint_clean() {
     for c in Config::ALL {
         let d = dir.join(c.name());
         nic_hw::export::write_all(c, &d).unwrap();
-        let out = Command::new("verilator")
-            .args(["--lint-only", "-Wall", "--top-module", "nic_top"])
-            .arg(d.join("waivers.vlt"))
-            .arg(d.join("nic_top.v"))
-            .output()
-            .expect("verilator not found: run `make setup`");
-        let text = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success() && !text.contains("%Warning"), "{c}: lint failed:\n{text}");
+        for top in ["nic_top", "nic_top_axi"] {
+            let out = Command::new("verilator")
+                .args(["--lint-only", "-Wall", "--top-module", top])
+                .arg(d.join("waivers.vlt"))
+                .arg(d.join(format!("{top}.v")))
+                .output()
+                .expect("verilator not found: run `make setup`");
+            let text = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success() && !text.contains("%Warning"), "{c} {top}: lint failed:\n{text}");
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
