@@ -347,7 +347,7 @@ impl RefNic {
 
     fn queue_window(addr: u32, base: u32) -> Option<(usize, u32)> {
         let rel = addr.checked_sub(base)?;
-        if rel < QUEUE_STRIDE || rel >= QUEUE_STRIDE * (nic_regmap::MAX_QUEUES + 1) {
+        if !(QUEUE_STRIDE..QUEUE_STRIDE * (nic_regmap::MAX_QUEUES + 1)).contains(&rel) {
             return None;
         }
         Some(((rel / QUEUE_STRIDE - 1) as usize, rel % QUEUE_STRIDE))

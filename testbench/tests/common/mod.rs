@@ -28,9 +28,8 @@ pub fn open<'a>(dev: &'a mut Box<dyn TestDevice>, cfg: NicConfig) -> TestNic<'a>
 pub fn wait_tx_error<D: Device>(nic: &mut Nic<D>) -> DriverError {
     let start = nic.cycles();
     loop {
-        match nic.tx_reap() {
-            Err(e) => return e,
-            Ok(_) => {}
+        if let Err(e) = nic.tx_reap() {
+            return e;
         }
         assert!(nic.cycles() - start < TIMEOUT, "TX queue never reported an error; state {:?}", nic.queue_state(Dir::Tx, 0));
         nic.device_mut().idle(64);
