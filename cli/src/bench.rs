@@ -125,7 +125,8 @@ pub fn run(a: BenchArgs) -> Result<()> {
             si(r.wall_cycles_per_s)
         );
     }
-    println!("(frame bytes include the FCS; line time adds 8 bytes preamble/SFD and 12 bytes inter-frame gap per frame)");
+    println!("(frame bytes include the FCS; line time adds 8 bytes preamble/SFD and 12 bytes inter-frame gap per frame;");
+    println!(" over 100%: the core moves frames faster than the line carries them, as its AXI4-Stream has no gap)");
     if let Some(v) = idle {
         println!("idle Verilator model (SimDevice, nothing to do): {}cycles/s", si(v));
     }
