@@ -10,7 +10,35 @@
 //! * [`nic`]: [`Nic`], the burst API (`tx_burst`, `rx_burst`, `tx_reap`), interrupt and
 //!   polling modes, error reporting, control and statistics.
 //!
-//! All addresses and layouts come from `nic_regmap`.
+//! All addresses and layouts come from `nic_regmap` (docs/regmap.md is generated from it).
+//!
+//! # How the driver and the NIC share a ring
+//! (regmap `Q_*` registers and `desc`; docs/regmap.md "Descriptors")
+//!
+//! * A ring is `2^Q_SIZE_LOG2` 16-byte descriptors in DMA memory. `Q_TAIL` (driver) and
+//!   `Q_HEAD` (NIC) are free-running 16-bit indices; the ring holds `tail - head`
+//!   descriptors and is full when that equals its size. [`ring::Ring`] is the only
+//!   place that does this arithmetic.
+//! * TX: each segment of a [`TxFrame`] becomes one descriptor (address, length, `TX_EOP`
+//!   on the last of a frame). A burst is written to the ring, then `Q_TAIL` once; the
+//!   last descriptor of the burst carries `TX_REPORT_STATUS`, and the NIC writes its
+//!   bytes 8..16 back with `DONE` once the data was read. `tx_reap` frees buffers up to
+//!   the newest `DONE`, or up to `Q_HEAD` when no `DONE` is new; a `REPORT_STATUS` slot
+//!   is reused only after its write-back arrived, so a late write-back can never land
+//!   on a reposted descriptor.
+//! * RX: the driver posts empty buffers (address, buffer length). The NIC writes a frame
+//!   (FCS stripped) and then bytes 8..16: frame length, `DONE | RX_EOP`, info. `rx_burst`
+//!   takes frames in ring order while `DONE` is set, copies them out, and reposts the
+//!   buffers with one `Q_TAIL` write.
+//! * Errors: a queue the NIC stopped shows `Q_STATUS.ERROR` with `ERROR_CODE`
+//!   ([`QueueError`]); the burst calls report it as [`DriverError::QueueStopped`] once
+//!   no completion is left to hand out, and [`Nic::restart_queue`] recovers the queue.
+//!   Frames the NIC drops (bad FCS, runt, oversize, PHY error, no buffer) never reach the
+//!   driver; [`Nic::stats`] counts them.
+//! * Interrupts: vector `q` is TX queue `q`, vector `RX_IRQ_BASE + q` RX queue `q`, with
+//!   per-queue moderation ([`Moderation`]). In [`IrqMode::Interrupt`], [`Nic::wait_rx`]
+//!   unmasks the vector, sleeps in [`Device::wait_irq`] and clears it (W1C) afterwards;
+//!   in [`IrqMode::Polling`] it polls the ring and lets the device idle in between.
 //!
 //! ```no_run
 //! # fn demo<D: nic_driver::Device>(dev: D) -> Result<(), nic_driver::DriverError> {
