@@ -80,23 +80,34 @@ impl Logic for Crc32x64 {
         self.crc_out.connect();
     }
     fn hdl(&self) -> Verilog {
+        // Full beats (the common case) use the 8-byte network. A short last beat goes
+        // through a 4/2/1-byte cascade instead of seven more wide networks: half the XOR
+        // terms, which is most of the simulated cycle's cost (the cascade is a longer
+        // path for synthesis; pipelining the CRC for timing is future work).
         let mut body = String::new();
-        for k in 1..=8 {
-            body.push_str(&format!("wire [31:0] next_{k};\n"));
+        let network = |name: &str, k: usize, state: &str, data: &str| -> String {
+            let mut v = format!("wire [31:0] {name};\n");
             for (bit, inputs) in taps(k).iter().enumerate() {
                 let terms: Vec<String> = inputs
                     .iter()
-                    .map(|&i| if i < 32 { format!("crc_in[{i}]") } else { format!("data[{}]", i - 32) })
+                    .map(|&i| if i < 32 { format!("{state}[{i}]") } else { format!("{data}[{}]", i - 32) })
                     .collect();
                 let expr = if terms.is_empty() { "1'b0".to_string() } else { terms.join(" ^ ") };
-                body.push_str(&format!("assign next_{k}[{bit}] = {expr};\n"));
+                v.push_str(&format!("assign {name}[{bit}] = {expr};\n"));
             }
-        }
-        body.push_str("always @(*) begin\n    case (nbytes)\n");
-        for k in 1..=7 {
-            body.push_str(&format!("        4'd{k}: crc_out = next_{k};\n"));
-        }
-        body.push_str("        default: crc_out = next_8;\n    endcase\nend\n");
+            v
+        };
+        body.push_str(&network("next_8", 8, "crc_in", "data"));
+        body.push_str("wire [31:0] part_4_in = crc_in;\nwire [31:0] data_4 = data[31:0];\n");
+        body.push_str(&network("after_4", 4, "part_4_in", "data_4"));
+        body.push_str("wire [31:0] part_2_in = nbytes[2] ? after_4 : crc_in;\n");
+        body.push_str("wire [15:0] data_2 = nbytes[2] ? data[47:32] : data[15:0];\n");
+        body.push_str(&network("after_2", 2, "part_2_in", "data_2"));
+        body.push_str("wire [31:0] part_1_in = nbytes[1] ? after_2 : part_2_in;\n");
+        body.push_str("reg [7:0] data_1;\nalways @(*) begin\n    case (nbytes[2:1])\n        2'd0: data_1 = data[7:0];\n        2'd1: data_1 = data[23:16];\n        2'd2: data_1 = data[39:32];\n        default: data_1 = data[55:48];\n    endcase\nend\n");
+        body.push_str(&network("after_1", 1, "part_1_in", "data_1"));
+        body.push_str("wire [31:0] partial = nbytes[0] ? after_1 : part_1_in;\n");
+        body.push_str("always @(*) begin\n    if (nbytes == 4'd0 || nbytes >= 4'd8) crc_out = next_8;\n    else crc_out = partial;\nend\n");
         Verilog::Custom(body)
     }
 }
