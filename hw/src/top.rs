@@ -93,6 +93,8 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     wr_lock_rx: DFF<Bit>,
     loopback: Signal<Local, Bit>,
     grant_rx_write: Signal<Local, Bit>,
+    tx_disabled: Signal<Local, Bit>,
+    rx_disabled: Signal<Local, Bit>,
 }
 
 impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> NicTop<TN, TNP1, RN, RNP1> {
@@ -161,6 +163,8 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> Nic
             wr_lock_rx: Default::default(),
             loopback: Default::default(),
             grant_rx_write: Default::default(),
+            tx_disabled: Default::default(),
+            rx_disabled: Default::default(),
         }
     }
 }
@@ -196,6 +200,12 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> Log
         self.s_axil_rvalid.next = self.csr.s_axil_rvalid.val();
         self.csr.s_axil_rready.next = self.s_axil_rready.val();
         self.loopback.next = self.csr.rw_value[0].val().get_bit(0);
+        // a disabled queue's TAIL reads 0 (Q_CONTROL: clearing ENABLE resets HEAD and TAIL)
+        // (negated into 1-bit locals first: Verilog would widen before inverting)
+        self.tx_disabled.next = !self.csr.rw_value[8].val().get_bit(0);
+        self.rx_disabled.next = !self.csr.rw_value[15].val().get_bit(0);
+        self.csr.rw_clear.next = (bit_cast::<23, 1>(self.tx_disabled.val().into()) << 9)
+            | (bit_cast::<23, 1>(self.rx_disabled.val().into()) << 16);
         // TX queue 0
         self.tx.enable.next = self.csr.rw_value[8].val().get_bit(0);
         self.tx.ring_base.next = bit_cast::<64, 32>(self.csr.rw_value[5].val()) | (bit_cast::<64, 32>(self.csr.rw_value[6].val()) << 32);

@@ -103,6 +103,8 @@ pub struct CsrBlock {
     pub s_axil_rready: Signal<In, Bit>,
     // configuration out (RW_REGS order)
     pub rw_value: [Signal<Out, Bits<32>>; 23],
+    /// Bit i holds RW register i at its reset value (a disabled queue's TAIL).
+    pub rw_clear: Signal<In, Bits<23>>,
     // status in
     pub txq_head: Signal<In, Bits<16>>,
     pub txq_status: Signal<In, Bits<32>>,
@@ -186,6 +188,7 @@ impl CsrBlock {
             s_axil_rvalid: Default::default(),
             s_axil_rready: Default::default(),
             rw_value: Default::default(),
+            rw_clear: Default::default(),
             txq_head: Default::default(),
             txq_status: Default::default(),
             rxq_head: Default::default(),
@@ -283,6 +286,11 @@ impl Logic for CsrBlock {
             if self.aw_addr.q.val() == self.addr_irq_status.val() {
                 self.irq_status.d.next =
                     (self.irq_status.q.val() & !self.w_clear.val()) | self.irq_set.val();
+            }
+        }
+        for i in 0..23 {
+            if self.rw_clear.val().get_bit(i) {
+                self.rw[i].d.next = self.rw_reset[i].val();
             }
         }
         self.s_axil_bvalid.next = self.b_valid.q.val();
