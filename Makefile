@@ -24,7 +24,7 @@ run: setup
 	$(NIC) sim loopback --frames 1000
 
 test: setup
-	$(CARGO) test --release -j$(JOBS) --workspace
+	$(CARGO) test --release -j$(JOBS) --workspace --no-fail-fast
 	$(MAKE) --no-print-directory lint
 
 # verilator --lint-only -Wall on the exported Verilog of every configuration, with
