@@ -1,11 +1,15 @@
 //! Verilates the exported `nic_top` of every hardware configuration and compiles it,
-//! with the cxx bridge of `src/model.rs` and the C++ wrappers of `csrc/`, into this crate.
+//! with the cxx bridges of `src/model.rs` and `src/axi_model.rs` and the C++ wrappers of
+//! `csrc/`, into this crate.
 //!
 //! Per configuration `<cfg>` (small, full) and variant (traced or not, see `VARIANTS`):
 //!   OUT_DIR/<variant>/nic_top.v          the Verilog from `nic_hw::export::top_verilog`
 //!   OUT_DIR/<variant>/obj/               verilator --cc output (prefix `Vnic_<variant>`,
 //!                                        variant = `<cfg>` or `<cfg>_trace`)
 //!   OUT_DIR/<variant>/libnicv_<variant>_{fast,slow}.a
+//! and once, `nic_hw::dma::DmaAxiBridge` on its own (variant `axi_bridge[_trace]`, Verilog
+//! `axi_bridge.v`), which the `nic_top_axi` models of src/axi_model.rs put in front of
+//! the `nic_top` model of their configuration (csrc/nic_axi_model_impl.h says why).
 //! The Verilator runtime is compiled once into OUT_DIR/rt/libnicv_rt.a.
 //!
 //! Verilating and compiling a model takes a while, so each variant keeps a stamp (a hash
@@ -35,6 +39,42 @@ const BUILD_KEY: &str = "nic-sim-build-v4";
 /// `Model::with_wave` the traced one (src/model.rs, factory generated below).
 const VARIANTS: &[(&str, bool)] = &[("small", true), ("full", true)];
 
+/// The `nic_top_axi` models (src/axi_model.rs) are not Verilated from `nic_top_axi.v`:
+/// they pair the `nic_top` model of their variant with a model of the bridge alone
+/// (`nic_top_axi` is exactly `nic_top` + `DmaAxiBridge`, wired port to port), settled
+/// together each cycle by csrc/nic_axi_model_impl.h. Reason, found on the first
+/// `nic_top_axi` model: Verilator 5.006 mis-schedules it. rust-hdl emits one
+/// `always @(*)` per module, so the NIC's and the bridge's blocks form block-level
+/// combinational cycles (UNOPTFLAT); Verilator cuts them with "hybrid" triggers that
+/// its input-combinational ('ico') and active ('act') regions share
+/// (`__Vtrigrprev__TOP__nic_top_axi__DOT__bridge__024dma_rd_rsp_valid`): a change of
+/// `bridge$dma_rd_rsp_valid` caused by an input (RVALID) is consumed by the 'ico'
+/// trigger, while `tx$desc_rsp_valid = dma_rd_rsp_valid & (tag == 0)` is scheduled in
+/// 'act' only (`_act_sequent__TOP__6`), so it kept its old value for a cycle: the TX
+/// descriptor FIFO took a zero beat and the queue stopped with ZeroLength on the first
+/// frame. (Cost then: 11.9 s per nic_top_axi model; the bridge alone builds in ~2 s and
+/// gives both configurations.)
+const BRIDGE: &str = "axi_bridge";
+
+/// The exported top a model variant is built from.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum Top {
+    /// `nic_top`: the DMA port (src/model.rs).
+    Nic,
+    /// `DmaAxiBridge` alone (top module `top`), for src/axi_model.rs.
+    Bridge,
+}
+
+impl Top {
+    fn module(self) -> &'static str {
+        match self {
+            Top::Nic => "nic_top",
+            Top::Bridge => "top",
+        }
+    }
+}
+
+/// Verilator flags; `TOP_MODULE` is replaced by the variant's top module name.
 const VERILATOR_FLAGS: &[&str] = &[
     "--cc",
     "-O3",
@@ -43,7 +83,7 @@ const VERILATOR_FLAGS: &[&str] = &[
     "--x-initial",
     "unique",
     "--top-module",
-    "nic_top",
+    "TOP_MODULE",
     "--timescale",
     "1ps/1ps",
     // Measured on the first full nic_top (callgrind, instructions per simulated cycle):
@@ -62,7 +102,7 @@ const VERILATOR_FLAGS: &[&str] = &[
 fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
-    for p in ["build.rs", "csrc", "src/model.rs", "../hw/src", "../hw/Cargo.toml", "../regmap/src"] {
+    for p in ["build.rs", "csrc", "src/model.rs", "src/axi_model.rs", "../hw/src", "../hw/Cargo.toml", "../regmap/src"] {
         println!("cargo:rerun-if-changed={}", manifest.join(p).display());
     }
 
@@ -70,21 +110,38 @@ fn main() {
     let vinc = vroot.join("include");
     let vversion = cmd_output("verilator", &["--version"]).unwrap_or_default();
 
-    let variant_names: Vec<String> = VARIANTS.iter().map(|(c, t)| variant_name(c, *t)).collect();
+    // Every model to build: the nic_top variants, then the bridge once per tracing flavour.
+    let mut all: Vec<(Top, &str, bool)> = VARIANTS.iter().map(|&(c, t)| (Top::Nic, c, t)).collect();
+    for t in [true, false] {
+        if VARIANTS.iter().any(|v| v.1 == t) {
+            all.push((Top::Bridge, BRIDGE, t));
+        }
+    }
+    let variant_names: Vec<String> = all.iter().map(|&(top, c, t)| full_variant_name(top, c, t)).collect();
     let mut libs: Vec<String> = Vec::new();
     let mut obj_dirs: Vec<PathBuf> = Vec::new();
     let mut fast_clock: Vec<bool> = Vec::new();
 
-    for (&(cfg, traced), vname) in VARIANTS.iter().zip(&variant_names) {
-        let verilog = top_verilog(cfg);
+    for (&(top, cfg, traced), vname) in all.iter().zip(&variant_names) {
+        let t0 = std::time::Instant::now();
+        let verilog = match top {
+            Top::Nic => top_verilog(cfg),
+            Top::Bridge => bridge_verilog(),
+        };
+        let vfile = match top {
+            Top::Nic => "nic_top.v".to_string(),
+            Top::Bridge => format!("{BRIDGE}.v"),
+        };
         let dir = out.join(vname);
         fs::create_dir_all(&dir).unwrap();
-        write_if_changed(&dir.join("nic_top.v"), &verilog);
+        write_if_changed(&dir.join(&vfile), &verilog);
         let obj = dir.join("obj");
         obj_dirs.push(obj.clone());
 
+        let flags = verilator_flags(top);
         let mut h = DefaultHasher::new();
-        (BUILD_KEY, &verilog, VERILATOR_FLAGS, traced, &vversion, cfg).hash(&mut h);
+        // (for nic_top the hashed flags are those of the single-top build: stamps stay valid)
+        (BUILD_KEY, &verilog, flags.as_slice(), traced, &vversion, cfg).hash(&mut h);
         let key = format!("{:016x}", h.finish());
         let stamp = dir.join("stamp");
         let fast = format!("nicv_{vname}_fast");
@@ -95,12 +152,14 @@ fn main() {
         if !up_to_date {
             let _ = fs::remove_file(&stamp);
             let _ = fs::remove_dir_all(&obj);
-            verilate(traced, &dir, &obj);
+            verilate(&flags, traced, &dir, &obj, &vfile);
             let (fast_files, slow_files) = class_files(&obj, vname);
             compile(&fast, &dir, &obj, &vinc, traced, &fast_files, 3);
             // Constructors and initialisation: run once, compile fast.
             compile(&slow, &dir, &obj, &vinc, traced, &slow_files, 1);
             fs::write(&stamp, &key).unwrap();
+            // Build cost of each model, for the record (`cargo build -vv` shows it).
+            let _ = fs::write(dir.join("build_seconds"), format!("{:.1}\n", t0.elapsed().as_secs_f64()));
         }
         fast_clock.push(fast_clock_safe(&obj, vname));
         println!("cargo:rustc-link-search=native={}", dir.display());
@@ -130,47 +189,77 @@ fn main() {
     let gen = out.join("wrap");
     fs::create_dir_all(&gen).unwrap();
     let mut wrap_files = Vec::new();
-    let mut factory = String::from("#include <stdexcept>\n#include \"nic-sim/csrc/nic_model.h\"\nnamespace nicsim {\n");
-    for ((&(_, traced), vname), fast) in VARIANTS.iter().zip(&variant_names).zip(&fast_clock) {
+    let mut factory = String::from("#include <stdexcept>\n#include \"nic-sim/csrc/nic_model.h\"\n#include \"nic-sim/csrc/nic_axi_model.h\"\nnamespace nicsim {\n");
+    let index_of = |top: Top, traced: bool| all.iter().position(|&(t, _, tr)| t == top && tr == traced).unwrap();
+    for (i, (&(top, cfg, traced), vname)) in all.iter().zip(&variant_names).enumerate() {
+        if top != Top::Nic {
+            continue;
+        }
+        // nic_top alone (NicModel) ...
         let class = format!("Vnic_{vname}");
         let src = format!(
             "// generated by nic-sim/build.rs\n#include \"{class}.h\"\n#include \"{class}___024root.h\"\n\
              #define NIC_VCLASS {class}\n#define NIC_WRAPPER Wrap_{vname}\n\
              #define NIC_FACTORY make_{vname}\n#define NIC_TRACED {}\n#define NIC_FAST_CLOCK {}\n#include \"nic_model_impl.h\"\n",
-            traced as u32, *fast as u32
+            traced as u32, fast_clock[i] as u32
         );
         let f = gen.join(format!("wrap_{vname}.cpp"));
         write_if_changed(&f, &src);
-        wrap_files.push((f, traced));
+        wrap_files.push((f, traced, vec![obj_dirs[i].clone()]));
         factory += &format!("std::unique_ptr<NicModel> make_{vname}();\n");
+        // ... and with the bridge in front (AxiNicModel).
+        let b = index_of(Top::Bridge, traced);
+        let bclass = format!("Vnic_{}", variant_names[b]);
+        let aname = axi_variant_name(cfg, traced);
+        let src = format!(
+            "// generated by nic-sim/build.rs\n#include \"{class}.h\"\n#include \"{class}___024root.h\"\n\
+             #include \"{bclass}.h\"\n#include \"{bclass}___024root.h\"\n\
+             #define NIC_VCLASS {class}\n#define BRIDGE_VCLASS {bclass}\n#define NIC_WRAPPER Wrap_{aname}\n\
+             #define NIC_FACTORY make_{aname}\n#define NIC_TRACED {}\n#define NIC_FAST_CLOCK {}\n#define BRIDGE_FAST_CLOCK {}\n\
+             #include \"nic_axi_model_impl.h\"\n",
+            traced as u32, fast_clock[i] as u32, fast_clock[b] as u32
+        );
+        let f = gen.join(format!("wrap_{aname}.cpp"));
+        write_if_changed(&f, &src);
+        wrap_files.push((f, traced, vec![obj_dirs[i].clone(), obj_dirs[b].clone()]));
+        factory += &format!("std::unique_ptr<AxiNicModel> make_{aname}();\n");
     }
-    factory += "std::unique_ptr<NicModel> new_model(uint32_t config, bool want_trace) {\n";
-    for (ci, cfg) in ["small", "full"].iter().enumerate() {
-        let has = |t: bool| VARIANTS.contains(&(cfg, t));
-        // Prefer the exact variant, else whatever exists (an untraced request may run a
-        // traced build; a traced request on an untraced-only build fails at open_trace).
-        factory += &format!("  if (config == {ci}) {{\n");
-        if has(true) {
-            factory += &format!("    if (want_trace) return make_{}();\n", variant_name(cfg, true));
+    for (axi, base, new_fn, variants_fn) in
+        [(false, "NicModel", "new_model", "model_variants"), (true, "AxiNicModel", "new_axi_model", "axi_model_variants")]
+    {
+        let name = |cfg: &str, t: bool| if axi { axi_variant_name(cfg, t) } else { variant_name(cfg, t) };
+        factory += &format!("std::unique_ptr<{base}> {new_fn}(uint32_t config, bool want_trace) {{\n");
+        for (ci, cfg) in ["small", "full"].iter().enumerate() {
+            let has = |t: bool| VARIANTS.contains(&(cfg, t));
+            if !has(true) && !has(false) {
+                continue;
+            }
+            // Prefer the exact variant, else whatever exists (an untraced request may run a
+            // traced build; a traced request on an untraced-only build fails at open_trace).
+            factory += &format!("  if (config == {ci}) {{\n");
+            if has(true) {
+                factory += &format!("    if (want_trace) return make_{}();\n", name(cfg, true));
+            }
+            if has(false) {
+                factory += &format!("    return make_{}();\n", name(cfg, false));
+            } else {
+                factory += &format!("    return make_{}();\n", name(cfg, true));
+            }
+            factory += "  }\n";
         }
-        if has(false) {
-            factory += &format!("    return make_{}();\n", variant_name(cfg, false));
-        } else if has(true) {
-            factory += &format!("    return make_{}();\n", variant_name(cfg, true));
+        factory += "  (void)want_trace;\n  throw std::runtime_error(\"no such hardware configuration in this build\");\n}\n";
+        factory += &format!("uint32_t {variants_fn}(uint32_t config) {{\n");
+        for (ci, cfg) in ["small", "full"].iter().enumerate() {
+            let bits = VARIANTS.contains(&(cfg, false)) as u32 | (VARIANTS.contains(&(cfg, true)) as u32) << 1;
+            factory += &format!("  if (config == {ci}) return {bits};\n");
         }
-        factory += "  }\n";
+        factory += "  return 0;\n}\n";
     }
-    factory += "  throw std::runtime_error(\"no such hardware configuration in this build\");\n}\n";
-    factory += "uint32_t model_variants(uint32_t config) {\n";
-    for (ci, cfg) in ["small", "full"].iter().enumerate() {
-        let bits = VARIANTS.contains(&(cfg, false)) as u32 | (VARIANTS.contains(&(cfg, true)) as u32) << 1;
-        factory += &format!("  if (config == {ci}) return {bits};\n");
-    }
-    factory += "  return 0;\n}\n}  // namespace nicsim\n";
+    factory += "}  // namespace nicsim\n";
     let factory_file = gen.join("factory.cpp");
     write_if_changed(&factory_file, &factory);
 
-    let mut bridge = cxx_build::bridge("src/model.rs");
+    let mut bridge = cxx_build::bridges(["src/model.rs", "src/axi_model.rs"]);
     bridge
         .std("c++17")
         .warnings(false)
@@ -183,7 +272,7 @@ fn main() {
     // cxx_build::bridge has generated the bridge header under OUT_DIR/cxxbridge by now.
     let cxxinc = out.join("cxxbridge").join("include");
     let cxxcrate = out.join("cxxbridge").join("crate");
-    for ((f, traced), obj) in wrap_files.iter().zip(&obj_dirs) {
+    for (f, traced, objs) in &wrap_files {
         let name = format!("nicsim_{}", f.file_stem().unwrap().to_string_lossy());
         let mut b = cc::Build::new();
         b.cpp(true)
@@ -196,7 +285,7 @@ fn main() {
             .include(manifest.join("csrc"))
             .include(&cxxinc)
             .include(&cxxcrate)
-            .include(obj)
+            .includes(objs)
             .include(&vinc)
             .include(vinc.join("vltstd"))
             .file(f);
@@ -223,14 +312,43 @@ fn variant_name(cfg: &str, traced: bool) -> String {
     }
 }
 
-/// The Verilog of `nic_top` for a configuration, from the RTL crate.
-fn top_verilog(cfg: &str) -> String {
-    let c = match cfg {
+/// Variant name with the top: `<cfg>[_trace]` for nic_top, `axi_bridge[_trace]` for the bridge.
+fn full_variant_name(top: Top, cfg: &str, traced: bool) -> String {
+    match top {
+        Top::Nic => variant_name(cfg, traced),
+        Top::Bridge => variant_name(BRIDGE, traced),
+    }
+}
+
+/// Name of the `nic_top_axi` model (nic_top + bridge) of a nic_top variant.
+fn axi_variant_name(cfg: &str, traced: bool) -> String {
+    format!("axi_{}", variant_name(cfg, traced))
+}
+
+fn hw_config(cfg: &str) -> nic_hw::Config {
+    match cfg {
         "small" => nic_hw::Config::Small,
         "full" => nic_hw::Config::Full,
         _ => unreachable!(),
-    };
-    nic_hw::export::top_verilog(c)
+    }
+}
+
+/// The Verilog of `nic_top` for a configuration, from the RTL crate.
+fn top_verilog(cfg: &str) -> String {
+    nic_hw::export::top_verilog(hw_config(cfg))
+}
+
+/// The Verilog of `DmaAxiBridge` alone (module `top`): the block `nic_top_axi` puts
+/// between `nic_top`'s DMA port and its `m_axi_*` ports.
+fn bridge_verilog() -> String {
+    use rust_hdl::prelude::*;
+    let mut b = nic_hw::dma::DmaAxiBridge::default();
+    b.connect_all();
+    format!("// nic_hw::dma::DmaAxiBridge, generated by nic-sim/build.rs for the nic_top_axi model\n{}", generate_verilog(&b))
+}
+
+fn verilator_flags(top: Top) -> Vec<&'static str> {
+    VERILATOR_FLAGS.iter().map(|&f| if f == "TOP_MODULE" { top.module() } else { f }).collect()
 }
 
 fn verilator_root() -> PathBuf {
@@ -257,9 +375,9 @@ fn write_if_changed(path: &Path, text: &str) {
     }
 }
 
-fn verilate(traced: bool, dir: &Path, obj: &Path) {
+fn verilate(flags: &[&str], traced: bool, dir: &Path, obj: &Path, vfile: &str) {
     let mut cmd = Command::new("verilator");
-    cmd.args(VERILATOR_FLAGS)
+    cmd.args(flags)
         .arg("--prefix")
         .arg(format!("Vnic_{}", dir.file_name().unwrap().to_string_lossy()))
         .arg("--Mdir")
@@ -267,12 +385,12 @@ fn verilate(traced: bool, dir: &Path, obj: &Path) {
     if traced {
         cmd.arg("--trace-fst");
     }
-    cmd.arg(dir.join("nic_top.v"));
+    cmd.arg(dir.join(vfile));
     let o = cmd.output().unwrap_or_else(|e| panic!("cannot run verilator: {e} (run `make setup`)"));
     if !o.status.success() {
         panic!(
             "verilator failed on {}:\n{}\n{}",
-            dir.join("nic_top.v").display(),
+            dir.join(vfile).display(),
             String::from_utf8_lossy(&o.stdout),
             String::from_utf8_lossy(&o.stderr)
         );

@@ -284,6 +284,71 @@ impl HostMemory {
         self.rd_queue.is_empty() && !self.wr_in_burst && self.wr_rsp_pending.is_none()
     }
 
+    // ----- for other bus front-ends (crate::axi_mem) -----------------------------------
+
+    /// The 16 bytes at `addr` as one little-endian word if all are mapped.
+    #[inline]
+    pub(crate) fn word(&self, addr: u64) -> Option<u128> {
+        let (start, off) = self.locate(addr, BEAT_BYTES as u64)?;
+        let r = &self.regions[&start][off..off + BEAT_BYTES];
+        Some(u128::from_le_bytes(r.try_into().unwrap()))
+    }
+
+    /// Writes the lanes of `data` enabled in `strb` at `addr + lane`, all or nothing:
+    /// returns false (memory untouched) unless every enabled byte is mapped. No enabled
+    /// lane: true, nothing written.
+    pub(crate) fn write_strobed(&mut self, addr: u64, data: u128, strb: u16) -> bool {
+        if strb == 0 {
+            return true;
+        }
+        let first = strb.trailing_zeros() as u64;
+        let end = BEAT_BYTES as u64 - strb.leading_zeros() as u64;
+        let bytes = data.to_le_bytes();
+        match self.locate(addr + first, end - first) {
+            Some((start, off)) => {
+                let region = self.regions.get_mut(&start).unwrap();
+                for lane in first..end {
+                    if strb & (1 << lane) != 0 {
+                        region[off + (lane - first) as usize] = bytes[lane as usize];
+                    }
+                }
+                true
+            }
+            None => {
+                // The span is not mapped whole; the enabled bytes alone might be (a hole
+                // under disabled lanes): check them one by one.
+                if (first..end).any(|l| strb & (1 << l) != 0 && self.locate(addr + l, 1).is_none()) {
+                    return false;
+                }
+                for lane in first..end {
+                    if strb & (1 << lane) != 0 {
+                        let (start, off) = self.locate(addr + lane, 1).unwrap();
+                        self.regions.get_mut(&start).unwrap()[off] = bytes[lane as usize];
+                    }
+                }
+                true
+            }
+        }
+    }
+
+    /// Logs a refused access; with `coalesce`, extends the last logged fault instead
+    /// when it is of the same direction and ends where this one starts.
+    pub(crate) fn log_fault(&mut self, f: DmaFault, coalesce: bool) {
+        if coalesce {
+            if let Some(last) = self.faults.last_mut() {
+                if last.write == f.write && last.addr.wrapping_add(last.len) == f.addr {
+                    last.len += f.len;
+                    return;
+                }
+            }
+        }
+        self.faults.push(f);
+    }
+
+    pub(crate) fn stats_mut(&mut self) -> &mut DmaStats {
+        &mut self.stats
+    }
+
     // ----- the DMA port, cycle by cycle ------------------------------------------------
 
     /// Sets the DMA-port inputs of `inp` for the coming cycle.

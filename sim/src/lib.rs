@@ -5,9 +5,14 @@
 //! * [`HostMemory`]: host memory behind an IOMMU, serving the NIC's DMA port.
 //! * [`WireEndpoint`]: the far end of the wire ports ([`QueueWire`] for tests,
 //!   [`LinkWire`] to cable two simulated NICs together).
-//! * [`SimDevice`]: all three together, implementing the driver's `Device` trait.
+//! * [`AxiModel`]: the Verilated `nic_top_axi` (the NIC behind its AXI4 bridge), and
+//!   [`AxiMemPort`]: an AXI4 slave in front of [`HostMemory`] that checks the protocol.
+//! * [`SimDevice`]: all three together, implementing the driver's `Device` trait, on
+//!   either [`Bus`] (`SimConfig::bus`).
 //! * [`bench_idle`]: simulation speed.
 
+pub mod axi_mem;
+pub mod axi_model;
 pub mod bench;
 pub mod device;
 pub mod host_mem;
@@ -16,8 +21,10 @@ pub mod rng;
 pub mod wire;
 
 pub use bench::{bench_idle, bench_model_idle};
-pub use device::{SimConfig, SimDevice, DEFAULT_REGISTER_TIMEOUT, RESET_CYCLES};
+pub use axi_mem::{AxiMemConfig, AxiMemPort, AxiStats};
+pub use device::{Bus, SimConfig, SimDevice, DEFAULT_REGISTER_TIMEOUT, RESET_CYCLES};
 pub use host_mem::{DmaStats, HostMemConfig, HostMemory, DMA_BASE, GUARD_GAP};
+pub use axi_model::{AxiInputs, AxiModel, AxiOutputs};
 pub use model::{HwConfig, Inputs, Model, Outputs};
 pub use nic_driver::device::{Device, DeviceError, DmaFault, DmaRegion};
 pub use wire::{frame_to_beats, AxisBeat, FrameAssembler, LinkWire, QueueWire, WireEndpoint, WireFrame};
