@@ -177,6 +177,19 @@ public:
         out.tx_axis_tvalid = n->tx_axis_tvalid & 1;
         out.rx_axis_tready = n->rx_axis_tready & 1;
         out.irq = n->irq;
+        out.dma_rd_req_valid = n->dma_rd_req_valid & 1;
+        out.dma_rd_req_ready = b->dma_rd_req_ready & 1;
+        out.dma_rd_req_addr = n->dma_rd_req_addr;
+        out.dma_rd_req_len = n->dma_rd_req_len;
+        out.dma_rd_req_tag = n->dma_rd_req_tag;
+        out.dma_wr_valid = n->dma_wr_valid & 1;
+        out.dma_wr_ready = b->dma_wr_ready & 1;
+        out.dma_wr_addr = n->dma_wr_addr;
+        out.dma_wr_data_lo = (uint64_t)n->dma_wr_data[0] | ((uint64_t)n->dma_wr_data[1] << 32);
+        out.dma_wr_data_hi = (uint64_t)n->dma_wr_data[2] | ((uint64_t)n->dma_wr_data[3] << 32);
+        out.dma_wr_strb = n->dma_wr_strb;
+        out.dma_wr_last = n->dma_wr_last & 1;
+        out.dma_wr_tag = n->dma_wr_tag;
 
         // The edge: both sample the settled values.
         n->clock = 1;

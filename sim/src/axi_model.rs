@@ -87,6 +87,22 @@ mod ffi {
         tx_axis_tvalid: bool,
         rx_axis_tready: bool,
         irq: u16,
+        /// The DMA port between `nic_top` and the bridge inside `nic_top_axi` (not ports
+        /// of `nic_top_axi`; for checking the NIC's side of it): read requests ...
+        dma_rd_req_valid: bool,
+        dma_rd_req_ready: bool,
+        dma_rd_req_addr: u64,
+        dma_rd_req_len: u16,
+        dma_rd_req_tag: u8,
+        /// ... and write beats.
+        dma_wr_valid: bool,
+        dma_wr_ready: bool,
+        dma_wr_addr: u64,
+        dma_wr_data_lo: u64,
+        dma_wr_data_hi: u64,
+        dma_wr_strb: u16,
+        dma_wr_last: bool,
+        dma_wr_tag: u8,
     }
 
     unsafe extern "C++" {
