@@ -1,8 +1,8 @@
 //! Prints simulation speed: `cargo run --release -p nic-sim --example sim_speed [cycles]`.
-//! `sim_speed CYCLES small|full plain|traced|device` runs one measurement only (for
+//! `sim_speed CYCLES small|full plain|traced|device|axi` runs one measurement only (for
 //! instruction counting under valgrind, which is stable where wall time is not).
 
-use nic_sim::{bench_idle, bench_model_idle, HwConfig, Model};
+use nic_sim::{bench_idle, bench_idle_with, bench_model_idle, HwConfig, Model, SimConfig};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -12,6 +12,7 @@ fn main() {
         let r = match args[3].as_str() {
             "plain" => bench_model_idle(hw, cycles, false),
             "traced" => bench_model_idle(hw, cycles, true),
+            "axi" => bench_idle_with(SimConfig::axi(hw), cycles),
             _ => bench_idle(hw, cycles),
         };
         println!("{hw} {}: {:.3} M cycles/s", args[3], r / 1e6);
@@ -26,6 +27,7 @@ fn main() {
         } else {
             format!("one build (traced: {})", Model::can_trace(hw))
         };
-        println!("{hw:5}: SimDevice idle {:.2} M cycles/s, bare model {:.2} M/s, {line}", dev / 1e6, bare / 1e6);
+        let axi = bench_idle_with(SimConfig::axi(hw), cycles);
+        println!("{hw:5}: SimDevice idle {:.2} M cycles/s (nic_top_axi: {:.2} M/s), bare model {:.2} M/s, {line}", dev / 1e6, axi / 1e6, bare / 1e6);
     }
 }

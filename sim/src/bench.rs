@@ -10,7 +10,12 @@ use crate::model::{HwConfig, Inputs, Model};
 /// Cycles per second of an idle `SimDevice` (model + host memory + wire serviced every
 /// cycle, as in every driver-level test), for `cycles` cycles after reset.
 pub fn bench_idle(hw: HwConfig, cycles: u64) -> f64 {
-    let mut dev = SimDevice::new(SimConfig::new(hw)).expect("model");
+    bench_idle_with(SimConfig::new(hw), cycles)
+}
+
+/// [`bench_idle`] for any configuration (e.g. `SimConfig::axi(hw)`: the nic_top_axi model).
+pub fn bench_idle_with(config: SimConfig, cycles: u64) -> f64 {
+    let mut dev = SimDevice::new(config).expect("model");
     dev.idle(1000); // warm up
     let t = Instant::now();
     dev.idle(cycles);

@@ -20,7 +20,7 @@ pub mod model;
 pub mod rng;
 pub mod wire;
 
-pub use bench::{bench_idle, bench_model_idle};
+pub use bench::{bench_idle, bench_idle_with, bench_model_idle};
 pub use axi_mem::{AxiMemConfig, AxiMemPort, AxiStats};
 pub use device::{Bus, SimConfig, SimDevice, DEFAULT_REGISTER_TIMEOUT, RESET_CYCLES};
 pub use host_mem::{DmaStats, HostMemConfig, HostMemory, DMA_BASE, GUARD_GAP};
