@@ -4,6 +4,7 @@
 //! * [`fcs`]: Ethernet FCS append/check and the receiver's residue check.
 //! * [`wire`]: header views in smoltcp's shape (Ethernet).
 //! * [`gen`]: seeded random frames and scatter-gather splits.
+//! * [`pcap`]: a pcap writer and tshark's FCS verdicts, for independent judgement.
 //! * [`traffic`]: loopback through the real driver, checked byte for byte.
 //! * [`refnic`]: a behavioural model of the whole NIC behind the driver's `Device`
 //!   trait, written from the documented behaviour (docs/interfaces.md, the regmap).
@@ -13,6 +14,7 @@ pub mod backend;
 pub mod crc;
 pub mod fcs;
 pub mod gen;
+pub mod pcap;
 pub mod refnic;
 pub mod traffic;
 pub mod wire;
