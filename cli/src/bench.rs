@@ -2,7 +2,7 @@
 //! bursts, RX buffers posted ahead, interrupts masked, polling), in cycles per frame and
 //! share of 10 GbE line rate at 156.25 MHz.
 
-use crate::loopback::open_device;
+use crate::loopback::{open_device, BusArg, SimArgs};
 use crate::report::{grouped, si};
 use crate::{BackendArg, HwArg};
 use anyhow::{Context, Result};
@@ -25,11 +25,8 @@ pub struct BenchArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
-    #[arg(long, value_enum, default_value_t = BackendArg::Rtl)]
-    backend: BackendArg,
-    /// Host memory read latency of the simulator in cycles.
-    #[arg(long, default_value_t = nic_sim::SimConfig::default().mem_latency, value_parser = clap::value_parser!(u32).range(1..=10_000))]
-    mem_latency: u32,
+    #[command(flatten)]
+    sim: SimArgs,
 }
 
 struct Row {
@@ -51,7 +48,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
     const RING_LOG2: u32 = 10;
     let warmup = 1usize << RING_LOG2;
     for &wire_len in &SIZES {
-        let mut dev = open_device(a.backend, a.config, None, a.mem_latency)?;
+        let mut dev = open_device(&a.sim, a.config, None)?;
         let cfg = NicConfig { tx_ring_log2: RING_LOG2, rx_ring_log2: RING_LOG2, irq_mode: IrqMode::Polling, ..NicConfig::default() };
         let mut nic = Nic::open_with(&mut dev, cfg).context("opening the NIC")?;
         nic.set_loopback(true)?;
@@ -80,8 +77,14 @@ pub fn run(a: BenchArgs) -> Result<()> {
             eprintln!("{wire_len:>5} bytes: done ({} frames)", grouped(count as u64));
         }
     }
-    let idle = match a.backend {
-        BackendArg::Rtl => Some(nic_sim::bench_idle(a.config.sim(), 2_000_000)),
+    let idle = match a.sim.backend {
+        BackendArg::Rtl => {
+            let bus = match a.sim.bus {
+                BusArg::Dma => nic_sim::Bus::DmaPort,
+                BusArg::Axi => nic_sim::Bus::Axi4,
+            };
+            Some(nic_sim::bench_idle_with(nic_sim::SimConfig { bus, ..nic_sim::SimConfig::new(a.config.sim()) }, 2_000_000))
+        }
         BackendArg::Model => None,
     };
 
@@ -96,10 +99,12 @@ pub fn run(a: BenchArgs) -> Result<()> {
             })
             .collect();
         println!(
-            "{{\"config\":\"{}\",\"backend\":\"{:?}\",\"mem_latency\":{},\"clock_hz\":{},\"results\":[{}],\"idle_cycles_per_second\":{}}}",
+            "{{\"config\":\"{}\",\"backend\":\"{:?}\",\"bus\":\"{:?}\",\"backpressure\":{},\"mem_latency\":{},\"clock_hz\":{},\"results\":[{}],\"idle_cycles_per_second\":{}}}",
             a.config.hw(),
-            a.backend,
-            a.mem_latency,
+            a.sim.backend,
+            a.sim.bus,
+            a.sim.backpressure.map_or("null".to_string(), |p| p.to_string()),
+            a.sim.mem_latency,
             line_rate::CLOCK_HZ,
             items.join(","),
             idle.map_or("null".to_string(), |v| format!("{v:.0}"))
@@ -107,10 +112,12 @@ pub fn run(a: BenchArgs) -> Result<()> {
         return Ok(());
     }
     println!(
-        "loopback back to back, {} configuration, {:?} backend, host memory latency {} cycles, 156.25 MHz core clock, 10 GbE line rate",
+        "loopback back to back, {} configuration, {:?} backend, {:?} bus, host memory latency {} cycles{}, 156.25 MHz core clock, 10 GbE line rate",
         a.config.hw(),
-        a.backend,
-        a.mem_latency
+        a.sim.backend,
+        a.sim.bus,
+        a.sim.mem_latency,
+        a.sim.backpressure.map_or(String::new(), |p| format!(", backpressure {p}"))
     );
     println!("{:>11} {:>8} {:>16} {:>16} {:>13} {:>14} {:>14}", "frame bytes", "frames", "cycles/frame", "line cyc/frame", "% line rate", "Mframes/s", "sim cycles/s");
     for r in &rows {

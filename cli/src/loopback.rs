@@ -38,18 +38,57 @@ pub struct LoopbackArgs {
     /// log2 of the TX and RX ring sizes.
     #[arg(long, default_value_t = 9, value_parser = clap::value_parser!(u32).range(1..=15))]
     ring_log2: u32,
-    /// Which NIC implementation to drive.
-    #[arg(long, value_enum, default_value_t = BackendArg::Rtl)]
-    backend: BackendArg,
-    /// Host memory read latency of the simulator in cycles.
-    #[arg(long, default_value_t = nic_sim::SimConfig::default().mem_latency, value_parser = clap::value_parser!(u32).range(1..=10_000))]
-    mem_latency: u32,
+    #[command(flatten)]
+    sim: SimArgs,
 }
 
-pub fn open_device(backend: BackendArg, config: HwArg, wave: Option<PathBuf>, mem_latency: u32) -> Result<Box<dyn TestDevice>> {
-    Ok(match backend {
+/// How the NIC is simulated (shared by `sim` and `bench`).
+#[derive(Args, Debug, Clone)]
+pub struct SimArgs {
+    /// Which NIC implementation to drive.
+    #[arg(long, value_enum, default_value_t = BackendArg::Rtl)]
+    pub backend: BackendArg,
+    /// Bus between the NIC and host memory: the NIC's DMA port, or its AXI4 master bridge.
+    #[arg(long, value_enum, default_value_t = BusArg::Dma)]
+    pub bus: BusArg,
+    /// Host memory read latency of the simulator in cycles.
+    #[arg(long, default_value_t = nic_sim::SimConfig::default().mem_latency, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub mem_latency: u32,
+    /// Random backpressure: probability per cycle that the environment stalls a channel
+    /// it drives (DMA/AXI ready and valid, tx_axis_tready).
+    #[arg(long, value_name = "P", value_parser = parse_probability)]
+    pub backpressure: Option<f64>,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum, PartialEq, Eq)]
+pub enum BusArg {
+    Dma,
+    Axi,
+}
+
+fn parse_probability(s: &str) -> Result<f64, String> {
+    let p: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
+    if (0.0..1.0).contains(&p) {
+        Ok(p)
+    } else {
+        Err(format!("{p} is not a probability in [0, 1)"))
+    }
+}
+
+pub fn open_device(sim: &SimArgs, config: HwArg, wave: Option<PathBuf>) -> Result<Box<dyn TestDevice>> {
+    Ok(match sim.backend {
         BackendArg::Rtl => {
-            let cfg = nic_sim::SimConfig { wave, mem_latency, ..nic_sim::SimConfig::new(config.sim()) };
+            let bus = match sim.bus {
+                BusArg::Dma => nic_sim::Bus::DmaPort,
+                BusArg::Axi => nic_sim::Bus::Axi4,
+            };
+            let cfg = nic_sim::SimConfig {
+                wave,
+                mem_latency: sim.mem_latency,
+                bus,
+                backpressure: sim.backpressure.map(|p| (0x5eed, p)),
+                ..nic_sim::SimConfig::new(config.sim())
+            };
             Box::new(nic_testbench::backend::rtl::RtlDevice::new(cfg).map_err(anyhow::Error::msg).context("building the simulated NIC")?)
         }
         BackendArg::Model => {
@@ -62,7 +101,7 @@ pub fn open_device(backend: BackendArg, config: HwArg, wave: Option<PathBuf>, me
 }
 
 pub fn run(a: LoopbackArgs) -> Result<()> {
-    let mut dev = open_device(a.backend, a.config, a.wave.clone(), a.mem_latency)?;
+    let mut dev = open_device(&a.sim, a.config, a.wave.clone())?;
     let wall = Instant::now();
     let cfg = NicConfig { tx_ring_log2: a.ring_log2, rx_ring_log2: a.ring_log2, ..NicConfig::default() };
     let mut nic = Nic::open_with(&mut dev, cfg).context("opening the NIC")?;
