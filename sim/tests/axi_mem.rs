@@ -54,8 +54,8 @@ fn read_burst_latency_rlast_and_slverr_on_partly_mapped_word() {
     }
     assert_eq!(beats.iter().map(|b| b.0).collect::<Vec<_>>(), vec![5, 6, 7, 8, 9], "first beat 5 cycles after the AR, then back to back");
     let want = |k: u64| u128::from_le_bytes(std::array::from_fn(|j| (4096 - 48 + k * 16 + j as u64) as u8));
-    for k in 0..3 {
-        assert_eq!((beats[k].1, beats[k].2, beats[k].3), (want(k as u64), 0, k == 2));
+    for (k, b) in beats.iter().take(3).enumerate() {
+        assert_eq!((b.1, b.2, b.3), (want(k as u64), 0, k == 2));
     }
     assert_eq!((beats[3].1, beats[3].2, beats[3].3), (0, 2, false));
     assert_eq!((beats[4].1, beats[4].2, beats[4].3), (0, 2, true));
