@@ -240,6 +240,48 @@ impl<D: Device> Nic<D> {
         Ok(frames)
     }
 
+    /// Waits until the oldest burst in flight on TX queue `q` is complete (its
+    /// REPORT_STATUS descriptor written back, so `tx_reap_on` frees it), or
+    /// `timeout_cycles` pass; returns whether it is (true at once when nothing is in
+    /// flight). In interrupt mode the TX vector is unmasked for the wait, as in
+    /// [`Nic::wait_rx`] (the write-back may land a few cycles after the vector); in
+    /// polling mode the descriptor is polled with the device idling in between.
+    pub fn wait_tx_on(&mut self, q: u32, timeout_cycles: u64) -> Result<bool, DriverError> {
+        self.check_exists(Dir::Tx, q)?;
+        let start = self.dev.cycles();
+        if self.tx[q as usize].oldest_burst_done(&mut self.dev)? {
+            return Ok(true);
+        }
+        if self.config.irq_mode == IrqMode::Interrupt {
+            let vector = 1u32 << q;
+            let status = self.layout.global_reg(global::IRQ_STATUS);
+            let mask = self.layout.global_reg(global::IRQ_MASK);
+            self.dev.set_reg32(status, vector)?;
+            if self.tx[q as usize].oldest_burst_done(&mut self.dev)? {
+                return Ok(true);
+            }
+            self.dev.set_flags32(mask, vector)?;
+            self.dev.wait_irq(vector, timeout_cycles);
+            self.dev.clear_flags32(mask, vector)?;
+            self.dev.set_reg32(status, vector)?;
+        }
+        loop {
+            if self.tx[q as usize].oldest_burst_done(&mut self.dev)? {
+                return Ok(true);
+            }
+            if self.dev.cycles() - start >= timeout_cycles {
+                self.check_queue(Dir::Tx, q)?;
+                return Ok(false);
+            }
+            self.dev.idle(POLL_INTERVAL_CYCLES);
+        }
+    }
+
+    /// [`Nic::wait_tx_on`] for TX queue 0.
+    pub fn wait_tx(&mut self, timeout_cycles: u64) -> Result<bool, DriverError> {
+        self.wait_tx_on(0, timeout_cycles)
+    }
+
     // ---- RX -------------------------------------------------------------------------
 
     /// Takes up to `max` frames from RX queue 0 and reposts their buffers.

@@ -132,6 +132,15 @@ impl TxQueue {
         (0..n).map(move |i| &self.slots[self.ring.slot(from.wrapping_add(i))])
     }
 
+    /// Whether the oldest burst in flight has its REPORT_STATUS write-back (true when
+    /// nothing is in flight).
+    pub fn oldest_burst_done<D: Device + ?Sized>(&self, dev: &mut D) -> Result<bool, DriverError> {
+        match self.rs_ends.front() {
+            Some(&end) => self.rs_done(dev, end),
+            None => Ok(true),
+        }
+    }
+
     pub fn in_flight(&self) -> usize {
         usize::from(self.ring.distance(self.clean, self.tail))
     }

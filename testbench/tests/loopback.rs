@@ -272,6 +272,14 @@ fn interrupt_mode() {
         }
         assert_frames_eq(&got, &frames);
         nic.tx_flush(TIMEOUT).unwrap();
+
+        // TX completions by interrupt too.
+        nic.set_irq_moderation(Dir::Tx, 0, Moderation::default()).unwrap();
+        let f = g.frame(1000);
+        assert_eq!(nic.tx_burst(&[TxFrame::new(&f)]).unwrap(), 1);
+        assert!(nic.wait_tx(TIMEOUT).unwrap(), "TX completion interrupt never came");
+        assert_eq!(nic.tx_reap().unwrap(), 1);
+        assert_frames_eq(&receive(&mut nic, 1), std::slice::from_ref(&f));
     });
 }
 
