@@ -4,7 +4,9 @@
 //! The two arbiters for the DMA port live here because they are a few lines each:
 //! reads go to the RX descriptor fetch first (RX must never starve for buffers), then
 //! the TX descriptor fetch, then TX data; writes keep an RX data burst together and
-//! otherwise let the RX engine go first. Responses are routed by tag.
+//! otherwise let the RX engine go first. A request or beat offered and not yet accepted
+//! keeps the grant (valid/ready: what is offered holds until taken). Responses are
+//! routed by tag.
 
 use crate::csr::CsrBlock;
 use crate::dma::{IrqModeration, RxEngine, TxEngine};
@@ -91,6 +93,11 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     tx_irq: IrqModeration,
     rx_irq: IrqModeration,
     wr_lock_rx: DFF<Bit>,
+    /// A TX write-back was offered and not yet taken: it keeps the port.
+    wr_hold_tx: DFF<Bit>,
+    /// The read client offered and not yet taken (0 none, 1 RX desc, 2 TX desc, 3 TX data).
+    rd_hold: DFF<Bits<2>>,
+    rd_sel: Signal<Local, Bits<2>>,
     loopback: Signal<Local, Bit>,
     grant_rx_write: Signal<Local, Bit>,
     tx_disabled: Signal<Local, Bit>,
@@ -161,6 +168,9 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> Nic
             tx_irq: Default::default(),
             rx_irq: Default::default(),
             wr_lock_rx: Default::default(),
+            wr_hold_tx: Default::default(),
+            rd_hold: Default::default(),
+            rd_sel: Default::default(),
             loopback: Default::default(),
             grant_rx_write: Default::default(),
             tx_disabled: Default::default(),
@@ -172,7 +182,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> Nic
 impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> Logic for NicTop<TN, TNP1, RN, RNP1> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wr_lock_rx);
+        dff_setup!(self, clock, wr_lock_rx, wr_hold_tx, rd_hold);
         clock!(self, clock, csr, tx, rx, mac_tx, mac_rx, tx_irq, rx_irq);
         self.csr.reset.next = self.reset.val();
         self.tx.reset.next = self.reset.val();
@@ -259,22 +269,46 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> Log
         self.rx.desc_req_ready.next = false;
         self.tx.desc_req_ready.next = false;
         self.tx.data_req_ready.next = false;
-        self.dma_rd_req_valid.next = self.rx.desc_req_valid.val() | self.tx.desc_req_valid.val() | self.tx.data_req_valid.val();
+        self.rd_sel.next = 0.into();
+        if self.tx.data_req_valid.val() {
+            self.rd_sel.next = 3.into();
+        }
+        if self.tx.desc_req_valid.val() {
+            self.rd_sel.next = 2.into();
+        }
+        if self.rx.desc_req_valid.val() {
+            self.rd_sel.next = 1.into();
+        }
+        if self.rd_hold.q.val() != 0 {
+            self.rd_sel.next = self.rd_hold.q.val();
+        }
+        self.dma_rd_req_valid.next = false;
         self.dma_rd_req_addr.next = self.tx.data_req_addr.val();
         self.dma_rd_req_len.next = self.tx.data_req_len.val();
         self.dma_rd_req_tag.next = 1.into(); // TAG_TX_DATA
-        if self.rx.desc_req_valid.val() {
+        if self.rd_sel.val() == 1 {
+            self.dma_rd_req_valid.next = self.rx.desc_req_valid.val();
             self.dma_rd_req_addr.next = self.rx.desc_req_addr.val();
             self.dma_rd_req_len.next = self.rx.desc_req_len.val();
             self.dma_rd_req_tag.next = 2.into(); // TAG_RX_DESC
             self.rx.desc_req_ready.next = self.dma_rd_req_ready.val();
-        } else if self.tx.desc_req_valid.val() {
+        }
+        if self.rd_sel.val() == 2 {
+            self.dma_rd_req_valid.next = self.tx.desc_req_valid.val();
             self.dma_rd_req_addr.next = self.tx.desc_req_addr.val();
             self.dma_rd_req_len.next = self.tx.desc_req_len.val();
             self.dma_rd_req_tag.next = 0.into(); // TAG_TX_DESC
             self.tx.desc_req_ready.next = self.dma_rd_req_ready.val();
-        } else {
+        }
+        if self.rd_sel.val() == 3 {
+            self.dma_rd_req_valid.next = self.tx.data_req_valid.val();
             self.tx.data_req_ready.next = self.dma_rd_req_ready.val();
+        }
+        // hold the grant while offered and not taken (a client that withdraws, e.g. a
+        // queue stopped by an error, releases it)
+        self.rd_hold.d.next = 0.into();
+        if self.dma_rd_req_valid.val() & !self.dma_rd_req_ready.val() {
+            self.rd_hold.d.next = self.rd_sel.val();
         }
         self.tx.rsp_data.next = self.dma_rd_rsp_data.val();
         self.tx.rsp_last.next = self.dma_rd_rsp_last.val();
@@ -290,7 +324,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> Log
             self.dma_rd_rsp_ready.next = self.tx.data_rsp_ready.val();
         }
         // ---- DMA writes: an RX data burst stays together; RX before TX write-back
-        self.grant_rx_write.next = self.wr_lock_rx.q.val() | self.rx.wr_valid.val();
+        self.grant_rx_write.next = self.wr_lock_rx.q.val() | (self.rx.wr_valid.val() & !self.wr_hold_tx.q.val());
         self.rx.wr_ready.next = false;
         self.tx.wb_ready.next = false;
         if self.grant_rx_write.val() {
@@ -313,6 +347,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> Log
             self.dma_wr_tag.next = 2.into(); // TAG_TX_WRITEBACK
             self.tx.wb_ready.next = self.dma_wr_ready.val();
         }
+        self.wr_hold_tx.d.next = !self.grant_rx_write.val() & self.tx.wb_valid.val() & !self.dma_wr_ready.val();
         self.rx.wr_rsp_valid.next = self.dma_wr_rsp_valid.val() & (self.dma_wr_rsp_tag.val() == 0);
         self.rx.wr_rsp_error.next = self.dma_wr_rsp_error.val();
         self.rx.wb_fault.next = self.dma_wr_rsp_valid.val() & (self.dma_wr_rsp_tag.val() == 1) & self.dma_wr_rsp_error.val();
@@ -355,6 +390,8 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> Log
         self.mac_rx.m_ready.next = self.rx.s_ready.val();
         if self.reset.val() {
             self.wr_lock_rx.d.next = false;
+            self.wr_hold_tx.d.next = false;
+            self.rd_hold.d.next = 0.into();
         }
     }
 }

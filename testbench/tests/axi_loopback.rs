@@ -129,7 +129,6 @@ fn proptest_loopback(hw: HwConfig, cases: u32, backpressure: Option<(u64, f64)>)
 }
 
 #[test]
-#[ignore = "blocked by the nic_top write-arbiter bug (see nic_bug_write_beat_replaced_while_waiting); run with --ignored"]
 fn axi_proptest_loopback_small() {
     let s = proptest_loopback(HwConfig::Small, 24, None);
     // The traffic exercised what the bridge is for.
@@ -141,7 +140,6 @@ fn axi_proptest_loopback_small() {
 }
 
 #[test]
-#[ignore = "blocked by the nic_top write-arbiter bug (see nic_bug_write_beat_replaced_while_waiting); run with --ignored"]
 fn axi_proptest_loopback_full() {
     proptest_loopback(HwConfig::Full, 8, None);
 }
@@ -387,7 +385,6 @@ fn axi_unaligned_tx_segments_and_rx_buffers() {
 /// ARREADY, RVALID, AWREADY, WREADY and BVALID stalled at random (seeded), and the wire
 /// too: loopback and unaligned traffic still arrive intact and the protocol holds.
 #[test]
-#[ignore = "blocked by the nic_top write-arbiter bug (see nic_bug_write_beat_replaced_while_waiting); run with --ignored"]
 fn axi_random_backpressure() {
     for (seed, p) in [(1u64, 0.3), (2, 0.6), (3, 0.85)] {
         let mut dev = axi_device(HwConfig::Small, Some((seed, p)), 16);
@@ -421,14 +418,14 @@ fn axi_latency_extremes() {
 
 // ----- minimal reproductions of the bugs found -------------------------------------------
 
-/// BRIDGE BUG (hw/src/dma/axi_bridge.rs): a write response (BVALID) in the cycle right
+/// Regression (fixed: BREADY waits for b_track to show the entry). Was a BRIDGE BUG
+/// (hw/src/dma/axi_bridge.rs): a write response (BVALID) in the cycle right
 /// after the write's AW/W handshake (the earliest AXI allows) is taken (BREADY is always
 /// 1) while `b_track` is still empty (NicFifo makes a word readable one cycle after it is
 /// written), so `b_track` is not popped: every later B is matched with the entry before
 /// its own, and the last write's DMA response never comes. One 60-byte frame: its RX data
 /// burst never completes, no RX write-back, the frame never arrives.
 #[test]
-#[ignore = "bridge bug: B in the cycle after the write handshake is lost (hw/src/dma/axi_bridge.rs b_track)"]
 fn bridge_bug_b_right_after_write_is_lost() {
     let mut dev = axi_device(HwConfig::Small, None, 16);
     dev.0.axi_port().unwrap().set_write_latency(1);
@@ -441,7 +438,8 @@ fn bridge_bug_b_right_after_write_is_lost() {
     assert_eq!(got[0].data, f);
 }
 
-/// NIC BUG (hw/src/top.rs, DMA write arbiter "RX before TX write-back"), exposed by the
+/// Regression (fixed: an offered beat keeps the grant until taken). Was a NIC BUG
+/// (hw/src/top.rs, DMA write arbiter "RX before TX write-back"), exposed by the
 /// bridge: `grant_rx_write = wr_lock_rx | rx.wr_valid`, so when the RX engine raises
 /// `wr_valid` while a TX write-back beat is presented and not yet accepted
 /// (`dma_wr_ready` = 0), nic_top replaces the beat under `dma_wr_valid`. The bridge had
@@ -451,7 +449,6 @@ fn bridge_bug_b_right_after_write_is_lost() {
 /// address or data, i.e. RX data or write-backs land in the TX ring. The checker panics at
 /// the cycle the beat changed. Small frames back to back, no backpressure.
 #[test]
-#[ignore = "nic_top bug: DMA write arbiter replaces a TX write-back beat not yet accepted (hw/src/top.rs grant_rx_write)"]
 fn nic_bug_write_beat_replaced_while_waiting() {
     let mut dev = axi_device(HwConfig::Small, None, 16);
     let mut nic = Nic::open_with(&mut dev, NicConfig { tx_ring_log2: 4, rx_ring_log2: 6, ..NicConfig::default() }).unwrap();

@@ -375,12 +375,14 @@ impl Logic for DmaAxiBridge {
             }
         }
         // ---- B responses → one DMA write response per burst
-        self.m_axi_bready.next = true;
-        self.b_track.read.next = self.m_axi_bvalid.val();
+        // A B may come the cycle after its write, before the FIFO shows the entry (it
+        // shows words a cycle after they are written): wait for it then.
+        self.m_axi_bready.next = !self.b_track.empty.val();
+        self.b_track.read.next = self.m_axi_bvalid.val() & !self.b_track.empty.val();
         self.dma_wr_rsp_valid.next = false;
         self.dma_wr_rsp_error.next = self.b_error.q.val() | (self.m_axi_bresp.val() != 0);
         self.dma_wr_rsp_tag.next = self.b_track.data_out.val().get_bits::<4>(0);
-        if self.m_axi_bvalid.val() {
+        if self.m_axi_bvalid.val() & !self.b_track.empty.val() {
             self.b_error.d.next = self.b_error.q.val() | (self.m_axi_bresp.val() != 0);
             if self.b_track.data_out.val().get_bit(4) {
                 self.dma_wr_rsp_valid.next = true;

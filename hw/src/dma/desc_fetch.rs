@@ -5,7 +5,9 @@
 //! fetch's response waits behind the data responses already in flight on the shared,
 //! in-order read channel, and the queue must not run dry meanwhile. A request is issued only while the FIFO has
 //! room for all it asks for, so the shared read-response channel never waits on us.
-//! `fetch_ptr` advances when the request is issued; descriptors pop out in ring order.
+//! The request is latched before it is offered, so address and length hold still until
+//! the port accepts it (a doorbell meanwhile waits for the next fetch).
+//! `fetch_ptr` advances when the request is accepted; descriptors pop out in ring order.
 //! The DMA port's read beats are 16 bytes: one descriptor per beat.
 
 use crate::stream::NicFifo;
@@ -46,6 +48,10 @@ pub struct DescFetch {
     fifo: NicFifo<DescWord, 5, 6>,
     fetch_ptr: DFF<Bits<16>>,
     busy: DFF<Bit>,
+    req_pending: DFF<Bit>,
+    req_addr_r: DFF<Bits<64>>,
+    req_len_r: DFF<Bits<16>>,
+    req_count: DFF<Bits<16>>,
     /// `busy` one cycle late: the FIFO shows a word one cycle after it was written.
     busy_settle: DFF<Bit>,
     avail: Signal<Local, Bits<16>>,
@@ -80,6 +86,10 @@ impl Default for DescFetch {
             fifo: Default::default(),
             fetch_ptr: Default::default(),
             busy: Default::default(),
+            req_pending: Default::default(),
+            req_addr_r: Default::default(),
+            req_len_r: Default::default(),
+            req_count: Default::default(),
             busy_settle: Default::default(),
             avail: Default::default(),
             to_end: Default::default(),
@@ -91,7 +101,7 @@ impl Default for DescFetch {
 impl Logic for DescFetch {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, fetch_ptr, busy, busy_settle);
+        dff_setup!(self, clock, fetch_ptr, busy, busy_settle, req_pending, req_addr_r, req_len_r, req_count);
         self.busy_settle.d.next = self.busy.q.val();
         clock!(self, clock, fifo);
         self.fifo.reset.next = self.reset.val() | (!self.active.val() & !self.busy.q.val());
@@ -105,15 +115,24 @@ impl Logic for DescFetch {
         if self.count.val() > 8 {
             self.count.next = 8.into();
         }
-        self.req_addr.next = self.ring_base.val() + (bit_cast::<64, 16>(self.fetch_ptr.q.val() & self.ring_mask.val()) << 4);
-        self.req_len.next = self.count.val() << 4;
-        self.req_valid.next = self.active.val()
+        if self.active.val()
             & !self.busy.q.val()
+            & !self.req_pending.q.val()
             & (self.avail.val() != 0)
-            & (self.fifo.count.val() <= 24);
-        if self.req_valid.val() & self.req_ready.val() {
+            & (self.fifo.count.val() <= 24)
+        {
+            self.req_pending.d.next = true;
+            self.req_addr_r.d.next = self.ring_base.val() + (bit_cast::<64, 16>(self.fetch_ptr.q.val() & self.ring_mask.val()) << 4);
+            self.req_len_r.d.next = self.count.val() << 4;
+            self.req_count.d.next = self.count.val();
+        }
+        self.req_valid.next = self.req_pending.q.val();
+        self.req_addr.next = self.req_addr_r.q.val();
+        self.req_len.next = self.req_len_r.q.val();
+        if self.req_pending.q.val() & self.req_ready.val() {
+            self.req_pending.d.next = false;
             self.busy.d.next = true;
-            self.fetch_ptr.d.next = self.fetch_ptr.q.val() + self.count.val();
+            self.fetch_ptr.d.next = self.fetch_ptr.q.val() + self.req_count.q.val();
         }
         // responses: one descriptor per beat (bytes 0..12 kept: address, length, flags)
         self.fifo.write.next = false;
@@ -134,9 +153,10 @@ impl Logic for DescFetch {
         self.desc_len.next = self.fifo.data_out.val().get_bits::<16>(64);
         self.desc_flags.next = self.fifo.data_out.val().get_bits::<16>(80);
         self.fifo.read.next = self.desc_pop.val();
-        self.ring_empty.next = (self.avail.val() == 0) & !self.busy.q.val() & !self.busy_settle.q.val() & self.fifo.empty.val();
+        self.ring_empty.next = (self.avail.val() == 0) & !self.req_pending.q.val() & !self.busy.q.val() & !self.busy_settle.q.val() & self.fifo.empty.val();
         if self.reset.val() | !self.active.val() {
             self.fetch_ptr.d.next = 0.into();
+            self.req_pending.d.next = false;
         }
         if self.reset.val() {
             self.busy.d.next = false;

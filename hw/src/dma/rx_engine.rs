@@ -9,6 +9,10 @@
 //! DONE) and HEAD advances. A frame the MAC marked bad, or too long for its buffer, is
 //! counted by reason and its descriptor is reused for the next frame: the buffer still
 //! belongs to the NIC, and the driver never sees the frame.
+//!
+//! Clearing ENABLE takes effect between frames: a write the host port has started is
+//! always finished as offered, the frame in progress is dropped instead of completed, and
+//! then HEAD and the error state reset. ACTIVE stays low until that has happened.
 
 use super::desc_fetch::DescFetch;
 use crate::stream::{NicFifo, Upsizer};
@@ -93,6 +97,8 @@ pub struct RxEngine<const FN: usize, const FNP1: usize> {
     truncated: DFF<Bit>,
     verdict: DFF<Bits<3>>,
     head_count: DFF<Bits<16>>,
+    /// ENABLE was cleared; the reset it asks for waits for the Idle state.
+    flush_pending: DFF<Bit>,
     run: Signal<Local, Bit>,
     beat_len: Signal<Local, Bits<16>>,
     fits: Signal<Local, Bit>,
@@ -160,6 +166,7 @@ impl<const FN: usize, const FNP1: usize> Default for RxEngine<FN, FNP1> {
             truncated: Default::default(),
             verdict: Default::default(),
             head_count: Default::default(),
+            flush_pending: Default::default(),
             run: Default::default(),
             beat_len: Default::default(),
             fits: Default::default(),
@@ -174,9 +181,9 @@ impl<const FN: usize, const FNP1: usize> Default for RxEngine<FN, FNP1> {
 impl<const FN: usize, const FNP1: usize> Logic for RxEngine<FN, FNP1> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, error, have_desc, buf_addr, buf_len, written, truncated, verdict, head_count);
+        dff_setup!(self, clock, state, error, have_desc, buf_addr, buf_len, written, truncated, verdict, head_count, flush_pending);
         clock!(self, clock, fetch, upsizer, fifo);
-        self.run.next = self.enable.val() & (self.error.q.val() == 0);
+        self.run.next = self.enable.val() & (self.error.q.val() == 0) & !self.flush_pending.q.val();
         self.active.next = self.run.val();
         self.error_code.next = self.error.q.val();
         self.head.next = self.head_count.q.val();
@@ -291,6 +298,9 @@ impl<const FN: usize, const FNP1: usize> Logic for RxEngine<FN, FNP1> {
                         self.drop_phy.next = true;
                     } else if self.truncated.q.val() {
                         self.drop_truncated.next = true;
+                    } else if !self.run.val() {
+                        // the queue was disabled while the frame came in
+                        self.drop_no_buffer.next = true;
                     } else {
                         self.state.d.next = RxState::WriteBack;
                         self.written.d.next = self.written.q.val();
@@ -337,10 +347,17 @@ impl<const FN: usize, const FNP1: usize> Logic for RxEngine<FN, FNP1> {
             self.buf_len.d.next = self.fetch.desc_len.val();
             self.state.d.next = RxState::WriteData;
         }
-        if self.reset.val() | !self.enable.val() {
+        if !self.enable.val() {
+            self.flush_pending.d.next = true;
+        }
+        if self.reset.val() | (self.flush_pending.q.val() & (self.state.q.val() == RxState::Idle)) {
             self.error.d.next = 0.into();
             self.have_desc.d.next = false;
             self.head_count.d.next = 0.into();
+            self.flush_pending.d.next = !self.enable.val();
+            self.take_desc.next = false;
+            self.fetch.desc_pop.next = false;
+            self.state.d.next = RxState::Idle;
         }
         if self.reset.val() {
             self.state.d.next = RxState::Idle;

@@ -377,6 +377,9 @@ impl<const FN: usize, const FNP1: usize> Logic for TxEngine<FN, FNP1> {
             self.frame_bytes.d.next = 0.into();
             self.abort_pending.d.next = false;
             self.head_count.d.next = 0.into();
+        }
+        if self.reset.val() {
+            // a write-back already offered is finished even if the queue is disabled
             self.wb_pending.d.next = false;
         }
         if self.reset.val() | (!self.run.val() & self.info.empty.val()) {
