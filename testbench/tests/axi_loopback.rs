@@ -12,11 +12,9 @@
 //!   reads, split reads, straddling writes);
 //! * all of it again under seeded random AXI backpressure.
 //!
-//! Two bugs found this way have minimal reproductions at the end (ignored until fixed):
-//! the bridge loses a B that comes in the cycle right after its write (the other tests
-//! run with B two cycles after the write), and nic_top replaces a DMA write beat the
-//! bridge has partly issued (the random-traffic tests hit it and are ignored until then:
-//! `cargo test --release -p nic-testbench --test axi_loopback -- --include-ignored`).
+//! Two bugs found this way (both fixed) keep their minimal reproductions at the end as
+//! regression tests: the bridge lost a B that came in the cycle right after its write,
+//! and nic_top replaced a DMA write beat the bridge had partly issued.
 
 mod common;
 
@@ -416,7 +414,7 @@ fn axi_latency_extremes() {
     }
 }
 
-// ----- minimal reproductions of the bugs found -------------------------------------------
+// ----- regression tests: minimal reproductions of the bugs found --------------------------
 
 /// Regression (fixed: BREADY waits for b_track to show the entry). Was a BRIDGE BUG
 /// (hw/src/dma/axi_bridge.rs): a write response (BVALID) in the cycle right
