@@ -76,7 +76,9 @@ fn run_case(dev: &mut Box<dyn TestDevice>, c: &Case) -> Result<(), TestCaseError
 /// One device per backend for all cases: the model is built once, the NIC reopened per
 /// case (so every case also checks that reopening leaves nothing of the previous one).
 /// NIC_FRESH_DEVICE=1 builds a new device per case instead, to tell the two apart.
+/// NIC_PROPTEST_CASES=N overrides the case count (for soak runs).
 fn proptest_loopback(size: HwSize, cases: u32) {
+    let cases = std::env::var("NIC_PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(cases);
     let fresh = std::env::var("NIC_FRESH_DEVICE").is_ok_and(|v| v == "1");
     each_backend(size, |backend, dev| {
         let dev = RefCell::new(dev);
