@@ -1,20 +1,55 @@
-//! Verilates the exported `nic_top` of every hardware configuration and compiles it,
-//! with the cxx bridges of `src/model.rs` and `src/axi_model.rs` and the C++ wrappers of
-//! `csrc/`, into this crate.
+//! Verilates the exported `nic_top` and `nic_top_axi` of every hardware configuration,
+//! each behind a generated simulation-only wrapper that registers its inputs (see
+//! `sim_wrapper`), and compiles them, with the cxx bridges of `src/model.rs` and
+//! `src/axi_model.rs` and the C++ wrappers of `csrc/`, into this crate.
 //!
-//! Per configuration `<cfg>` (small, full) and variant (traced or not, see `VARIANTS`):
-//!   OUT_DIR/<variant>/nic_top.v          the Verilog from `nic_hw::export::top_verilog`
-//!   OUT_DIR/<variant>/obj/               verilator --cc output (prefix `Vnic_<variant>`,
-//!                                        variant = `<cfg>` or `<cfg>_trace`)
+//! Per configuration `<cfg>` (small, full), tracing flavour (see `VARIANTS`) and top:
+//!   OUT_DIR/<variant>/<top>.v            the Verilog from `nic_hw::export::top[_axi]_verilog`
+//!   OUT_DIR/<variant>/<top>_sim.v        the input-register wrapper generated from it
+//!   OUT_DIR/<variant>/obj/               verilator --cc output (prefix `Vnic_<variant>`;
+//!                                        variant = `<cfg>[_trace]` for nic_top,
+//!                                        `axi_<cfg>[_trace]` for nic_top_axi)
 //!   OUT_DIR/<variant>/libnicv_<variant>_{fast,slow}.a
-//! and once, `nic_hw::dma::DmaAxiBridge` on its own (variant `axi_bridge[_trace]`, Verilog
-//! `axi_bridge.v`), which the `nic_top_axi` models of src/axi_model.rs put in front of
-//! the `nic_top` model of their configuration (csrc/nic_axi_model_impl.h says why).
 //! The Verilator runtime is compiled once into OUT_DIR/rt/libnicv_rt.a.
 //!
 //! Verilating and compiling a model takes a while, so each variant keeps a stamp (a hash
 //! of the Verilog, the flags and the Verilator version) and is rebuilt only when it
 //! changes: a change in hw/ that leaves the Verilog alone costs nothing here.
+//!
+//! # Why the input registers (Verilator 5.006 and rust-hdl's Verilog)
+//!
+//! rust-hdl emits each module's combinational logic as ONE `always @(*)` block, and a
+//! parent's block both drives its children's inputs and reads their outputs, so the
+//! design is full of block-level combinational cycles (UNOPTFLAT). Verilator 5.006 cuts
+//! them with "hybrid" triggers that its input-combinational ('ico') and active ('act')
+//! regions share, and a change of a top-level INPUT is not always propagated through
+//! them: after an input changed and eval() ran with the clock low, some logic
+//! downstream of it (in another module's block) kept its old value, so the flip-flops
+//! sampled stale values at the next rising edge, as if the design had seen the previous
+//! cycle's input. Seen twice: (1) nic_top with random `tx_axis_tready` (loopback off):
+//! the MAC advanced its beat one cycle late, repeating accepted beats and skipping
+//! refused ones (a 60-byte frame left as 72 bytes with a valid FCS;
+//! testbench/tests/loopback.rs `wire_tx_under_tready_backpressure`); `set_exact_eval`
+//! gave the same, so it was the scheduling, not the fast-clock skip below. (2)
+//! `nic_top_axi` Verilated whole: a change of `bridge$dma_rd_rsp_valid` caused by RVALID
+//! was consumed by the 'ico' trigger while `tx$desc_rsp_valid = dma_rd_rsp_valid & (tag
+//! == 0)` was scheduled in 'act' only (`_act_sequent__TOP__6`), so it kept its old
+//! value for a cycle and the TX descriptor FIFO took a zero beat. (Until then the AXI
+//! model paired a nic_top model with a model of the bridge alone, settled per cycle.)
+//! Changes that come from flip-flops get through (the design always worked where only
+//! its own registers changed between edges, and with the wrapper every test passes,
+//! these two cases included), so the wrapper makes the inputs come from flip-flops too:
+//! each input except `clock` is registered on the FALLING edge of `clock` and the
+//! registered value drives the real top; outputs pass straight through. A step of the
+//! C++ model (csrc/nic_model_impl.h) sets the inputs, evaluates with the clock low (the
+//! falling edge captures them and the change propagates like any register output),
+//! reads the outputs, then raises the clock. For a testbench that changes inputs only
+//! while the clock is high, which every caller of `step` does, this is the same circuit
+//! as the inputs wired straight in: the registers are transparent in time, they only
+//! move the change into the region where Verilator schedules it right.
+//! (sim/tests/accept_once.rs checks it directly: every beat the RTL accepts under random
+//! valid/ready is seen exactly once.) In waveforms the design sits one level deeper,
+//! under `<top>_sim.dut`, next to the registered inputs `in$<port>`.
 
 use std::collections::hash_map::DefaultHasher;
 use std::env;
@@ -24,9 +59,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Bump to force every model to be rebuilt (e.g. after changing the flags below).
-const BUILD_KEY: &str = "nic-sim-build-v4";
+const BUILD_KEY: &str = "nic-sim-build-v5";
 
-/// Which model variants are built: (config, traced).
+/// Which model variants are built: (config, traced). Each gives a `nic_top` model
+/// (src/model.rs) and a `nic_top_axi` model (src/axi_model.rs).
 ///
 /// Waveform tracing decision (measured with valgrind instruction counts per simulated
 /// idle cycle on the first real nic_top, small and full): the model compiled with
@@ -39,37 +75,73 @@ const BUILD_KEY: &str = "nic-sim-build-v4";
 /// `Model::with_wave` the traced one (src/model.rs, factory generated below).
 const VARIANTS: &[(&str, bool)] = &[("small", true), ("full", true)];
 
-/// The `nic_top_axi` models (src/axi_model.rs) are not Verilated from `nic_top_axi.v`:
-/// they pair the `nic_top` model of their variant with a model of the bridge alone
-/// (`nic_top_axi` is exactly `nic_top` + `DmaAxiBridge`, wired port to port), settled
-/// together each cycle by csrc/nic_axi_model_impl.h. Reason, found on the first
-/// `nic_top_axi` model: Verilator 5.006 mis-schedules it. rust-hdl emits one
-/// `always @(*)` per module, so the NIC's and the bridge's blocks form block-level
-/// combinational cycles (UNOPTFLAT); Verilator cuts them with "hybrid" triggers that
-/// its input-combinational ('ico') and active ('act') regions share
-/// (`__Vtrigrprev__TOP__nic_top_axi__DOT__bridge__024dma_rd_rsp_valid`): a change of
-/// `bridge$dma_rd_rsp_valid` caused by an input (RVALID) is consumed by the 'ico'
-/// trigger, while `tx$desc_rsp_valid = dma_rd_rsp_valid & (tag == 0)` is scheduled in
-/// 'act' only (`_act_sequent__TOP__6`), so it kept its old value for a cycle: the TX
-/// descriptor FIFO took a zero beat and the queue stopped with ZeroLength on the first
-/// frame. (Cost then: 11.9 s per nic_top_axi model; the bridge alone builds in ~2 s and
-/// gives both configurations.)
-const BRIDGE: &str = "axi_bridge";
+/// The `nic_top_axi` models are Verilated whole (behind the input-register wrapper like
+/// nic_top), one Verilated model per variant.
+///
+/// Before the wrapper they could not be (see the module doc): they paired the `nic_top`
+/// model with a model of `DmaAxiBridge` alone, their DMA port copied back and forth by
+/// C++ until settled every clock-low phase. With the wrapper the whole model passes
+/// every AXI test, so the pair was dropped: one model is the exported circuit itself
+/// (nothing hand-wired in C++ to keep in step with hw/src/top_axi.rs), its C++ is a
+/// copy of nic_top's, and its combinational paths through the DMA port are Verilator's
+/// business. Measured when switching (2 cores, -j2, both configurations traced): a clean
+/// build of all models took 37.6 s against 25.6 s for the pair (nic_top is Verilated a
+/// second time inside nic_top_axi: ~7 s per model against ~3 s for the bridge alone),
+/// and the AXI model got faster, idle 1.02-1.05 -> 1.46-1.62 M cycles/s (one eval per
+/// idle cycle instead of two models' and no settling loop; the input registers also
+/// empty Verilator's input-combinational region, which every eval() ran).
+///
+/// The DMA port between nic_top and the bridge is not a port of `nic_top_axi`, but
+/// `AxiOutputs` carries it (the AXI checker watches the NIC's side of it): the wrapper
+/// brings these internal signals out as extra outputs `sim_<name>` by hierarchical
+/// reference (`dut.nic$<name>`, rust-hdl's name of the child's port in the parent).
+const AXI_DMA_PORT_TAPS: &[&str] = &[
+    "dma_rd_req_valid",
+    "dma_rd_req_ready",
+    "dma_rd_req_addr",
+    "dma_rd_req_len",
+    "dma_rd_req_tag",
+    "dma_wr_valid",
+    "dma_wr_ready",
+    "dma_wr_addr",
+    "dma_wr_data",
+    "dma_wr_strb",
+    "dma_wr_last",
+    "dma_wr_tag",
+];
 
 /// The exported top a model variant is built from.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 enum Top {
     /// `nic_top`: the DMA port (src/model.rs).
     Nic,
-    /// `DmaAxiBridge` alone (top module `top`), for src/axi_model.rs.
-    Bridge,
+    /// `nic_top_axi`: the DMA port bridged to AXI4 (src/axi_model.rs).
+    NicAxi,
 }
 
 impl Top {
+    /// The exported top module.
     fn module(self) -> &'static str {
         match self {
             Top::Nic => "nic_top",
-            Top::Bridge => "top",
+            Top::NicAxi => "nic_top_axi",
+        }
+    }
+    /// The generated wrapper module, which is what gets Verilated.
+    fn sim_module(self) -> String {
+        format!("{}_sim", self.module())
+    }
+    fn verilog(self, cfg: &str) -> String {
+        match self {
+            Top::Nic => nic_hw::export::top_verilog(hw_config(cfg)),
+            Top::NicAxi => nic_hw::export::top_axi_verilog(hw_config(cfg)),
+        }
+    }
+    /// Internal signals of the top brought out by the wrapper (`AXI_DMA_PORT_TAPS`).
+    fn taps(self) -> &'static [&'static str] {
+        match self {
+            Top::Nic => &[],
+            Top::NicAxi => AXI_DMA_PORT_TAPS,
         }
     }
 }
@@ -110,13 +182,9 @@ fn main() {
     let vinc = vroot.join("include");
     let vversion = cmd_output("verilator", &["--version"]).unwrap_or_default();
 
-    // Every model to build: the nic_top variants, then the bridge once per tracing flavour.
-    let mut all: Vec<(Top, &str, bool)> = VARIANTS.iter().map(|&(c, t)| (Top::Nic, c, t)).collect();
-    for t in [true, false] {
-        if VARIANTS.iter().any(|v| v.1 == t) {
-            all.push((Top::Bridge, BRIDGE, t));
-        }
-    }
+    // Every model to build: per variant, nic_top and nic_top_axi.
+    let all: Vec<(Top, &str, bool)> =
+        VARIANTS.iter().flat_map(|&(c, t)| [(Top::Nic, c, t), (Top::NicAxi, c, t)]).collect();
     let variant_names: Vec<String> = all.iter().map(|&(top, c, t)| full_variant_name(top, c, t)).collect();
     let mut libs: Vec<String> = Vec::new();
     let mut obj_dirs: Vec<PathBuf> = Vec::new();
@@ -124,24 +192,20 @@ fn main() {
 
     for (&(top, cfg, traced), vname) in all.iter().zip(&variant_names) {
         let t0 = std::time::Instant::now();
-        let verilog = match top {
-            Top::Nic => top_verilog(cfg),
-            Top::Bridge => bridge_verilog(),
-        };
-        let vfile = match top {
-            Top::Nic => "nic_top.v".to_string(),
-            Top::Bridge => format!("{BRIDGE}.v"),
-        };
+        let verilog = top.verilog(cfg);
+        let wrapper = sim_wrapper(&verilog, top.module(), &top.sim_module(), top.taps());
+        let vfile = format!("{}.v", top.module());
+        let wfile = format!("{}.v", top.sim_module());
         let dir = out.join(vname);
         fs::create_dir_all(&dir).unwrap();
         write_if_changed(&dir.join(&vfile), &verilog);
+        write_if_changed(&dir.join(&wfile), &wrapper);
         let obj = dir.join("obj");
         obj_dirs.push(obj.clone());
 
-        let flags = verilator_flags(top);
+        let flags = verilator_flags(&top.sim_module());
         let mut h = DefaultHasher::new();
-        // (for nic_top the hashed flags are those of the single-top build: stamps stay valid)
-        (BUILD_KEY, &verilog, flags.as_slice(), traced, &vversion, cfg).hash(&mut h);
+        (BUILD_KEY, &verilog, &wrapper, flags.as_slice(), traced, &vversion, cfg).hash(&mut h);
         let key = format!("{:016x}", h.finish());
         let stamp = dir.join("stamp");
         let fast = format!("nicv_{vname}_fast");
@@ -152,7 +216,7 @@ fn main() {
         if !up_to_date {
             let _ = fs::remove_file(&stamp);
             let _ = fs::remove_dir_all(&obj);
-            verilate(&flags, traced, &dir, &obj, &vfile);
+            verilate(&flags, traced, &dir, &obj, &[&wfile, &vfile]);
             let (fast_files, slow_files) = class_files(&obj, vname);
             compile(&fast, &dir, &obj, &vinc, traced, &fast_files, 3);
             // Constructors and initialisation: run once, compile fast.
@@ -161,7 +225,7 @@ fn main() {
             // Build cost of each model, for the record (`cargo build -vv` shows it).
             let _ = fs::write(dir.join("build_seconds"), format!("{:.1}\n", t0.elapsed().as_secs_f64()));
         }
-        fast_clock.push(fast_clock_safe(&obj, vname));
+        fast_clock.push(fast_clock_safe(&obj, vname, &[&verilog, &wrapper]));
         println!("cargo:rustc-link-search=native={}", dir.display());
         libs.push(fast);
         libs.push(slow);
@@ -190,39 +254,21 @@ fn main() {
     fs::create_dir_all(&gen).unwrap();
     let mut wrap_files = Vec::new();
     let mut factory = String::from("#include <stdexcept>\n#include \"nic-sim/csrc/nic_model.h\"\n#include \"nic-sim/csrc/nic_axi_model.h\"\nnamespace nicsim {\n");
-    let index_of = |top: Top, traced: bool| all.iter().position(|&(t, _, tr)| t == top && tr == traced).unwrap();
-    for (i, (&(top, cfg, traced), vname)) in all.iter().zip(&variant_names).enumerate() {
-        if top != Top::Nic {
-            continue;
-        }
-        // nic_top alone (NicModel) ...
-        let class = format!("Vnic_{vname}");
+    for (i, (&(top, _, traced), vname)) in all.iter().zip(&variant_names).enumerate() {
+        let (class, base, imp) = match top {
+            Top::Nic => (format!("Vnic_{vname}"), "NicModel", "nic_model_impl.h"),
+            Top::NicAxi => (format!("Vnic_{vname}"), "AxiNicModel", "nic_axi_model_impl.h"),
+        };
         let src = format!(
             "// generated by nic-sim/build.rs\n#include \"{class}.h\"\n#include \"{class}___024root.h\"\n\
              #define NIC_VCLASS {class}\n#define NIC_WRAPPER Wrap_{vname}\n\
-             #define NIC_FACTORY make_{vname}\n#define NIC_TRACED {}\n#define NIC_FAST_CLOCK {}\n#include \"nic_model_impl.h\"\n",
+             #define NIC_FACTORY make_{vname}\n#define NIC_TRACED {}\n#define NIC_FAST_CLOCK {}\n#include \"{imp}\"\n",
             traced as u32, fast_clock[i] as u32
         );
         let f = gen.join(format!("wrap_{vname}.cpp"));
         write_if_changed(&f, &src);
         wrap_files.push((f, traced, vec![obj_dirs[i].clone()]));
-        factory += &format!("std::unique_ptr<NicModel> make_{vname}();\n");
-        // ... and with the bridge in front (AxiNicModel).
-        let b = index_of(Top::Bridge, traced);
-        let bclass = format!("Vnic_{}", variant_names[b]);
-        let aname = axi_variant_name(cfg, traced);
-        let src = format!(
-            "// generated by nic-sim/build.rs\n#include \"{class}.h\"\n#include \"{class}___024root.h\"\n\
-             #include \"{bclass}.h\"\n#include \"{bclass}___024root.h\"\n\
-             #define NIC_VCLASS {class}\n#define BRIDGE_VCLASS {bclass}\n#define NIC_WRAPPER Wrap_{aname}\n\
-             #define NIC_FACTORY make_{aname}\n#define NIC_TRACED {}\n#define NIC_FAST_CLOCK {}\n#define BRIDGE_FAST_CLOCK {}\n\
-             #include \"nic_axi_model_impl.h\"\n",
-            traced as u32, fast_clock[i] as u32, fast_clock[b] as u32
-        );
-        let f = gen.join(format!("wrap_{aname}.cpp"));
-        write_if_changed(&f, &src);
-        wrap_files.push((f, traced, vec![obj_dirs[i].clone(), obj_dirs[b].clone()]));
-        factory += &format!("std::unique_ptr<AxiNicModel> make_{aname}();\n");
+        factory += &format!("std::unique_ptr<{base}> make_{vname}();\n");
     }
     for (axi, base, new_fn, variants_fn) in
         [(false, "NicModel", "new_model", "model_variants"), (true, "AxiNicModel", "new_axi_model", "axi_model_variants")]
@@ -312,15 +358,15 @@ fn variant_name(cfg: &str, traced: bool) -> String {
     }
 }
 
-/// Variant name with the top: `<cfg>[_trace]` for nic_top, `axi_bridge[_trace]` for the bridge.
+/// Variant name with the top: `<cfg>[_trace]` for nic_top, `axi_<cfg>[_trace]` for nic_top_axi.
 fn full_variant_name(top: Top, cfg: &str, traced: bool) -> String {
     match top {
         Top::Nic => variant_name(cfg, traced),
-        Top::Bridge => variant_name(BRIDGE, traced),
+        Top::NicAxi => axi_variant_name(cfg, traced),
     }
 }
 
-/// Name of the `nic_top_axi` model (nic_top + bridge) of a nic_top variant.
+/// Name of the `nic_top_axi` model of a configuration.
 fn axi_variant_name(cfg: &str, traced: bool) -> String {
     format!("axi_{}", variant_name(cfg, traced))
 }
@@ -333,22 +379,126 @@ fn hw_config(cfg: &str) -> nic_hw::Config {
     }
 }
 
-/// The Verilog of `nic_top` for a configuration, from the RTL crate.
-fn top_verilog(cfg: &str) -> String {
-    nic_hw::export::top_verilog(hw_config(cfg))
+/// A declaration in the body of a module of rust-hdl's Verilog, one per line:
+/// `input wire  [15:0] s_axil_awaddr;`, `output reg  irq;`, `wire  [63:0] nic$dma_wr_addr;`.
+#[derive(Debug)]
+struct Decl {
+    /// `input`, `output`, `reg` or `wire`.
+    kind: String,
+    /// What stands between the kind (and net type) and the name: `[15:0]`, `signed [7:0]`
+    /// or nothing.
+    range: String,
+    name: String,
 }
 
-/// The Verilog of `DmaAxiBridge` alone (module `top`): the block `nic_top_axi` puts
-/// between `nic_top`'s DMA port and its `m_axi_*` ports.
-fn bridge_verilog() -> String {
-    use rust_hdl::prelude::*;
-    let mut b = nic_hw::dma::DmaAxiBridge::default();
-    b.connect_all();
-    format!("// nic_hw::dma::DmaAxiBridge, generated by nic-sim/build.rs for the nic_top_axi model\n{}", generate_verilog(&b))
+/// The port names of `module` in header order and the declarations of its body.
+fn module_decls(verilog: &str, module: &str) -> (Vec<String>, Vec<Decl>) {
+    let head = format!("module {module}(");
+    let start = verilog
+        .lines()
+        .position(|l| l.starts_with(&head))
+        .unwrap_or_else(|| panic!("no `module {module}(` in the exported Verilog"));
+    let mut lines = verilog.lines().skip(start);
+    let mut header = String::new();
+    for l in lines.by_ref() {
+        header.push_str(l);
+        if l.contains(");") {
+            break;
+        }
+    }
+    let list = &header[head.len()..header.find(");").unwrap()];
+    let ports: Vec<String> = list.split(',').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect();
+    let mut decls = Vec::new();
+    for l in lines {
+        let t = l.trim();
+        if t.starts_with("endmodule") {
+            break;
+        }
+        let Some(body) = t.strip_suffix(';') else { continue };
+        if body.contains('=') || body.contains('(') {
+            continue;
+        }
+        let toks: Vec<&str> = body.split_whitespace().collect();
+        let kind = match toks.first() {
+            Some(&k @ ("input" | "output" | "inout" | "reg" | "wire")) => k,
+            _ => continue,
+        };
+        let mut i = 1;
+        if matches!(kind, "input" | "output" | "inout") && matches!(toks.get(1), Some(&("wire" | "reg"))) {
+            i = 2;
+        }
+        let name = toks[toks.len() - 1];
+        assert!(toks.len() > i, "cannot parse the declaration `{t}` of {module}");
+        decls.push(Decl { kind: kind.to_string(), range: toks[i..toks.len() - 1].join(" "), name: name.to_string() });
+    }
+    (ports, decls)
 }
 
-fn verilator_flags(top: Top) -> Vec<&'static str> {
-    VERILATOR_FLAGS.iter().map(|&f| if f == "TOP_MODULE" { top.module() } else { f }).collect()
+/// The simulation-only wrapper `sim` of the exported top `module` (the module doc says
+/// why): the same ports, every input except `clock` registered on the falling edge of
+/// `clock` before it reaches the top, outputs straight through; plus, for each name in
+/// `taps`, an extra output `sim_<name>` carrying the top's internal signal `nic$<name>`
+/// (the child `nic`'s port as the parent sees it), by hierarchical reference.
+///
+/// Generated from the port declarations of the exported Verilog, so a port added in
+/// hw/ needs nothing here (but a field in src/model.rs or src/axi_model.rs and a line
+/// in csrc/ to be driven or seen: a port with no line there stays 0).
+fn sim_wrapper(verilog: &str, module: &str, sim: &str, taps: &[&str]) -> String {
+    let (ports, decls) = module_decls(verilog, module);
+    let decl = |name: &str| decls.iter().find(|d| d.name == name);
+    let sized = |range: &str, name: &str| if range.is_empty() { name.to_string() } else { format!("{range} {name}") };
+    assert!(
+        decl("clock").map(|d| d.kind == "input" && d.range.is_empty()) == Some(true),
+        "{module} has no 1-bit input `clock`"
+    );
+    let mut port_decls = String::new();
+    let mut regs = String::new();
+    let mut samples = String::new();
+    let mut conns = Vec::new();
+    for p in &ports {
+        let d = decl(p).unwrap_or_else(|| panic!("{module}: port `{p}` is not declared"));
+        match d.kind.as_str() {
+            "input" if p == "clock" => {
+                port_decls += "    input wire clock;\n";
+                conns.push(".clock(clock)".to_string());
+            }
+            "input" => {
+                port_decls += &format!("    input wire {};\n", sized(&d.range, p));
+                regs += &format!("    reg {};\n", sized(&d.range, &format!("in${p}")));
+                samples += &format!("        in${p} <= {p};\n");
+                conns.push(format!(".{p}(in${p})"));
+            }
+            "output" => {
+                port_decls += &format!("    output wire {};\n", sized(&d.range, p));
+                conns.push(format!(".{p}({p})"));
+            }
+            k => panic!("{module}: port `{p}` is `{k}`; the simulation wrapper handles input and output"),
+        }
+    }
+    let mut tap_names = Vec::new();
+    let mut assigns = String::new();
+    for t in taps {
+        let inner = format!("nic${t}");
+        let d = decl(&inner).unwrap_or_else(|| panic!("{module} has no signal `{inner}` to bring out"));
+        let out = format!("sim_{t}");
+        assert!(!ports.contains(&out), "{module} already has a port `{out}`");
+        port_decls += &format!("    output wire {};\n", sized(&d.range, &out));
+        assigns += &format!("    assign {out} = dut.{inner};\n");
+        tap_names.push(out);
+    }
+    let all_ports: Vec<&str> = ports.iter().map(String::as_str).chain(tap_names.iter().map(String::as_str)).collect();
+    format!(
+        "// {sim}: simulation-only wrapper of `{module}`, generated by nic-sim/build.rs (see there).\n\
+         // Every input except `clock` is registered on the falling edge of `clock`; outputs pass through.\n\
+         module {sim}({});\n{port_decls}\n{regs}\n    always @(negedge clock) begin\n{samples}    end\n\n    \
+         {module} dut({});\n{assigns}endmodule\n",
+        all_ports.join(","),
+        conns.join(", "),
+    )
+}
+
+fn verilator_flags(top_module: &str) -> Vec<String> {
+    VERILATOR_FLAGS.iter().map(|&f| if f == "TOP_MODULE" { top_module.to_string() } else { f.to_string() }).collect()
 }
 
 fn verilator_root() -> PathBuf {
@@ -375,7 +525,7 @@ fn write_if_changed(path: &Path, text: &str) {
     }
 }
 
-fn verilate(flags: &[&str], traced: bool, dir: &Path, obj: &Path, vfile: &str) {
+fn verilate(flags: &[String], traced: bool, dir: &Path, obj: &Path, vfiles: &[&str]) {
     let mut cmd = Command::new("verilator");
     cmd.args(flags)
         .arg("--prefix")
@@ -385,23 +535,38 @@ fn verilate(flags: &[&str], traced: bool, dir: &Path, obj: &Path, vfile: &str) {
     if traced {
         cmd.arg("--trace-fst");
     }
-    cmd.arg(dir.join(vfile));
+    for f in vfiles {
+        cmd.arg(dir.join(f));
+    }
     let o = cmd.output().unwrap_or_else(|e| panic!("cannot run verilator: {e} (run `make setup`)"));
     if !o.status.success() {
         panic!(
             "verilator failed on {}:\n{}\n{}",
-            dir.join(vfile).display(),
+            dir.join(vfiles[0]).display(),
             String::from_utf8_lossy(&o.stdout),
             String::from_utf8_lossy(&o.stderr)
         );
     }
 }
 
-/// Whether the clock-low evaluation may be skipped for cycles with unchanged inputs
-/// (csrc/nic_model_impl.h): the generated model must read the top-level `clock` only in
-/// its rising-edge trigger, `(IData)(vlSelf->clock)` and `__Vtrigrprev__TOP__clock =
-/// vlSelf->clock` (Verilator 5.0xx naming), plus the debug-only width check.
-fn fast_clock_safe(obj: &Path, vname: &str) -> bool {
+/// Whether the clock-low evaluation may be skipped for cycles whose inputs equal those of
+/// the previous cycle (csrc/nic_model_impl.h). At the falling edge of `clock` the wrapper's
+/// input registers load the inputs; when the inputs are those they already hold, the
+/// edge changes nothing, so it can be skipped as long as nothing else happens at it.
+/// Checked in two places:
+/// * the Verilog: `negedge` appears only once, in the wrapper's input-register block
+///   (rust-hdl's flip-flops are all `posedge`);
+/// * the generated model: it reads the top-level `clock` only to compute its edge
+///   triggers (`__VactTriggered.at(..) = .. vlSelf->clock ..`) and to remember it
+///   (`__Vtrigrprev__TOP__clock = vlSelf->clock`, Verilator 5.0xx naming; the skip
+///   sets that memory by hand), plus the debug-only width check: no logic uses the
+///   clock as data, so nothing in the 'ico' region depends on it either.
+fn fast_clock_safe(obj: &Path, vname: &str, sources: &[&str]) -> bool {
+    let negedges: usize = sources.iter().map(|s| s.matches("negedge").count()).sum();
+    if negedges != 1 {
+        println!("cargo:warning=nic-sim {vname}: {negedges} `negedge` in the Verilog, the clock-low evaluation is never skipped");
+        return false;
+    }
     let root_h = fs::read_to_string(obj.join(format!("Vnic_{vname}___024root.h"))).unwrap_or_default();
     if !root_h.contains("CData/*0:0*/ __Vtrigrprev__TOP__clock;") {
         return false;
@@ -427,7 +592,11 @@ fn fast_clock_safe(obj: &Path, vname: &str) -> bool {
             }
         }
     }
-    uses == 2 && trig == 2
+    let ok = uses == trig && (2..=3).contains(&uses);
+    if !ok {
+        println!("cargo:warning=nic-sim {vname}: `clock` read {uses} times, {trig} in triggers: the clock-low evaluation is never skipped");
+    }
+    ok
 }
 
 /// (fast, slow) generated C++ files of a verilated model, from `V<prefix>_classes.mk`.

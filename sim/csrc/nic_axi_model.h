@@ -1,6 +1,6 @@
 // C++ side of the nic-sim cxx bridge for `nic_top_axi` (the NIC with its DMA port
-// bridged to a 128-bit AXI4 master): one abstract class, one implementation per nic_top
-// variant (nic_axi_model_impl.h: that nic_top model + the DmaAxiBridge model,
+// bridged to a 128-bit AXI4 master): one abstract class, one implementation per variant
+// (nic_axi_model_impl.h: the Verilated nic_top_axi behind build.rs's input registers,
 // instantiated by a generated .cpp in build.rs). Same conventions as nic_model.h: one
 // step() per clock cycle, own VerilatedContext each.
 #pragma once
@@ -26,7 +26,8 @@ public:
     virtual void set_exact_eval(bool exact) = 0;
     virtual bool fast_clock_build() const = 0;
     virtual uint64_t cycles() const = 0;
-    // Most extra settling rounds (NIC -> bridge -> NIC) a clock-low phase has needed.
+    // Always 0: kept for the Rust API from when nic_top and the bridge were two models
+    // settled per clock-low phase (the most extra rounds that took).
     virtual uint32_t max_settle_rounds() const = 0;
 };
 

@@ -5,8 +5,13 @@
 //   NIC_FACTORY  the name of the factory function to define
 //   NIC_TRACED   1 if the Verilated model was built with --trace-fst
 //   NIC_ROOT     the root class (e.g. Vnic_small___024root), whose header is included
-//   NIC_FAST_CLOCK  1 if build.rs checked that the clock is used by nothing but the
-//                rising-edge trigger (see `step`)
+//   NIC_FAST_CLOCK  1 if build.rs checked that the falling edge of the clock does
+//                nothing but load the wrapper's input registers (see `step`)
+//
+// The Verilated top is build.rs's `nic_top_sim`: nic_top behind registers that take
+// every input except `clock` at the FALLING edge of `clock` (build.rs says why: Verilator
+// 5.006 does not propagate top-level input changes through rust-hdl's Verilog reliably,
+// register outputs it does). Same ports as nic_top.
 #pragma once
 #include <memory>
 #include <stdexcept>
@@ -31,7 +36,9 @@ public:
 #endif
         ctx_->fatalOnError(false);
         top_ = new NIC_VCLASS(ctx_.get(), "nic");
-        top_->clock = 0;
+        // Clock high (the first eval() sees no edge): the first step's clock-low
+        // evaluation is then a falling edge, which loads the input registers.
+        top_->clock = 1;
         top_->reset = 1;
         top_->eval();
     }
@@ -41,17 +48,24 @@ public:
         delete top_;
     }
 
-    // Speed note. Verilator 5.006 re-evaluates all input-dependent combinational logic
-    // (its "ico" region) in every eval() call, changed inputs or not, and a cycle needs
-    // two calls (clock low with the new inputs, then clock high). When the inputs of a
-    // cycle equal those of the previous one, the clock-low evaluation would reproduce
-    // exactly the values already settled after the previous edge, so with
-    // NIC_FAST_CLOCK it is skipped: after each rising edge the clock is put back to 0
-    // together with Verilator's edge-detector memory of it (`__Vtrigrprev__TOP__clock`),
-    // which is what a clock-low eval() would leave behind when nothing reads the clock
-    // but the posedge trigger (build.rs checks that in the generated code). Idle cycles
-    // then cost one eval() instead of two. `set_exact_eval(true)` turns this off; a test
-    // runs both ways on the same random stimulus and compares every output.
+    // One cycle. The clock is high between steps. Inputs are written to the top's
+    // ports, then the clock falls and eval() runs: the wrapper's registers load the
+    // inputs and everything downstream of them settles (as for any flip-flop); the
+    // outputs read then are this cycle's, combinational paths from the inputs included.
+    // Then the clock rises and eval() runs the edge.
+    //
+    // Speed note. When the inputs equal those of the previous cycle, the registers
+    // already hold them and the falling edge would change nothing, so with
+    // NIC_FAST_CLOCK its evaluation is skipped: the clock goes to 0 together with
+    // Verilator's edge-detector memory of it (`__Vtrigrprev__TOP__clock`), which is what
+    // an eval() at a falling edge that changes nothing leaves behind (build.rs checks
+    // that nothing but the input registers acts at the falling edge and that nothing
+    // reads the clock but the edge triggers). Idle cycles then cost one eval() instead
+    // of two. Invariant: after each step the input registers hold the top's input
+    // ports (an evaluated fall loaded them, a skipped one found them equal), so
+    // comparing the new inputs with the ports is comparing them with the registers.
+    // `set_exact_eval(true)` turns the skip off; a test runs both ways on the same
+    // random stimulus and compares every output.
     void step(const Inputs& in, Outputs& out) override {
         NIC_VCLASS* t = top_;
         bool changed = exact_;
@@ -90,14 +104,16 @@ public:
         NIC_IN(rx_axis_tvalid)
 #undef NIC_IN
 
+        t->clock = 0;
 #if NIC_FAST_CLOCK
-        if (changed || !settled_) {
-            t->clock = 0;
+        if (changed || !regs_loaded_) {
             t->eval();
+            regs_loaded_ = true;
+        } else {
+            t->rootp->__Vtrigrprev__TOP__clock = 0;
         }
 #else
         (void)changed;
-        t->clock = 0;
         t->eval();
 #endif
 #if NIC_TRACED
@@ -135,11 +151,6 @@ public:
         t->eval();
 #if NIC_TRACED
         if (tfp_) tfp_->dump(cycles_ * 2 * NIC_HALF_PERIOD_PS + NIC_HALF_PERIOD_PS);
-#endif
-#if NIC_FAST_CLOCK
-        t->clock = 0;
-        t->rootp->__Vtrigrprev__TOP__clock = 0;
-        settled_ = true;
 #endif
         cycles_++;
     }
@@ -188,7 +199,7 @@ private:
 #endif
     uint64_t cycles_;
     bool exact_ = false;
-    bool settled_ = false;
+    bool regs_loaded_ = false;
 };
 
 std::unique_ptr<NicModel> NIC_FACTORY() { return std::unique_ptr<NicModel>(new NIC_WRAPPER()); }

@@ -8,10 +8,11 @@
 //! sides sample at the coming rising edge), then clocks the edge. A handshake happened
 //! at this edge iff valid and ready were both 1 in the inputs passed and outputs returned.
 //!
-//! The model is the Verilated `nic_top` of the configuration and the Verilated
-//! `DmaAxiBridge`, wired port to port as `nic_top_axi` wires them and settled together
-//! every cycle (csrc/nic_axi_model_impl.h; build.rs says why not `nic_top_axi.v` whole:
-//! Verilator 5.006 mis-schedules it). Available for every configuration `Model` is.
+//! The model is the exported `nic_top_axi` Verilated whole, behind the simulation-only
+//! input registers of build.rs (which say why: Verilator 5.006 does not propagate
+//! top-level input changes through rust-hdl's Verilog reliably), with the DMA port
+//! between `nic_top` and the bridge brought out for [`AxiOutputs`]
+//! (csrc/nic_axi_model_impl.h). Available for every configuration `Model` is.
 
 use std::path::Path;
 
@@ -250,8 +251,9 @@ impl AxiModel {
         self.inner.cycles()
     }
 
-    /// Most extra rounds one clock-low phase has needed to settle the DMA port between
-    /// the two models (0: the bridge never changed a NIC input after the NIC's evaluation).
+    /// Always 0 now. (The model used to be a `nic_top` model and a bridge model whose
+    /// DMA port C++ settled every clock-low phase; this was the most extra rounds that
+    /// took. `nic_top_axi` is one Verilated model now: nothing to settle.)
     pub fn max_settle_rounds(&self) -> u32 {
         self.inner.max_settle_rounds()
     }

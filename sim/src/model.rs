@@ -12,6 +12,10 @@
 //!
 //! So a testbench computes the next cycle's inputs from the returned outputs without
 //! any off-by-one bookkeeping.
+//!
+//! (What is Verilated is `nic_top` behind simulation-only registers that take the inputs
+//! at the falling edge, step 1; build.rs says why. For a caller of `step`, which changes
+//! inputs only between cycles, that is the same circuit.)
 
 use std::path::Path;
 

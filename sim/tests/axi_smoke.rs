@@ -29,7 +29,7 @@ fn id_and_registers_over_axi_lite() {
 }
 
 #[test]
-fn axi_waveform_holds_both_models() {
+fn axi_waveform_is_written() {
     let path = std::env::temp_dir().join(format!("nic_axi_wave_{}.fst", std::process::id()));
     {
         let mut dev = SimDevice::new(SimConfig { wave: Some(path.clone()), ..SimConfig::axi(HwConfig::Small) }).unwrap();

@@ -1,6 +1,9 @@
-//! The clock-low skip of unchanged cycles (csrc/nic_model_impl.h) must not change any
-//! output: two models, one forced to evaluate exactly, get the same random stimulus
-//! (inputs held for random stretches so that both paths run) and must agree every cycle.
+//! The clock-low skip of unchanged cycles (csrc/nic_model_impl.h: the falling edge that
+//! would load the input registers with the values they already hold is not evaluated)
+//! must not change any output: two models, one forced to evaluate exactly, get the same
+//! random stimulus (inputs held for random stretches so that both paths run, and
+//! changed on random cycles so that the registers load new values after skipped edges)
+//! and must agree every cycle.
 
 use nic_sim::rng::Rng;
 use nic_sim::{HwConfig, Inputs, Model};
