@@ -61,14 +61,11 @@ impl Backend {
     }
 
     /// Backends the suites run on by default.
-    pub const DEFAULT: [Backend; 3] = [Backend::Model, Backend::Rtl, Backend::RtlAxi];
+    pub const DEFAULT: [Backend; 4] = [Backend::Model, Backend::Rtl, Backend::RtlAxi, Backend::RtlStress];
 
     /// Backends the suites run on: `NIC_BACKEND` is a comma-separated list of `model`,
-    /// `rtl`, `rtl-axi`, `rtl-stress`, or `all`; unset: model, rtl and rtl-axi.
-    /// `rtl-stress` passes everything except the wire TX tests, which show the TX path
-    /// corrupting frames under `tx_axis_tready` backpressure (see
-    /// `wire_tx_under_tready_backpressure` in tests/loopback.rs); it joins the default
-    /// once that is fixed. Without the `rtl` feature only the model is available.
+    /// `rtl`, `rtl-axi`, `rtl-stress`, or `all`; unset: all four. Without the `rtl`
+    /// feature only the model is available.
     pub fn selected() -> Vec<Backend> {
         let available: Vec<Backend> = Self::ALL.into_iter().filter(|b| cfg!(feature = "rtl") || *b == Backend::Model).collect();
         let spec = match std::env::var("NIC_BACKEND") {
