@@ -33,7 +33,9 @@ lint: setup
 	@for c in $(CONFIGS); do \
 		$(NIC) verilog --config $$c --out $(OUT)/lint/$$c >/dev/null || exit 1; \
 		echo "lint: $$c"; \
-		verilator --lint-only -Wall --top-module nic_top $(OUT)/lint/$$c/waivers.vlt $(OUT)/lint/$$c/nic_top.v || exit 1; \
+		for t in nic_top nic_top_axi; do \
+			verilator --lint-only -Wall --top-module $$t $(OUT)/lint/$$c/waivers.vlt $(OUT)/lint/$$c/$$t.v || exit 1; \
+		done; \
 	done
 
 # Regenerate docs/regmap.md and docs/nic_regs.h from regmap/src/lib.rs.
