@@ -15,6 +15,18 @@ pub fn fcs(frame: &[u8]) -> u32 {
 }
 
 /// The frame with its FCS appended, as it goes on the wire.
+/// Shortest frame without FCS that IEEE 802.3 allows (64 bytes on the wire with the FCS).
+pub const MIN_FRAME: usize = 60;
+
+/// The frame as a MAC sends it: zero-padded to 60 bytes when shorter (802.3 clause 4.2.3.3).
+pub fn padded(frame: &[u8]) -> Vec<u8> {
+    let mut v = frame.to_vec();
+    if v.len() < MIN_FRAME {
+        v.resize(MIN_FRAME, 0);
+    }
+    v
+}
+
 pub fn with_fcs(frame: &[u8]) -> Vec<u8> {
     let mut v = Vec::with_capacity(frame.len() + FCS_LEN);
     v.extend_from_slice(frame);

@@ -242,7 +242,8 @@ impl RefNic {
         self.completion(q as u32, queue);
         self.count(stats::TX_FRAMES, 1);
         self.count(stats::TX_BYTES, frame.len() as u32);
-        let wire = fcs::with_fcs(&frame);
+        // the MAC pads short frames to 60 bytes before the FCS
+        let wire = fcs::with_fcs(&fcs::padded(&frame));
         let cycles = wire.len().div_ceil(8) as u64 + 1;
         if self.loopback() {
             self.rx_frame(&wire, false);

@@ -6,6 +6,11 @@
 //! follows and the input is held for that cycle. A frame marked `s_user` (aborted
 //! upstream: a DMA fault mid-frame) leaves with an inverted FCS and `tuser` set, so no
 //! receiver accepts it — what MACs do on underrun.
+//!
+//! Frames shorter than 60 bytes are padded with zeros to 60 before the FCS, as IEEE 802.3
+//! requires and NICs do for the stack (an ARP request leaves as 64 bytes on the wire):
+//! the short last beat is filled to 8 bytes and zero beats follow, or, when it starts at
+//! byte 56, it is filled to 4 bytes and the FCS follows in the same beat.
 
 use super::crc::Crc32x64;
 use rust_hdl::prelude::*;
@@ -39,6 +44,10 @@ pub struct MacTx {
     extra_data: DFF<Bits<64>>,
     extra_keep: DFF<Bits<8>>,
     extra_user: DFF<Bit>,
+    /// Emitting the zero padding of a short frame.
+    pad_active: DFF<Bit>,
+    short: Signal<Local, Bit>,
+    short_in_beat: Signal<Local, Bit>,
     fcs: Signal<Local, Bits<64>>,
     lane_shift: Signal<Local, Bits<7>>,
     data_masked: Signal<Local, Bits<64>>,
@@ -47,6 +56,8 @@ pub struct MacTx {
     ones8: Constant<Bits<8>>,
     crc_init: Constant<Bits<32>>,
     bits64: Constant<Bits<7>>,
+    min_data: Constant<Bits<16>>,
+    last_pad_beat: Constant<Bits<16>>,
 }
 
 impl Default for MacTx {
@@ -76,6 +87,9 @@ impl Default for MacTx {
             extra_data: Default::default(),
             extra_keep: Default::default(),
             extra_user: Default::default(),
+            pad_active: Default::default(),
+            short: Default::default(),
+            short_in_beat: Default::default(),
             fcs: Default::default(),
             lane_shift: Default::default(),
             data_masked: Default::default(),
@@ -84,6 +98,8 @@ impl Default for MacTx {
             ones8: Constant::new(Bits::<8>::from(0xffu64)),
             crc_init: Constant::new(Bits::<32>::from(0xffff_ffffu64)),
             bits64: Constant::new(Bits::<7>::from(64u64)),
+            min_data: Constant::new(Bits::<16>::from(60u64)),
+            last_pad_beat: Constant::new(Bits::<16>::from(56u64)),
         }
     }
 }
@@ -91,17 +107,36 @@ impl Default for MacTx {
 impl Logic for MacTx {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, crc, byte_count, extra_pending, extra_data, extra_keep, extra_user);
+        dff_setup!(self, clock, crc, byte_count, extra_pending, extra_data, extra_keep, extra_user, pad_active);
+        self.lane_shift.next = bit_cast::<7, 4>(self.s_len.val()) << 3;
+        self.data_masked.next = self.s_data.val() & !(self.ones64.val() << self.lane_shift.val());
+        // a good frame ending before byte 60 gets padded
+        self.short.next = self.s_last.val()
+            & !self.s_user.val()
+            & ((self.byte_count.q.val() + bit_cast::<16, 4>(self.s_len.val())) < self.min_data.val());
+        self.short_in_beat.next = self.short.val() & (self.byte_count.q.val() == self.last_pad_beat.val());
         self.crc_unit.crc_in.next = self.crc.q.val();
         self.crc_unit.data.next = self.s_data.val();
         self.crc_unit.nbytes.next = self.s_len.val();
+        if self.short.val() {
+            self.crc_unit.data.next = self.data_masked.val();
+            self.crc_unit.nbytes.next = 8.into();
+            if self.short_in_beat.val() {
+                self.crc_unit.nbytes.next = 4.into();
+            }
+        }
+        if self.pad_active.q.val() {
+            self.crc_unit.data.next = 0.into();
+            self.crc_unit.nbytes.next = 8.into();
+            if self.byte_count.q.val() == self.last_pad_beat.val() {
+                self.crc_unit.nbytes.next = 4.into();
+            }
+        }
         // The FCS is the inverted register; an aborted frame gets it un-inverted (wrong).
         self.fcs.next = bit_cast::<64, 32>(!self.crc_unit.crc_out.val());
-        if self.s_user.val() {
+        if self.s_user.val() & !self.pad_active.q.val() {
             self.fcs.next = bit_cast::<64, 32>(self.crc_unit.crc_out.val());
         }
-        self.lane_shift.next = bit_cast::<7, 4>(self.s_len.val()) << 3;
-        self.data_masked.next = self.s_data.val() & !(self.ones64.val() << self.lane_shift.val());
         self.stat_frame.next = false;
         self.stat_aborted.next = false;
         self.stat_bytes.next = self.byte_count.q.val() + bit_cast::<16, 4>(self.s_len.val());
@@ -117,6 +152,27 @@ impl Logic for MacTx {
             if self.m_ready.val() {
                 self.extra_pending.d.next = false;
             }
+        } else if self.pad_active.q.val() {
+            // zero padding; the beat starting at byte 56 carries 4 zeros and the FCS
+            self.m_valid.next = true;
+            self.s_ready.next = false;
+            self.m_data.next = 0.into();
+            self.m_keep.next = self.ones8.val();
+            self.m_last.next = false;
+            self.m_user.next = false;
+            if self.byte_count.q.val() == self.last_pad_beat.val() {
+                self.m_data.next = self.fcs.val() << 32;
+                self.m_last.next = true;
+            }
+            if self.m_ready.val() {
+                self.crc.d.next = self.crc_unit.crc_out.val();
+                self.byte_count.d.next = self.byte_count.q.val() + 8;
+                if self.byte_count.q.val() == self.last_pad_beat.val() {
+                    self.pad_active.d.next = false;
+                    self.crc.d.next = self.crc_init.val();
+                    self.byte_count.d.next = 0.into();
+                }
+            }
         } else {
             self.m_valid.next = self.s_valid.val();
             self.s_ready.next = self.m_ready.val();
@@ -125,7 +181,14 @@ impl Logic for MacTx {
             self.m_keep.next = self.ones8.val();
             self.m_last.next = false;
             self.m_user.next = false;
-            if self.s_last.val() {
+            if self.short.val() {
+                if self.short_in_beat.val() {
+                    self.m_data.next = self.data_masked.val() | (self.fcs.val() << 32);
+                    self.m_last.next = true;
+                } else {
+                    self.m_data.next = self.data_masked.val();
+                }
+            } else if self.s_last.val() {
                 self.m_data.next = self.data_masked.val() | (self.fcs.val() << self.lane_shift.val());
                 if self.s_len.val() <= 4 {
                     self.m_keep.next = !(self.ones8.val() << (self.s_len.val() + 4));
@@ -148,11 +211,18 @@ impl Logic for MacTx {
                 self.stat_frame.next = !self.s_user.val();
                 self.stat_aborted.next = self.s_user.val();
             }
+            if self.short.val() & !self.short_in_beat.val() {
+                // the padded beat counts 8 bytes; zero beats follow
+                self.crc.d.next = self.crc_unit.crc_out.val();
+                self.byte_count.d.next = self.byte_count.q.val() + 8;
+                self.pad_active.d.next = true;
+            }
         }
         if self.reset.val() {
             self.crc.d.next = self.crc_init.val();
             self.byte_count.d.next = 0.into();
             self.extra_pending.d.next = false;
+            self.pad_active.d.next = false;
         }
     }
 }
