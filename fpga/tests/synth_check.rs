@@ -12,6 +12,9 @@ fn small_config_synthesizes_for_ice40_and_ecp5() {
         // the design must actually be there after mapping: flip-flops and block RAMs
         let cells = nic_fpga::cell_count(&log);
         assert!(cells > 1000, "{}: implausibly few cells after synthesis: {cells}\n{log}", family.name());
+        if family == Family::Ice40 {
+            assert!(log.contains("SB_LUT4"), "ice40: no LUTs after mapping\n{log}");
+        }
         let bram = match family {
             Family::Ice40 => "SB_RAM40_4K",
             Family::Ecp5 => "DP16KD",
