@@ -8,6 +8,7 @@
 //! * [`traffic`]: loopback through the real driver, checked byte for byte.
 //! * [`refnic`]: a behavioural model of the whole NIC behind the driver's `Device`
 //!   trait, written from the documented behaviour (docs/interfaces.md, the regmap).
+//! * [`toeplitz`]: the RSS Toeplitz hash and the Microsoft verification suite.
 //! * [`backend`]: opens the simulated RTL or the model for the suites.
 
 pub mod backend;
@@ -16,6 +17,7 @@ pub mod fcs;
 pub mod gen;
 pub mod pcap;
 pub mod refnic;
+pub mod toeplitz;
 pub mod traffic;
 pub mod wire;
 
