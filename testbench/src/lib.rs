@@ -8,10 +8,12 @@
 //! * [`traffic`]: loopback through the real driver, checked byte for byte.
 //! * [`refnic`]: a behavioural model of the whole NIC behind the driver's `Device`
 //!   trait, written from the documented behaviour (docs/interfaces.md, the regmap).
+//! * [`checksum`]: the Internet checksum and TCP/UDP pseudo-headers (RFC 1071).
 //! * [`toeplitz`]: the RSS Toeplitz hash and the Microsoft verification suite.
 //! * [`backend`]: opens the simulated RTL or the model for the suites.
 
 pub mod backend;
+pub mod checksum;
 pub mod crc;
 pub mod fcs;
 pub mod gen;
