@@ -37,6 +37,21 @@ enum Cmd {
         #[command(subcommand)]
         cmd: SimCmd,
     },
+    /// Synthesize (and for ECP5 place and route, out of context) with yosys and nextpnr;
+    /// writes DIR/report.json (luts, ffs, brams, dsps, fmax_mhz, timing_met) and the logs.
+    Synth {
+        /// ecp5-85k, ecp5-25k, ice40-hx8k or ice40-up5k.
+        #[arg(long)]
+        target: nic_fpga::flow::Target,
+        #[arg(long, value_enum, default_value_t = HwArg::Small)]
+        config: HwArg,
+        /// Clock constraint in MHz.
+        #[arg(long, default_value_t = 156.25)]
+        freq: f64,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Measure the simulated NIC.
     Bench {
         #[command(subcommand)]
@@ -142,6 +157,15 @@ fn run(cli: Cli) -> Result<()> {
             std::fs::write(out.join("regmap.md"), nic_regmap::render_markdown()).context("writing regmap.md")?;
             std::fs::write(out.join("nic_regs.h"), nic_regmap::render_c_header()).context("writing nic_regs.h")?;
             println!("wrote {}/regmap.md and {}/nic_regs.h", out.display(), out.display());
+            Ok(())
+        }
+        Cmd::Synth { target, config, freq, out } => {
+            let started = std::time::Instant::now();
+            let r = nic_fpga::flow::synth(target, config.hw(), freq, &out, |step| {
+                eprintln!("[{:>4.0} s] {step}", started.elapsed().as_secs_f64());
+            })?;
+            print!("{}", r.to_json());
+            eprintln!("wrote {}/report.json", out.display());
             Ok(())
         }
         Cmd::Sim { cmd: SimCmd::Loopback(a) } => loopback::run(a),

