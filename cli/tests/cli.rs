@@ -25,6 +25,9 @@ fn bad_arguments_say_what_is_wrong_and_fail() {
         (vec!["sim", "loopback", "--frames", "1", "--config", "huge"], "--config"),
         (vec!["sim", "loopback", "--frames", "1", "--backpressure", "2"], "probability"),
         (vec!["verilog", "--config", "small"], "--out"),
+        (vec!["synth", "--target", "ecp5-45k", "--out", "/tmp/nic-synth-bad"], "unknown target"),
+        (vec!["synth", "--target", "ecp5-85k", "--freq", "0", "--out", "/tmp/nic-synth-bad"], "out of range"),
+        (vec!["synth", "--target", "ice40-hx8k"], "--out"),
     ] {
         let (code, out, err) = nic(&args);
         assert_ne!(code, 0, "{args:?} succeeded: {out}");
