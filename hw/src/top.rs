@@ -11,6 +11,7 @@
 use crate::csr::CsrBlock;
 use crate::dma::{IrqModeration, RxEngine, TxEngine};
 use crate::mac::{MacRx, MacTx};
+use crate::stream::RegSlice;
 use crate::Config;
 use rust_hdl::prelude::*;
 
@@ -90,6 +91,12 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     rx: RxEngine<RN, RNP1>,
     mac_tx: MacTx,
     mac_rx: MacRx,
+    /// Register slices cutting the stream path (timing): TX engine → MAC TX (data 64,
+    /// len 4, last, user), MAC TX → wire and loopback (data 64, keep 8, last, user), MAC
+    /// RX → RX engine (data 64, len 4, last, status 3).
+    slice_tx: RegSlice<Bits<70>>,
+    slice_wire: RegSlice<Bits<74>>,
+    slice_rx: RegSlice<Bits<72>>,
     tx_irq: IrqModeration,
     rx_irq: IrqModeration,
     wr_lock_rx: DFF<Bit>,
@@ -165,6 +172,9 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> Nic
             rx: Default::default(),
             mac_tx: Default::default(),
             mac_rx: Default::default(),
+            slice_tx: Default::default(),
+            slice_wire: Default::default(),
+            slice_rx: Default::default(),
             tx_irq: Default::default(),
             rx_irq: Default::default(),
             wr_lock_rx: Default::default(),
@@ -183,7 +193,10 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> Log
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, wr_lock_rx, wr_hold_tx, rd_hold);
-        clock!(self, clock, csr, tx, rx, mac_tx, mac_rx, tx_irq, rx_irq);
+        clock!(self, clock, csr, tx, rx, mac_tx, mac_rx, slice_tx, slice_wire, slice_rx, tx_irq, rx_irq);
+        self.slice_tx.reset.next = self.reset.val();
+        self.slice_wire.reset.next = self.reset.val();
+        self.slice_rx.reset.next = self.reset.val();
         self.csr.reset.next = self.reset.val();
         self.tx.reset.next = self.reset.val();
         self.rx.reset.next = self.reset.val();
@@ -353,20 +366,32 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> Log
         self.rx.wb_fault.next = self.dma_wr_rsp_valid.val() & (self.dma_wr_rsp_tag.val() == 1) & self.dma_wr_rsp_error.val();
         self.tx.wb_rsp_valid.next = self.dma_wr_rsp_valid.val() & (self.dma_wr_rsp_tag.val() == 2);
         self.tx.wb_rsp_error.next = self.dma_wr_rsp_error.val();
-        // ---- TX engine → MAC TX
-        self.mac_tx.s_data.next = self.tx.m_data.val();
-        self.mac_tx.s_len.next = self.tx.m_len.val();
-        self.mac_tx.s_last.next = self.tx.m_last.val();
-        self.mac_tx.s_user.next = self.tx.m_user.val();
-        self.mac_tx.s_valid.next = self.tx.m_valid.val();
-        self.tx.m_ready.next = self.mac_tx.s_ready.val();
-        // ---- loopback switch between the MAC and the wire
-        self.tx_axis_tdata.next = self.mac_tx.m_data.val();
-        self.tx_axis_tkeep.next = self.mac_tx.m_keep.val();
-        self.tx_axis_tlast.next = self.mac_tx.m_last.val();
-        self.tx_axis_tuser.next = self.mac_tx.m_user.val();
-        self.tx_axis_tvalid.next = self.mac_tx.m_valid.val() & !self.loopback.val();
-        self.mac_tx.m_ready.next = self.tx_axis_tready.val();
+        // ---- TX engine → slice → MAC TX
+        self.slice_tx.s_data.next = bit_cast::<70, 64>(self.tx.m_data.val())
+            | (bit_cast::<70, 4>(self.tx.m_len.val()) << 64)
+            | (bit_cast::<70, 1>(self.tx.m_last.val().into()) << 68)
+            | (bit_cast::<70, 1>(self.tx.m_user.val().into()) << 69);
+        self.slice_tx.s_valid.next = self.tx.m_valid.val();
+        self.tx.m_ready.next = self.slice_tx.s_ready.val();
+        self.mac_tx.s_data.next = self.slice_tx.m_data.val().get_bits::<64>(0);
+        self.mac_tx.s_len.next = self.slice_tx.m_data.val().get_bits::<4>(64);
+        self.mac_tx.s_last.next = self.slice_tx.m_data.val().get_bit(68);
+        self.mac_tx.s_user.next = self.slice_tx.m_data.val().get_bit(69);
+        self.mac_tx.s_valid.next = self.slice_tx.m_valid.val();
+        self.slice_tx.m_ready.next = self.mac_tx.s_ready.val();
+        // ---- MAC TX → slice → loopback switch / wire
+        self.slice_wire.s_data.next = bit_cast::<74, 64>(self.mac_tx.m_data.val())
+            | (bit_cast::<74, 8>(self.mac_tx.m_keep.val()) << 64)
+            | (bit_cast::<74, 1>(self.mac_tx.m_last.val().into()) << 72)
+            | (bit_cast::<74, 1>(self.mac_tx.m_user.val().into()) << 73);
+        self.slice_wire.s_valid.next = self.mac_tx.m_valid.val();
+        self.mac_tx.m_ready.next = self.slice_wire.s_ready.val();
+        self.tx_axis_tdata.next = self.slice_wire.m_data.val().get_bits::<64>(0);
+        self.tx_axis_tkeep.next = self.slice_wire.m_data.val().get_bits::<8>(64);
+        self.tx_axis_tlast.next = self.slice_wire.m_data.val().get_bit(72);
+        self.tx_axis_tuser.next = self.slice_wire.m_data.val().get_bit(73);
+        self.tx_axis_tvalid.next = self.slice_wire.m_valid.val() & !self.loopback.val();
+        self.slice_wire.m_ready.next = self.tx_axis_tready.val();
         self.mac_rx.s_data.next = self.rx_axis_tdata.val();
         self.mac_rx.s_keep.next = self.rx_axis_tkeep.val();
         self.mac_rx.s_last.next = self.rx_axis_tlast.val();
@@ -374,20 +399,26 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> Log
         self.mac_rx.s_valid.next = self.rx_axis_tvalid.val();
         self.rx_axis_tready.next = self.mac_rx.s_ready.val() & !self.loopback.val();
         if self.loopback.val() {
-            self.mac_tx.m_ready.next = self.mac_rx.s_ready.val();
-            self.mac_rx.s_data.next = self.mac_tx.m_data.val();
-            self.mac_rx.s_keep.next = self.mac_tx.m_keep.val();
-            self.mac_rx.s_last.next = self.mac_tx.m_last.val();
-            self.mac_rx.s_user.next = self.mac_tx.m_user.val();
-            self.mac_rx.s_valid.next = self.mac_tx.m_valid.val();
+            self.slice_wire.m_ready.next = self.mac_rx.s_ready.val();
+            self.mac_rx.s_data.next = self.slice_wire.m_data.val().get_bits::<64>(0);
+            self.mac_rx.s_keep.next = self.slice_wire.m_data.val().get_bits::<8>(64);
+            self.mac_rx.s_last.next = self.slice_wire.m_data.val().get_bit(72);
+            self.mac_rx.s_user.next = self.slice_wire.m_data.val().get_bit(73);
+            self.mac_rx.s_valid.next = self.slice_wire.m_valid.val();
         }
-        // ---- MAC RX → RX engine
-        self.rx.s_data.next = self.mac_rx.m_data.val();
-        self.rx.s_len.next = self.mac_rx.m_len.val();
-        self.rx.s_last.next = self.mac_rx.m_last.val();
-        self.rx.s_status.next = self.mac_rx.m_status.val();
-        self.rx.s_valid.next = self.mac_rx.m_valid.val();
-        self.mac_rx.m_ready.next = self.rx.s_ready.val();
+        // ---- MAC RX → slice → RX engine
+        self.slice_rx.s_data.next = bit_cast::<72, 64>(self.mac_rx.m_data.val())
+            | (bit_cast::<72, 4>(self.mac_rx.m_len.val()) << 64)
+            | (bit_cast::<72, 1>(self.mac_rx.m_last.val().into()) << 68)
+            | (bit_cast::<72, 3>(self.mac_rx.m_status.val()) << 69);
+        self.slice_rx.s_valid.next = self.mac_rx.m_valid.val();
+        self.mac_rx.m_ready.next = self.slice_rx.s_ready.val();
+        self.rx.s_data.next = self.slice_rx.m_data.val().get_bits::<64>(0);
+        self.rx.s_len.next = self.slice_rx.m_data.val().get_bits::<4>(64);
+        self.rx.s_last.next = self.slice_rx.m_data.val().get_bit(68);
+        self.rx.s_status.next = self.slice_rx.m_data.val().get_bits::<3>(69);
+        self.rx.s_valid.next = self.slice_rx.m_valid.val();
+        self.slice_rx.m_ready.next = self.rx.s_ready.val();
         if self.reset.val() {
             self.wr_lock_rx.d.next = false;
             self.wr_hold_tx.d.next = false;

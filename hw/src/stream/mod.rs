@@ -1,8 +1,10 @@
 //! Stream plumbing shared by several blocks.
 pub mod fifo;
 pub mod packer;
+pub mod slice;
 pub mod width;
 
 pub use fifo::NicFifo;
 pub use packer::BytePacker;
+pub use slice::RegSlice;
 pub use width::{Downsizer, Upsizer};

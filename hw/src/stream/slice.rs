@@ -1,0 +1,55 @@
+//! Register slice (skid buffer): registers a valid/ready stream in both directions at
+//! full throughput, one cycle of latency. It cuts the combinational path between two
+//! blocks; the ready path is registered too (the upstream sees `!skid_valid`).
+
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock, Default)]
+pub struct RegSlice<D: Synth> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_data: Signal<In, D>,
+    pub s_valid: Signal<In, Bit>,
+    pub s_ready: Signal<Out, Bit>,
+    pub m_data: Signal<Out, D>,
+    pub m_valid: Signal<Out, Bit>,
+    pub m_ready: Signal<In, Bit>,
+    out_valid: DFF<Bit>,
+    out_data: DFF<D>,
+    /// A beat accepted while the output was stalled waits here.
+    skid_valid: DFF<Bit>,
+    skid_data: DFF<D>,
+    in_fire: Signal<Local, Bit>,
+    out_fire: Signal<Local, Bit>,
+}
+
+impl<D: Synth> Logic for RegSlice<D> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, out_valid, out_data, skid_valid, skid_data);
+        self.s_ready.next = !self.skid_valid.q.val();
+        self.m_valid.next = self.out_valid.q.val();
+        self.m_data.next = self.out_data.q.val();
+        self.in_fire.next = self.s_valid.val() & !self.skid_valid.q.val();
+        self.out_fire.next = self.out_valid.q.val() & self.m_ready.val();
+        if self.out_fire.val() | !self.out_valid.q.val() {
+            // the output register is free this cycle: refill it, skid first
+            if self.skid_valid.q.val() {
+                self.out_data.d.next = self.skid_data.q.val();
+                self.out_valid.d.next = true;
+                self.skid_valid.d.next = false;
+            } else {
+                self.out_data.d.next = self.s_data.val();
+                self.out_valid.d.next = self.in_fire.val();
+            }
+        } else if self.in_fire.val() {
+            // output stalled: park the new beat
+            self.skid_data.d.next = self.s_data.val();
+            self.skid_valid.d.next = true;
+        }
+        if self.reset.val() {
+            self.out_valid.d.next = false;
+            self.skid_valid.d.next = false;
+        }
+    }
+}
