@@ -57,8 +57,7 @@ impl RxQueue {
     pub fn start<D: Device + ?Sized>(&mut self, dev: &mut D, fill: bool, timeout_cycles: u64) -> Result<(), DriverError> {
         dev.set_reg32(self.reg(rxq::Q_CONTROL), 0)?;
         self.forget_all();
-        // See TxQueue::start: the driver's TAIL restarts at 0 whatever the NIC kept.
-        dev.set_reg32(self.reg(rxq::Q_TAIL), 0)?;
+        // See TxQueue::start: disabling reset the NIC's HEAD and TAIL to 0.
         dev.set_reg32(self.reg(rxq::Q_BASE_LO), self.ring_mem.bus_addr as u32)?;
         dev.set_reg32(self.reg(rxq::Q_BASE_HI), (self.ring_mem.bus_addr >> 32) as u32)?;
         dev.set_reg32(self.reg(rxq::Q_SIZE_LOG2), self.ring.size_log2())?;

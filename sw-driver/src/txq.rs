@@ -100,10 +100,8 @@ impl TxQueue {
     pub fn start<D: Device + ?Sized>(&mut self, dev: &mut D, timeout_cycles: u64) -> Result<(), DriverError> {
         dev.set_reg32(self.reg(txq::Q_CONTROL), 0)?;
         self.forget_all();
-        // Disabling resets HEAD and TAIL (regmap Q_CONTROL); the driver still writes its
-        // own TAIL back to 0 so that a NIC that kept the old doorbell cannot replay stale
-        // descriptors after the queue is enabled again.
-        dev.set_reg32(self.reg(txq::Q_TAIL), 0)?;
+        // Disabling resets HEAD and TAIL (regmap Q_CONTROL; the NIC holds TAIL at 0 while
+        // the queue is disabled), so the driver's indices restart at 0 with the NIC's.
         dev.set_reg32(self.reg(txq::Q_BASE_LO), self.ring_mem.bus_addr as u32)?;
         dev.set_reg32(self.reg(txq::Q_BASE_HI), (self.ring_mem.bus_addr >> 32) as u32)?;
         dev.set_reg32(self.reg(txq::Q_SIZE_LOG2), self.ring.size_log2())?;
