@@ -42,6 +42,11 @@
 #define NIC_STATS_RX_DROP_OVERSIZE 0x0130u /* RO */
 #define NIC_STATS_RX_DROP_TRUNCATED 0x0134u /* RO */
 #define NIC_STATS_RX_DROP_PHY_ERROR 0x0138u /* RO */
+#define NIC_STATS_RX_DROP_UCAST_FILTER 0x013cu /* RO */
+#define NIC_STATS_RX_DROP_MCAST_FILTER 0x0140u /* RO */
+#define NIC_STATS_RX_DROP_BCAST_FILTER 0x0144u /* RO */
+#define NIC_STATS_RX_CSUM_L3_BAD 0x0148u /* RO */
+#define NIC_STATS_RX_CSUM_L4_BAD 0x014cu /* RO */
 
 /* block txq: TX descriptor rings. */
 #define NIC_TXQ_BASE 0x1000u
@@ -82,6 +87,33 @@
 #define NIC_RXQ_Q_STATUS_ERROR_CODE 0x0000ff00u
 #define NIC_RXQ_Q_IRQ_COUNT(q) (0x205cu + 0x40u * (q)) /* RW */
 #define NIC_RXQ_Q_IRQ_TIMER(q) (0x2060u + 0x40u * (q)) /* RW */
+#define NIC_RXQ_Q_DROPS(q) (0x2064u + 0x40u * (q)) /* RO */
+
+/* block rxc: RX classification: MAC filter and RSS (docs/rx-classification.md). */
+#define NIC_RXC_BASE 0x3000u
+#define NIC_RXC_ID 0x3000u /* RO */
+#define NIC_RXC_VERSION 0x3004u /* RO */
+#define NIC_RXC_NEXT 0x3008u /* RO */
+#define NIC_RXC_FILTER_CTRL 0x3010u /* RW */
+#define NIC_RXC_FILTER_CTRL_PROMISC 0x00000001u
+#define NIC_RXC_FILTER_CTRL_ALLMULTI 0x00000002u
+#define NIC_RXC_FILTER_CTRL_BROADCAST 0x00000004u
+#define NIC_RXC_RSS_CTRL 0x3014u /* RW */
+#define NIC_RXC_RSS_CTRL_IPV4 0x00000001u
+#define NIC_RXC_RSS_CTRL_TCP_IPV4 0x00000002u
+#define NIC_RXC_RSS_CTRL_UDP_IPV4 0x00000004u
+#define NIC_RXC_RSS_CTRL_IPV6 0x00000008u
+#define NIC_RXC_RSS_CTRL_TCP_IPV6 0x00000010u
+#define NIC_RXC_RSS_CTRL_UDP_IPV6 0x00000020u
+#define NIC_RXC_RSS_KEY(i) (0x3040u + 0x4u * (i)) /* RW, i < 10 */
+#define NIC_RXC_MAC_FILTER_LO(i) (0x3100u + 0x8u * (i)) /* RW, i < 16 */
+#define NIC_RXC_MAC_FILTER_HI(i) (0x3104u + 0x8u * (i)) /* RW, i < 16 */
+#define NIC_RXC_MAC_FILTER_HI_ADDR 0x0000ffffu
+#define NIC_RXC_MAC_FILTER_HI_QUEUE 0x00ff0000u
+#define NIC_RXC_MAC_FILTER_HI_STEER 0x40000000u
+#define NIC_RXC_MAC_FILTER_HI_ENABLE 0x80000000u
+#define NIC_RXC_RSS_RETA(i) (0x3200u + 0x4u * (i)) /* WO, i < 32 */
+#define NIC_RXC_MCAST_HASH(i) (0x3400u + 0x4u * (i)) /* WO, i < 128 */
 
 #define NIC_DESC_SIZE 16u
 #define NIC_DESC_TX_EOP 0x0001u

@@ -9,8 +9,8 @@ use std::str::FromStr;
 pub enum Config {
     /// One TX and one RX queue, small FIFOs: fits an iCE40 HX8K.
     Small,
-    /// The growing full NIC (targets an ECP5-85F). Today: the same queues as `Small`
-    /// with deeper FIFOs; multi-queue, offloads and RDMA arrive with their issues.
+    /// The growing full NIC (targets an ECP5-85F): deeper FIFOs and 8 RX queues with
+    /// RSS; TX queues, offloads and RDMA arrive with their issues.
     Full,
 }
 
@@ -27,7 +27,10 @@ impl Config {
         1
     }
     pub fn rx_queues(self) -> u32 {
-        1
+        match self {
+            Config::Small => 1,
+            Config::Full => 8,
+        }
     }
 }
 

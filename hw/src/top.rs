@@ -8,7 +8,7 @@
 //! keeps the grant (valid/ready: what is offered holds until taken). Responses are
 //! routed by tag.
 
-use crate::csr::CsrBlock;
+use crate::csr::{CsrBlock, RxQueueRegs, RxcRegs};
 use crate::dma::{IrqModeration, RxEngine, TxEngine};
 use crate::mac::{MacRx, MacTx};
 use crate::stream::RegSlice;
@@ -18,15 +18,18 @@ use rust_hdl::prelude::*;
 /// Read tags (docs/interfaces.md).
 pub const TAG_TX_DESC: u64 = 0;
 pub const TAG_TX_DATA: u64 = 1;
-pub const TAG_RX_DESC: u64 = 2;
+/// RX queue q's descriptor fetch: `TAG_RX_DESC + q`.
+pub const TAG_RX_DESC: u64 = 8;
 /// Write tags.
 pub const TAG_RX_DATA: u64 = 0;
-pub const TAG_RX_WRITEBACK: u64 = 1;
 pub const TAG_TX_WRITEBACK: u64 = 2;
+/// RX queue q's descriptor write-back: `TAG_RX_WRITEBACK + q`.
+pub const TAG_RX_WRITEBACK: u64 = 8;
 
-/// `TN`/`TNP1`: log2 depth of the TX data FIFO (+1); `RN`/`RNP1`: of the RX FIFO.
+/// `TN`/`TNP1`: log2 depth of the TX data FIFO (+1); `RN`/`RNP1`: of the RX FIFO;
+/// `RQ`: number of RX queues.
 #[derive(LogicBlock)]
-pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> {
+pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     // AXI4-Lite register slave
@@ -88,7 +91,9 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     pub irq: Signal<Out, Bits<16>>,
     csr: CsrBlock,
     tx: TxEngine<TN, TNP1>,
-    rx: RxEngine<RN, RNP1>,
+    rx: RxEngine<RN, RNP1, RQ>,
+    rxq_regs: [RxQueueRegs; RQ],
+    rxc_regs: RxcRegs,
     mac_tx: MacTx,
     mac_rx: MacRx,
     /// Register slices cutting the stream path (timing): TX engine → MAC TX (data 64,
@@ -98,7 +103,6 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     slice_wire: RegSlice<Bits<74>>,
     slice_rx: RegSlice<Bits<72>>,
     tx_irq: IrqModeration,
-    rx_irq: IrqModeration,
     wr_lock_rx: DFF<Bit>,
     /// A TX write-back was offered and not yet taken: it keeps the port.
     wr_hold_tx: DFF<Bit>,
@@ -108,10 +112,13 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     loopback: Signal<Local, Bit>,
     grant_rx_write: Signal<Local, Bit>,
     tx_disabled: Signal<Local, Bit>,
-    rx_disabled: Signal<Local, Bit>,
+    rx_meta: Signal<Local, Bits<72>>,
+    rx_irq_bits: Signal<Local, Bits<16>>,
+    /// IRQ_STATUS bit of RX queue q: 8 + q.
+    rx_irq_bit: [Constant<Bits<16>>; RQ],
 }
 
-impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> NicTop<TN, TNP1, RN, RNP1> {
+impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize> NicTop<TN, TNP1, RN, RNP1, RQ> {
     pub fn new(config: Config) -> Self {
         Self {
             clock: Default::default(),
@@ -170,13 +177,14 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> Nic
             csr: CsrBlock::new(config),
             tx: Default::default(),
             rx: Default::default(),
+            rxq_regs: std::array::from_fn(|q| RxQueueRegs::new(q as u32)),
+            rxc_regs: Default::default(),
             mac_tx: Default::default(),
             mac_rx: Default::default(),
             slice_tx: Default::default(),
             slice_wire: Default::default(),
             slice_rx: Default::default(),
             tx_irq: Default::default(),
-            rx_irq: Default::default(),
             wr_lock_rx: Default::default(),
             wr_hold_tx: Default::default(),
             rd_hold: Default::default(),
@@ -184,16 +192,18 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> Nic
             loopback: Default::default(),
             grant_rx_write: Default::default(),
             tx_disabled: Default::default(),
-            rx_disabled: Default::default(),
+            rx_meta: Default::default(),
+            rx_irq_bits: Default::default(),
+            rx_irq_bit: std::array::from_fn(|q| Constant::new(Bits::<16>::from(1u64 << (nic_regmap::RX_IRQ_BASE as usize + q)))),
         }
     }
 }
 
-impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> Logic for NicTop<TN, TNP1, RN, RNP1> {
+impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize> Logic for NicTop<TN, TNP1, RN, RNP1, RQ> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, wr_lock_rx, wr_hold_tx, rd_hold);
-        clock!(self, clock, csr, tx, rx, mac_tx, mac_rx, slice_tx, slice_wire, slice_rx, tx_irq, rx_irq);
+        clock!(self, clock, csr, tx, rx, rxc_regs, mac_tx, mac_rx, slice_tx, slice_wire, slice_rx, tx_irq);
         self.slice_tx.reset.next = self.reset.val();
         self.slice_wire.reset.next = self.reset.val();
         self.slice_rx.reset.next = self.reset.val();
@@ -203,7 +213,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> Log
         self.mac_tx.reset.next = self.reset.val();
         self.mac_rx.reset.next = self.reset.val();
         self.tx_irq.reset.next = self.reset.val();
-        self.rx_irq.reset.next = self.reset.val();
+        self.rxc_regs.reset.next = self.reset.val();
         // ---- registers (RW_REGS indices: see csr::RW_REGS)
         self.csr.s_axil_awaddr.next = self.s_axil_awaddr.val();
         self.csr.s_axil_awvalid.next = self.s_axil_awvalid.val();
@@ -226,9 +236,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> Log
         // a disabled queue's TAIL reads 0 (Q_CONTROL: clearing ENABLE resets HEAD and TAIL)
         // (negated into 1-bit locals first: Verilog would widen before inverting)
         self.tx_disabled.next = !self.csr.rw_value[8].val().get_bit(0);
-        self.rx_disabled.next = !self.csr.rw_value[15].val().get_bit(0);
-        self.csr.rw_clear.next = (bit_cast::<23, 1>(self.tx_disabled.val().into()) << 9)
-            | (bit_cast::<23, 1>(self.rx_disabled.val().into()) << 16);
+        self.csr.rw_clear.next = bit_cast::<12, 1>(self.tx_disabled.val().into()) << 9;
         // TX queue 0
         self.tx.enable.next = self.csr.rw_value[8].val().get_bit(0);
         self.tx.ring_base.next = bit_cast::<64, 32>(self.csr.rw_value[5].val()) | (bit_cast::<64, 32>(self.csr.rw_value[6].val()) << 32);
@@ -239,25 +247,46 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> Log
         self.csr.txq_status.next = bit_cast::<32, 1>(self.tx.active.val().into())
             | (bit_cast::<32, 1>((self.tx.error_code.val() != 0).into()) << 1)
             | (bit_cast::<32, 8>(self.tx.error_code.val()) << 8);
-        // RX queue 0
-        self.rx.enable.next = self.csr.rw_value[15].val().get_bit(0);
-        self.rx.ring_base.next = bit_cast::<64, 32>(self.csr.rw_value[12].val()) | (bit_cast::<64, 32>(self.csr.rw_value[13].val()) << 32);
-        self.rx.ring_mask.next = (bit_cast::<16, 1>(true.into()) << self.csr.rw_value[14].val().get_bits::<4>(0)) - 1;
-        self.rx.tail.next = self.csr.rw_value[16].val().get_bits::<16>(0);
         self.mac_rx.max_frame_len.next = self.csr.rw_value[3].val().get_bits::<16>(0);
-        self.csr.rxq_head.next = self.rx.head.val();
-        self.csr.rxq_status.next = bit_cast::<32, 1>(self.rx.active.val().into())
-            | (bit_cast::<32, 1>((self.rx.error_code.val() != 0).into()) << 1)
-            | (bit_cast::<32, 8>(self.rx.error_code.val()) << 8);
+        // RX queues: register windows on the CSR register bus, and the engine
+        self.rxc_regs.bus_wr.next = self.csr.bus_wr.val();
+        self.rxc_regs.bus_addr.next = self.csr.bus_addr.val();
+        self.rxc_regs.bus_wdata.next = self.csr.bus_wdata.val();
+        self.rxc_regs.bus_wmask.next = self.csr.bus_wmask.val();
+        self.rxc_regs.bus_rd_addr.next = self.csr.bus_rd_addr.val();
+        self.csr.bus_rdata.next = self.rxc_regs.bus_rdata.val();
+        self.csr.bus_rhit.next = self.rxc_regs.bus_rhit.val();
+        self.rx_irq_bits.next = 0.into();
+        for i in 0..RQ {
+            self.rxq_regs[i].clock.next = self.clock.val();
+            self.rxq_regs[i].reset.next = self.reset.val();
+            self.rxq_regs[i].bus_wr.next = self.csr.bus_wr.val();
+            self.rxq_regs[i].bus_addr.next = self.csr.bus_addr.val();
+            self.rxq_regs[i].bus_wdata.next = self.csr.bus_wdata.val();
+            self.rxq_regs[i].bus_wmask.next = self.csr.bus_wmask.val();
+            self.rxq_regs[i].bus_rd_addr.next = self.csr.bus_rd_addr.val();
+            if self.rxq_regs[i].bus_rhit.val() {
+                self.csr.bus_rhit.next = true;
+                self.csr.bus_rdata.next = self.rxq_regs[i].bus_rdata.val();
+            }
+            self.rx.enable[i].next = self.rxq_regs[i].enable.val();
+            self.rx.ring_base[i].next = self.rxq_regs[i].ring_base.val();
+            self.rx.ring_mask[i].next = self.rxq_regs[i].ring_mask.val();
+            self.rx.tail[i].next = self.rxq_regs[i].tail.val();
+            self.rxq_regs[i].head.next = self.rx.head[i].val();
+            self.rxq_regs[i].active.next = self.rx.active[i].val();
+            self.rxq_regs[i].error_code.next = self.rx.error_code[i].val();
+            self.rxq_regs[i].completion.next = self.rx.completion[i].val();
+            self.rxq_regs[i].dropped.next = self.rx.dropped[i].val();
+            if self.rxq_regs[i].irq_fire.val() {
+                self.rx_irq_bits.next = self.rx_irq_bits.val() | self.rx_irq_bit[i].val();
+            }
+        }
         // interrupts with moderation
         self.tx_irq.strobe.next = self.tx.completion.val();
         self.tx_irq.count.next = self.csr.rw_value[10].val().get_bits::<16>(0);
         self.tx_irq.timer.next = self.csr.rw_value[11].val();
-        self.rx_irq.strobe.next = self.rx.completion.val();
-        self.rx_irq.count.next = self.csr.rw_value[17].val().get_bits::<16>(0);
-        self.rx_irq.timer.next = self.csr.rw_value[18].val();
-        self.csr.irq_set.next = bit_cast::<16, 1>(self.tx_irq.fire.val().into())
-            | (bit_cast::<16, 1>(self.rx_irq.fire.val().into()) << 8);
+        self.csr.irq_set.next = bit_cast::<16, 1>(self.tx_irq.fire.val().into()) | self.rx_irq_bits.val();
         self.irq.next = self.csr.irq.val();
         // statistics (COUNTER_REGS indices: see csr::COUNTER_REGS)
         self.csr.count_inc[0].next = bit_cast::<32, 1>(self.mac_tx.stat_frame.val().into());
@@ -277,7 +306,11 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> Log
         self.csr.count_inc[8].next = bit_cast::<32, 1>(self.rx.drop_oversize.val().into());
         self.csr.count_inc[9].next = bit_cast::<32, 1>(self.rx.drop_truncated.val().into());
         self.csr.count_inc[10].next = bit_cast::<32, 1>(self.rx.drop_phy.val().into());
-        self.csr.count_inc[11].next = 0.into();
+        self.csr.count_inc[11].next = bit_cast::<32, 1>(self.rx.drop_ucast.val().into());
+        self.csr.count_inc[12].next = bit_cast::<32, 1>(self.rx.drop_mcast.val().into());
+        self.csr.count_inc[13].next = bit_cast::<32, 1>(self.rx.drop_bcast.val().into());
+        self.csr.count_inc[14].next = bit_cast::<32, 1>(self.rx.csum_l3_bad.val().into());
+        self.csr.count_inc[15].next = bit_cast::<32, 1>(self.rx.csum_l4_bad.val().into());
         // ---- DMA reads: RX descriptors, then TX descriptors, then TX data
         self.rx.desc_req_ready.next = false;
         self.tx.desc_req_ready.next = false;
@@ -303,7 +336,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> Log
             self.dma_rd_req_valid.next = self.rx.desc_req_valid.val();
             self.dma_rd_req_addr.next = self.rx.desc_req_addr.val();
             self.dma_rd_req_len.next = self.rx.desc_req_len.val();
-            self.dma_rd_req_tag.next = 2.into(); // TAG_RX_DESC
+            self.dma_rd_req_tag.next = self.rx.desc_req_tag.val(); // TAG_RX_DESC + q
             self.rx.desc_req_ready.next = self.dma_rd_req_ready.val();
         }
         if self.rd_sel.val() == 2 {
@@ -331,7 +364,8 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> Log
         self.rx.rsp_error.next = self.dma_rd_rsp_error.val();
         self.tx.desc_rsp_valid.next = self.dma_rd_rsp_valid.val() & (self.dma_rd_rsp_tag.val() == 0);
         self.tx.data_rsp_valid.next = self.dma_rd_rsp_valid.val() & (self.dma_rd_rsp_tag.val() == 1);
-        self.rx.desc_rsp_valid.next = self.dma_rd_rsp_valid.val() & (self.dma_rd_rsp_tag.val() == 2);
+        self.rx.desc_rsp_valid.next = self.dma_rd_rsp_valid.val() & self.dma_rd_rsp_tag.val().get_bit(3);
+        self.rx.rsp_tag.next = self.dma_rd_rsp_tag.val();
         self.dma_rd_rsp_ready.next = true;
         if self.dma_rd_rsp_tag.val() == 1 {
             self.dma_rd_rsp_ready.next = self.tx.data_rsp_ready.val();
@@ -363,7 +397,8 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> Log
         self.wr_hold_tx.d.next = !self.grant_rx_write.val() & self.tx.wb_valid.val() & !self.dma_wr_ready.val();
         self.rx.wr_rsp_valid.next = self.dma_wr_rsp_valid.val() & (self.dma_wr_rsp_tag.val() == 0);
         self.rx.wr_rsp_error.next = self.dma_wr_rsp_error.val();
-        self.rx.wb_fault.next = self.dma_wr_rsp_valid.val() & (self.dma_wr_rsp_tag.val() == 1) & self.dma_wr_rsp_error.val();
+        self.rx.wb_fault.next = self.dma_wr_rsp_valid.val() & self.dma_wr_rsp_tag.val().get_bit(3) & self.dma_wr_rsp_error.val();
+        self.rx.wb_fault_tag.next = self.dma_wr_rsp_tag.val();
         self.tx.wb_rsp_valid.next = self.dma_wr_rsp_valid.val() & (self.dma_wr_rsp_tag.val() == 2);
         self.tx.wb_rsp_error.next = self.dma_wr_rsp_error.val();
         // ---- TX engine → slice → MAC TX
@@ -416,7 +451,9 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> Log
         self.rx.s_data.next = self.slice_rx.m_data.val().get_bits::<64>(0);
         self.rx.s_len.next = self.slice_rx.m_data.val().get_bits::<4>(64);
         self.rx.s_last.next = self.slice_rx.m_data.val().get_bit(68);
-        self.rx.s_status.next = self.slice_rx.m_data.val().get_bits::<3>(69);
+        // (until the classifier sits here: every frame to queue 0, MAC status in [64:62])
+        self.rx_meta.next = bit_cast::<72, 3>(self.slice_rx.m_data.val().get_bits::<3>(69)) << 62;
+        self.rx.s_meta.next = self.rx_meta.val();
         self.rx.s_valid.next = self.slice_rx.m_valid.val();
         self.slice_rx.m_ready.next = self.rx.s_ready.val();
         if self.reset.val() {
@@ -428,6 +465,6 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize> Log
 }
 
 /// `small`: 256-beat TX and RX FIFOs.
-pub type NicTopSmall = NicTop<8, 9, 8, 9>;
-/// `full`: 512-beat TX FIFO, 1024-beat RX FIFO.
-pub type NicTopFull = NicTop<9, 10, 10, 11>;
+pub type NicTopSmall = NicTop<8, 9, 8, 9, 1>;
+/// `full`: 512-beat TX FIFO, 1024-beat RX FIFO, 8 RX queues.
+pub type NicTopFull = NicTop<9, 10, 10, 11, 8>;

@@ -23,6 +23,8 @@ pub enum Access {
     Rw,
     /// Read; writing 1 to a bit clears it.
     W1c,
+    /// Write only (a table in block RAM); reads return 0. Drivers keep a shadow copy.
+    Wo,
 }
 
 impl Access {
@@ -31,6 +33,7 @@ impl Access {
             Access::Ro => "RO",
             Access::Rw => "RW",
             Access::W1c => "W1C",
+            Access::Wo => "WO",
         }
     }
 }
@@ -65,6 +68,17 @@ pub struct Register {
     pub reset: u32,
     pub doc: &'static str,
     pub fields: &'static [Field],
+    /// Number of instances of an array register (1 for a plain register).
+    pub count: u32,
+    /// Byte distance between array instances.
+    pub stride: u32,
+}
+
+impl Register {
+    /// Offset of instance `i` of an array register.
+    pub const fn at(&self, i: u32) -> u32 {
+        self.offset + self.stride * i
+    }
 }
 
 /// A register block.
@@ -85,9 +99,12 @@ pub struct Block {
 /// Declares a table of registers and one `pub const NAME: u32 = offset;` per register,
 /// plus `pub const NAME_FIELD: u32 = mask;` per field, so driver code and the docs read
 /// the same declaration.
+///
+/// An array register is written `NAME[count; stride] @ offset ...`: instance `i` sits at
+/// `offset + stride * i`.
 macro_rules! registers {
     ($table:ident {
-        $( $name:ident @ $off:literal : $acc:ident = $reset:literal, $doc:literal
+        $( $name:ident $([$count:literal ; $stride:literal])? @ $off:literal : $acc:ident = $reset:literal, $doc:literal
            $( { $( $fname:ident [$lsb:literal ; $width:literal] $fdoc:literal ),* $(,)? } )? ; )*
     }) => {
         $( #[doc = $doc] pub const $name: u32 = $off; )*
@@ -99,9 +116,15 @@ macro_rules! registers {
                 reset: $reset,
                 doc: $doc,
                 fields: &[ $( $( Field { name: stringify!($fname), lsb: $lsb, width: $width, doc: $fdoc } ),* )? ],
+                count: registers!(@count $($count)?),
+                stride: registers!(@stride $($stride)?),
             } ),*
         ];
     };
+    (@count) => { 1 };
+    (@count $c:literal) => { $c };
+    (@stride) => { 4 };
+    (@stride $s:literal) => { $s };
 }
 
 /// Bit masks of register fields: `field!(CONTROL_LOOPBACK = GLOBAL_REGS, CONTROL, LOOPBACK)`
@@ -220,12 +243,17 @@ pub mod stats {
         RX_DROP_OVERSIZE @ 0x30 : Ro = 0, "Frames dropped: longer than MAX_FRAME_LEN.";
         RX_DROP_TRUNCATED @ 0x34 : Ro = 0, "Frames dropped: longer than the posted buffer.";
         RX_DROP_PHY_ERROR @ 0x38 : Ro = 0, "Frames dropped: the PHY flagged an error (tuser on the RX wire).";
+        RX_DROP_UCAST_FILTER @ 0x3C : Ro = 0, "Frames dropped by the MAC filter: unicast destination not in the exact-match table.";
+        RX_DROP_MCAST_FILTER @ 0x40 : Ro = 0, "Frames dropped by the MAC filter: multicast destination neither in the table nor in the hash.";
+        RX_DROP_BCAST_FILTER @ 0x44 : Ro = 0, "Frames dropped by the MAC filter: broadcast while RX_FILTER_CTRL.BROADCAST is clear.";
+        RX_CSUM_L3_BAD @ 0x48 : Ro = 0, "Frames delivered with a bad IPv4 header checksum.";
+        RX_CSUM_L4_BAD @ 0x4C : Ro = 0, "Frames delivered with a bad TCP/UDP checksum.";
     });
 }
 
 /// Registers common to TX and RX queues.
 macro_rules! queue_registers {
-    ($table:ident) => {
+    ($table:ident $(, $($extra:tt)*)?) => {
         registers!($table {
             Q_BASE_LO @ 0x00 : Rw = 0, "Ring base bus address, bits 31:0 (16-byte aligned).";
             Q_BASE_HI @ 0x04 : Rw = 0, "Ring base bus address, bits 63:32.";
@@ -242,6 +270,7 @@ macro_rules! queue_registers {
             };
             Q_IRQ_COUNT @ 0x1C : Rw = 1, "Interrupt moderation: raise the vector after this many completions (0 and 1: every completion).";
             Q_IRQ_TIMER @ 0x20 : Rw = 0, "Interrupt moderation: raise the vector this many cycles after the first unsignalled completion (0: timer off).";
+            $($($extra)*)?
         });
     };
 }
@@ -268,13 +297,77 @@ pub mod rxq {
     registers!(REGS {
         ID @ 0x00 : Ro = 0x5258_5130, "Block type: ASCII \"RXQ0\".";
         VERSION @ 0x04 : Ro = 0x0001_0000, "Block version.";
-        NEXT @ 0x08 : Ro = 0x0000, "Offset of the next block (0: end of chain).";
+        NEXT @ 0x08 : Ro = 0x3000, "Offset of the next block (RX classification).";
         COUNT @ 0x0C : Ro = 1, "Number of RX queues; queue q's registers are at BASE + 0x40 * (q + 1).";
     });
-    queue_registers!(QUEUE_REGS);
+    queue_registers!(QUEUE_REGS,
+        Q_DROPS @ 0x24 : Ro = 0, "Frames for this queue dropped because it was stopped or had no buffer posted (wrapping; also counted in RX_DROP_NO_BUFFER).";
+    );
     pub const fn reg(q: u32, offset: u32) -> u32 {
         BASE + QUEUE_STRIDE * (q + 1) + offset
     }
+}
+
+/// RX classification: MAC filter, RSS (docs/rx-classification.md).
+pub mod rxc {
+    use super::*;
+    pub const BASE: u32 = 0x3000;
+    pub const ID_VALUE: u32 = u32::from_be_bytes(*b"RXC0");
+    registers!(REGS {
+        ID @ 0x00 : Ro = 0x5258_4330, "Block type: ASCII \"RXC0\".";
+        VERSION @ 0x04 : Ro = 0x0001_0000, "Block version.";
+        NEXT @ 0x08 : Ro = 0x0000, "Offset of the next block (0: end of chain).";
+        FILTER_CTRL @ 0x10 : Rw = 0x0000_0005, "MAC filter modes (docs/rx-classification.md section 1)." {
+            PROMISC [0;1] "accept every frame",
+            ALLMULTI [1;1] "accept every multicast frame",
+            BROADCAST [2;1] "accept broadcast frames",
+        };
+        RSS_CTRL @ 0x14 : Rw = 0x0000_003F, "RSS hash types enabled (section 4); none: every frame goes to queue 0." {
+            IPV4 [0;1] "hash IPv4 addresses",
+            TCP_IPV4 [1;1] "hash IPv4 TCP addresses and ports",
+            UDP_IPV4 [2;1] "hash IPv4 UDP addresses and ports",
+            IPV6 [3;1] "hash IPv6 addresses",
+            TCP_IPV6 [4;1] "hash IPv6 TCP addresses and ports",
+            UDP_IPV6 [5;1] "hash IPv6 UDP addresses and ports",
+        };
+        RSS_KEY[10; 4] @ 0x40 : Rw = 0, "Toeplitz key bytes 4i..4i+3, byte 4i in bits 31:24. Reset: the common default key 6d5a56da... (see RSS_DEFAULT_KEY).";
+        MAC_FILTER_LO[16; 8] @ 0x100 : Rw = 0, "Exact-match entry i: destination address bytes 0..3, byte 0 in bits 7:0.";
+        MAC_FILTER_HI[16; 8] @ 0x104 : Rw = 0, "Exact-match entry i: address bytes 4..5 and control." {
+            ADDR [0;16] "address bytes 4 (7:0) and 5 (15:8)",
+            QUEUE [16;8] "steering target queue",
+            STEER [30;1] "a hit sends the frame to QUEUE instead of the RSS queue",
+            ENABLE [31;1] "the entry takes part in matching",
+        };
+        RSS_RETA[32; 4] @ 0x200 : Wo = 0, "Indirection table entries 4i..4i+3, entry 4i in bits 7:0. Reset: entry j = j (masked to the queue count).";
+        MCAST_HASH[128; 4] @ 0x400 : Wo = 0, "Multicast hash filter bits 32i..32i+31; bit crc32(dst) & 0xfff accepts a multicast destination. Reset: 0.";
+    });
+    /// The common default RSS key (Microsoft's verification key).
+    pub const RSS_DEFAULT_KEY: [u8; 40] = [
+        0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0,
+        0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30, 0xf2, 0x0c,
+        0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+    ];
+    /// Reset value of `RSS_KEY[i]`.
+    pub const fn rss_key_reset(i: usize) -> u32 {
+        u32::from_be_bytes([RSS_DEFAULT_KEY[4 * i], RSS_DEFAULT_KEY[4 * i + 1], RSS_DEFAULT_KEY[4 * i + 2], RSS_DEFAULT_KEY[4 * i + 3]])
+    }
+    pub const fn mac_filter_lo(i: u32) -> u32 {
+        BASE + MAC_FILTER_LO + 8 * i
+    }
+    pub const fn mac_filter_hi(i: u32) -> u32 {
+        BASE + MAC_FILTER_HI + 8 * i
+    }
+    pub const fn rss_key(i: u32) -> u32 {
+        BASE + RSS_KEY + 4 * i
+    }
+    pub const fn rss_reta(i: u32) -> u32 {
+        BASE + RSS_RETA + 4 * i
+    }
+    pub const fn mcast_hash(i: u32) -> u32 {
+        BASE + MCAST_HASH + 4 * i
+    }
+    pub const MAC_FILTERS: u32 = 16;
+    pub const RETA_ENTRIES: u32 = 128;
 }
 
 /// All blocks in chain order.
@@ -283,6 +376,7 @@ pub const BLOCKS: &[Block] = &[
     Block { name: "stats", base: stats::BASE, id: 0x5354_4154, version: 0x0001_0000, regs: stats::REGS, queue_regs: &[], doc: "Statistics counters (per direction: frames, bytes, drops and errors by reason)." },
     Block { name: "txq", base: txq::BASE, id: 0x5458_5130, version: 0x0001_0000, regs: txq::REGS, queue_regs: txq::QUEUE_REGS, doc: "TX descriptor rings." },
     Block { name: "rxq", base: rxq::BASE, id: 0x5258_5130, version: 0x0001_0000, regs: rxq::REGS, queue_regs: rxq::QUEUE_REGS, doc: "RX descriptor rings." },
+    Block { name: "rxc", base: rxc::BASE, id: rxc::ID_VALUE, version: 0x0001_0000, regs: rxc::REGS, queue_regs: &[], doc: "RX classification: MAC filter and RSS (docs/rx-classification.md)." },
 ];
 
 /// Looks a register up by block and name; used by the RTL generator so that the
@@ -317,7 +411,8 @@ pub mod desc {
     pub const FLAGS: usize = 10;
     /// Byte offset of the 32-bit word the NIC writes back (RX: RSS hash; TX: 0).
     pub const INFO: usize = 12;
-    /// Write-back covers bytes 8..16 (LEN, FLAGS, INFO); the address stays intact.
+    /// TX write-back covers bytes 8..16 (LEN, FLAGS, INFO); the address stays intact.
+    /// RX write-back covers the whole descriptor (`RX_PTYPE` replaces the address).
     pub const WRITEBACK_OFFSET: u64 = 8;
 
     /// TX flags: last descriptor of a frame.
@@ -328,6 +423,27 @@ pub mod desc {
     pub const DONE: u16 = 1 << 15;
     /// RX write-back flags: the frame ends in this buffer (always 1: no RX scatter yet).
     pub const RX_EOP: u16 = 1 << 0;
+    /// RX write-back flags: IPv4 header checksum verdict (`CSUM_*`), bits 3:2.
+    pub const RX_L3_CSUM_SHIFT: u16 = 2;
+    /// RX write-back flags: TCP/UDP checksum verdict (`CSUM_*`), bits 5:4.
+    pub const RX_L4_CSUM_SHIFT: u16 = 4;
+    /// RX write-back flags: RSS hash type (`HASH_*`), bits 9:6.
+    pub const RX_HASH_TYPE_SHIFT: u16 = 6;
+    pub const CSUM_NOT_CHECKED: u8 = 0;
+    pub const CSUM_GOOD: u8 = 1;
+    pub const CSUM_BAD: u8 = 2;
+    pub const HASH_NONE: u8 = 0;
+    pub const HASH_IPV4: u8 = 1;
+    pub const HASH_TCP_IPV4: u8 = 2;
+    pub const HASH_UDP_IPV4: u8 = 3;
+    pub const HASH_IPV6: u8 = 4;
+    pub const HASH_TCP_IPV6: u8 = 5;
+    pub const HASH_UDP_IPV6: u8 = 6;
+    /// RX write-back: byte offset of the 16-bit packet type (docs/rx-classification.md
+    /// section 2); the RX write-back covers the whole descriptor.
+    pub const RX_PTYPE: usize = 0;
+    /// RX write-back: byte offset of the 32-bit RSS hash.
+    pub const RX_HASH: usize = 12;
 }
 
 #[cfg(test)]
@@ -338,7 +454,8 @@ mod tests {
     fn offsets_are_unique_and_aligned() {
         let mut seen = std::collections::BTreeMap::new();
         for b in BLOCKS {
-            let mut addrs: Vec<(u32, &str)> = b.regs.iter().map(|r| (b.base + r.offset, r.name)).collect();
+            let mut addrs: Vec<(u32, &str)> =
+                b.regs.iter().flat_map(|r| (0..r.count).map(move |i| (b.base + r.at(i), r.name))).collect();
             for q in 0..MAX_QUEUES {
                 addrs.extend(b.queue_regs.iter().map(|r| (b.base + QUEUE_STRIDE * (q + 1) + r.offset, r.name)));
             }

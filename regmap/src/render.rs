@@ -4,7 +4,17 @@ use crate::*;
 use std::fmt::Write;
 
 fn all_rows(b: &Block) -> Vec<(String, &'static Register)> {
-    let mut rows: Vec<(String, &Register)> = b.regs.iter().map(|r| (format!("{:#06x}", b.base + r.offset), r)).collect();
+    let mut rows: Vec<(String, &Register)> = b
+        .regs
+        .iter()
+        .map(|r| {
+            if r.count > 1 {
+                (format!("{:#06x} + {:#x}·i (i < {})", b.base + r.offset, r.stride, r.count), r)
+            } else {
+                (format!("{:#06x}", b.base + r.offset), r)
+            }
+        })
+        .collect();
     rows.extend(b.queue_regs.iter().map(|r| {
         (format!("{:#06x} + {:#x}·q", b.base + QUEUE_STRIDE + r.offset, QUEUE_STRIDE), r)
     }));
@@ -40,11 +50,12 @@ pub fn render_markdown() -> String {
         }
     }
     s.push_str("## Descriptors (16 bytes, little-endian)\n\n");
-    s.push_str("| bytes | TX descriptor (driver writes) | RX descriptor (driver writes) | write-back (NIC writes bytes 8..16) |\n|---|---|---|---|\n");
-    s.push_str("| 0..8 | buffer bus address | buffer bus address | unchanged |\n");
-    s.push_str("| 8..10 | data length (1..65535) | buffer length | TX: length as read; RX: frame length without FCS |\n");
-    let _ = writeln!(s, "| 10..12 | flags: bit 0 EOP ({:#x}), bit 1 REPORT_STATUS ({:#x}) | 0 | flags with bit 15 DONE ({:#x}); RX: bit 0 EOP |", desc::TX_EOP, desc::TX_REPORT_STATUS, desc::DONE);
-    s.push_str("| 12..16 | 0 | 0 | RX: RSS hash (0 until RSS exists); TX: 0 |\n\n");
+    s.push_str("| bytes | TX descriptor (driver writes) | RX descriptor (driver writes) | TX write-back (NIC writes bytes 8..16) | RX write-back (NIC writes bytes 0..16) |\n|---|---|---|---|---|\n");
+    s.push_str("| 0..2 | buffer bus address | buffer bus address | unchanged | packet type (docs/rx-classification.md section 2) |\n");
+    s.push_str("| 2..8 | (address) | (address) | unchanged | 0 |\n");
+    s.push_str("| 8..10 | data length (1..65535) | buffer length | length as read | frame length without FCS |\n");
+    let _ = writeln!(s, "| 10..12 | flags: bit 0 EOP ({:#x}), bit 1 REPORT_STATUS ({:#x}) | 0 | flags with bit 15 DONE ({:#x}) | bit 15 DONE, bit 0 EOP, bits 3:2 L3 checksum, 5:4 L4 checksum (0 not checked, 1 good, 2 bad), 9:6 RSS hash type (0 none, 1 IPv4, 2 TCP/IPv4, 3 UDP/IPv4, 4 IPv6, 5 TCP/IPv6, 6 UDP/IPv6) |", desc::TX_EOP, desc::TX_REPORT_STATUS, desc::DONE);
+    s.push_str("| 12..16 | 0 | 0 | 0 | RSS hash (0 for type none) |\n\n");
     s.push_str("A TX descriptor is written back only when it has REPORT_STATUS; `Q_HEAD` always advances.\n");
     s
 }
@@ -61,7 +72,11 @@ pub fn render_c_header() -> String {
         let _ = writeln!(s, "/* block {}: {} */", b.name, b.doc);
         let _ = writeln!(s, "#define NIC_{}_BASE 0x{:04x}u", up, b.base);
         for r in b.regs {
-            let _ = writeln!(s, "#define NIC_{}_{} 0x{:04x}u /* {} */", up, r.name, b.base + r.offset, r.access.as_str());
+            if r.count > 1 {
+                let _ = writeln!(s, "#define NIC_{}_{}(i) (0x{:04x}u + 0x{:x}u * (i)) /* {}, i < {} */", up, r.name, b.base + r.offset, r.stride, r.access.as_str(), r.count);
+            } else {
+                let _ = writeln!(s, "#define NIC_{}_{} 0x{:04x}u /* {} */", up, r.name, b.base + r.offset, r.access.as_str());
+            }
             for f in r.fields {
                 let _ = writeln!(s, "#define NIC_{}_{}_{} 0x{:08x}u", up, r.name, f.name, f.mask());
             }

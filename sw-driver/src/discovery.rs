@@ -22,6 +22,8 @@ pub struct Layout {
     pub stats: u32,
     pub txq: u32,
     pub rxq: u32,
+    /// The RX classification block (MAC filter, RSS), where the hardware has one.
+    pub rxc: Option<u32>,
     pub features: u32,
     pub tx_queues: u32,
     pub rx_queues: u32,
@@ -66,6 +68,7 @@ pub fn discover<D: Device + ?Sized>(dev: &mut D) -> Result<Layout, DriverError> 
     let stats_base = find("stats")?;
     let txq_base = find("txq")?;
     let rxq_base = find("rxq")?;
+    let rxc_base = find("rxc").ok();
 
     let features = dev.get_reg32(global_base + global::FEATURES)?;
     let queues = dev.get_reg32(global_base + global::QUEUES)?;
@@ -78,7 +81,7 @@ pub fn discover<D: Device + ?Sized>(dev: &mut D) -> Result<Layout, DriverError> 
             "queue counts disagree: QUEUES says {tx_queues} TX / {rx_queues} RX, the queue blocks say {tx_count} / {rx_count}"
         )));
     }
-    Ok(Layout { chain, global: global_base, stats: stats_base, txq: txq_base, rxq: rxq_base, features, tx_queues, rx_queues })
+    Ok(Layout { chain, global: global_base, stats: stats_base, txq: txq_base, rxq: rxq_base, rxc: rxc_base, features, tx_queues, rx_queues })
 }
 
 impl Layout {

@@ -93,11 +93,13 @@ pub struct QueueState {
 
 /// A NIC driven through a [`Device`].
 pub struct Nic<D: Device> {
-    dev: D,
-    layout: Layout,
+    pub(crate) dev: D,
+    pub(crate) layout: Layout,
     config: NicConfig,
     tx: Vec<TxQueue>,
     rx: Vec<RxQueue>,
+    /// Shadows of the write-only classification tables (RSS_RETA, MCAST_HASH).
+    pub(crate) rxc_shadow: crate::rxclass::Shadow,
 }
 
 impl<D: Device> Nic<D> {
@@ -135,7 +137,7 @@ impl<D: Device> Nic<D> {
         dev.set_reg32(layout.global_reg(global::IRQ_MASK), 0)?;
         dev.set_reg32(layout.global_reg(global::IRQ_STATUS), u32::MAX)?;
 
-        let mut nic = Nic { dev, layout, config, tx: Vec::new(), rx: Vec::new() };
+        let mut nic = Nic { dev, layout, config, tx: Vec::new(), rx: Vec::new(), rxc_shadow: Default::default() };
         for q in 0..nic.config.tx_queues {
             let reg_base = nic.layout.queue_reg(Dir::Tx, q, 0);
             let mut t = TxQueue::new(&mut nic.dev, q, reg_base, tx_ring, nic.config.tx_buf_len)?;
@@ -149,6 +151,12 @@ impl<D: Device> Nic<D> {
             r.start(&mut nic.dev, nic.config.rx_prefill, nic.config.enable_timeout_cycles)?;
             nic.rx.push(r);
             nic.set_irq_moderation(Dir::Rx, q, nic.config.moderation)?;
+        }
+        if nic.layout.rxc.is_some() {
+            // RSS over the queues opened (Linux's default table), and known contents
+            // for the write-only tables whose shadows the driver keeps
+            nic.set_rss_spread(nic.config.rx_queues)?;
+            nic.set_mcast_hash(&[0; 128])?;
         }
         Ok(nic)
     }
@@ -294,6 +302,24 @@ impl<D: Device> Nic<D> {
     pub fn rx_burst_on(&mut self, q: u32, max: usize) -> Result<Vec<RxFrame>, DriverError> {
         let r = self.rx.get_mut(q as usize).ok_or(DriverError::NoSuchQueue { dir: Dir::Rx, queue: q })?;
         r.burst(&mut self.dev, max, true)
+    }
+
+    /// Takes up to `max_per_queue` frames from every open RX queue, in queue order
+    /// (what a NAPI poll over all vectors does).
+    pub fn rx_burst_all(&mut self, max_per_queue: usize) -> Result<Vec<RxFrame>, DriverError> {
+        let mut out = Vec::new();
+        for q in 0..self.rx.len() as u32 {
+            out.extend(self.rx_burst_on(q, max_per_queue)?);
+        }
+        Ok(out)
+    }
+
+    /// `Q_DROPS` of RX queue `q`: frames dropped because it was stopped or had no buffer.
+    pub fn rx_queue_drops(&mut self, q: u32) -> Result<u32, DriverError> {
+        if q >= self.layout.rx_queues {
+            return Err(DriverError::NoSuchQueue { dir: Dir::Rx, queue: q });
+        }
+        self.dev.get_reg32(self.layout.queue_reg(Dir::Rx, q, nic_regmap::rxq::Q_DROPS))
     }
 
     /// Posts pool buffers into every free RX slot.

@@ -8,15 +8,37 @@ use crate::ring::{encode, Ring, WriteBack, WRITEBACK_LEN};
 use crate::txq::check_status;
 use nic_regmap::{desc, rxq};
 
-/// A received frame (FCS stripped) and what the NIC reported about it.
+/// A received frame (FCS stripped) and what the NIC reported about it
+/// (docs/rx-classification.md section 5).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RxFrame {
     pub queue: u32,
     pub data: Vec<u8>,
-    /// Write-back flags (`desc::DONE`, `desc::RX_EOP`, ...).
+    /// Write-back flags (`desc::DONE`, `desc::RX_EOP`, checksum verdicts, hash type).
     pub flags: u16,
-    /// Write-back info word (RSS hash once RSS exists; 0 now).
+    /// Write-back info word: the RSS hash.
     pub info: u32,
+    /// Packet type (docs/rx-classification.md section 2).
+    pub ptype: u16,
+}
+
+impl RxFrame {
+    /// The RSS hash (0 when `hash_type` is `desc::HASH_NONE`).
+    pub fn rss_hash(&self) -> u32 {
+        self.info
+    }
+    /// `desc::HASH_*`.
+    pub fn hash_type(&self) -> u8 {
+        ((self.flags >> desc::RX_HASH_TYPE_SHIFT) & 0xf) as u8
+    }
+    /// IPv4 header checksum verdict: `desc::CSUM_*`.
+    pub fn l3_csum(&self) -> u8 {
+        ((self.flags >> desc::RX_L3_CSUM_SHIFT) & 3) as u8
+    }
+    /// TCP/UDP checksum verdict: `desc::CSUM_*`.
+    pub fn l4_csum(&self) -> u8 {
+        ((self.flags >> desc::RX_L4_CSUM_SHIFT) & 3) as u8
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -120,15 +142,18 @@ impl RxQueue {
         dev.set_reg32(self.reg(rxq::Q_TAIL), u32::from(self.tail))
     }
 
-    fn writeback<D: Device + ?Sized>(&self, dev: &mut D, index: u16) -> Result<WriteBack, DriverError> {
-        let mut wb = [0u8; WRITEBACK_LEN];
-        dev.mem_read(self.ring.desc_addr(self.ring_mem.bus_addr, index) + desc::WRITEBACK_OFFSET, &mut wb)?;
-        Ok(WriteBack::decode(&wb))
+    /// The RX write-back covers the whole descriptor: the packet type replaces the
+    /// address (bytes `desc::RX_PTYPE..+2`), the rest is the common write-back half.
+    fn writeback<D: Device + ?Sized>(&self, dev: &mut D, index: u16) -> Result<(WriteBack, u16), DriverError> {
+        let mut d = [0u8; desc::SIZE as usize];
+        dev.mem_read(self.ring.desc_addr(self.ring_mem.bus_addr, index), &mut d)?;
+        let half: &[u8; WRITEBACK_LEN] = d[desc::WRITEBACK_OFFSET as usize..].try_into().unwrap();
+        Ok((WriteBack::decode(half), u16::from_le_bytes([d[desc::RX_PTYPE], d[desc::RX_PTYPE + 1]])))
     }
 
     /// Whether a completed frame is waiting (no register access).
     pub fn ready<D: Device + ?Sized>(&self, dev: &mut D) -> Result<bool, DriverError> {
-        Ok(self.posted() > 0 && self.writeback(dev, self.next)?.done())
+        Ok(self.posted() > 0 && self.writeback(dev, self.next)?.0.done())
     }
 
     /// Takes up to `max` completed frames, then reposts buffers if `refill`. When nothing
@@ -136,7 +161,7 @@ impl RxQueue {
     pub fn burst<D: Device + ?Sized>(&mut self, dev: &mut D, max: usize, refill: bool) -> Result<Vec<RxFrame>, DriverError> {
         let mut frames = Vec::new();
         while frames.len() < max && self.posted() > 0 {
-            let wb = self.writeback(dev, self.next)?;
+            let (wb, ptype) = self.writeback(dev, self.next)?;
             if !wb.done() {
                 break;
             }
@@ -158,7 +183,7 @@ impl RxQueue {
                 self.pool.free(i);
             }
             self.next = self.next.wrapping_add(1);
-            frames.push(RxFrame { queue: self.id, data, flags: wb.flags, info: wb.info });
+            frames.push(RxFrame { queue: self.id, data, flags: wb.flags, info: wb.info, ptype });
         }
         if refill {
             self.refill(dev)?;

@@ -20,6 +20,13 @@ pub struct Stats {
     pub rx_drop_oversize: u32,
     pub rx_drop_truncated: u32,
     pub rx_drop_phy_error: u32,
+    /// MAC filter drops by reason (docs/rx-classification.md).
+    pub rx_drop_ucast_filter: u32,
+    pub rx_drop_mcast_filter: u32,
+    pub rx_drop_bcast_filter: u32,
+    /// Frames delivered with a bad checksum verdict.
+    pub rx_csum_l3_bad: u32,
+    pub rx_csum_l4_bad: u32,
 }
 
 impl Stats {
@@ -37,6 +44,11 @@ impl Stats {
             rx_drop_oversize: r(s::RX_DROP_OVERSIZE)?,
             rx_drop_truncated: r(s::RX_DROP_TRUNCATED)?,
             rx_drop_phy_error: r(s::RX_DROP_PHY_ERROR)?,
+            rx_drop_ucast_filter: r(s::RX_DROP_UCAST_FILTER)?,
+            rx_drop_mcast_filter: r(s::RX_DROP_MCAST_FILTER)?,
+            rx_drop_bcast_filter: r(s::RX_DROP_BCAST_FILTER)?,
+            rx_csum_l3_bad: r(s::RX_CSUM_L3_BAD)?,
+            rx_csum_l4_bad: r(s::RX_CSUM_L4_BAD)?,
         })
     }
 
@@ -54,11 +66,27 @@ impl Stats {
             rx_drop_oversize: self.rx_drop_oversize.wrapping_sub(earlier.rx_drop_oversize),
             rx_drop_truncated: self.rx_drop_truncated.wrapping_sub(earlier.rx_drop_truncated),
             rx_drop_phy_error: self.rx_drop_phy_error.wrapping_sub(earlier.rx_drop_phy_error),
+            rx_drop_ucast_filter: self.rx_drop_ucast_filter.wrapping_sub(earlier.rx_drop_ucast_filter),
+            rx_drop_mcast_filter: self.rx_drop_mcast_filter.wrapping_sub(earlier.rx_drop_mcast_filter),
+            rx_drop_bcast_filter: self.rx_drop_bcast_filter.wrapping_sub(earlier.rx_drop_bcast_filter),
+            rx_csum_l3_bad: self.rx_csum_l3_bad.wrapping_sub(earlier.rx_csum_l3_bad),
+            rx_csum_l4_bad: self.rx_csum_l4_bad.wrapping_sub(earlier.rx_csum_l4_bad),
         }
     }
 
     /// All RX drops, whatever the reason.
     pub fn rx_drops(&self) -> u32 {
-        self.rx_drop_no_buffer + self.rx_drop_fcs + self.rx_drop_runt + self.rx_drop_oversize + self.rx_drop_truncated + self.rx_drop_phy_error
+        self.rx_drop_no_buffer
+            + self.rx_drop_fcs
+            + self.rx_drop_runt
+            + self.rx_drop_oversize
+            + self.rx_drop_truncated
+            + self.rx_drop_phy_error
+            + self.rx_filter_drops()
+    }
+
+    /// RX frames the MAC filter dropped, whatever the reason.
+    pub fn rx_filter_drops(&self) -> u32 {
+        self.rx_drop_ucast_filter + self.rx_drop_mcast_filter + self.rx_drop_bcast_filter
     }
 }

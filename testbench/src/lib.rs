@@ -2,7 +2,7 @@
 //!
 //! * [`crc`]: CRC-32 (IEEE 802.3), bitwise and table-driven.
 //! * [`fcs`]: Ethernet FCS append/check and the receiver's residue check.
-//! * [`wire`]: header views in smoltcp's shape (Ethernet).
+//! * [`wire`]: header views in smoltcp's shape (Ethernet, VLAN, IPv4, IPv6, TCP, UDP).
 //! * [`gen`]: seeded random frames and scatter-gather splits.
 //! * [`pcap`]: a pcap writer and tshark's FCS verdicts, for independent judgement.
 //! * [`traffic`]: loopback through the real driver, checked byte for byte.
@@ -10,6 +10,10 @@
 //!   trait, written from the documented behaviour (docs/interfaces.md, the regmap).
 //! * [`checksum`]: the Internet checksum and TCP/UDP pseudo-headers (RFC 1071).
 //! * [`toeplitz`]: the RSS Toeplitz hash and the Microsoft verification suite.
+//! * [`rxclass`]: the receive classification (MAC filter, parser, checksum verdicts,
+//!   RSS and steering) of docs/rx-classification.md.
+//! * [`rxgen`]: seeded random RX traffic and classifier configurations for the
+//!   differential tests, and the Microsoft RSS suite as real frames.
 //! * [`backend`]: opens the simulated RTL or the model for the suites.
 
 pub mod backend;
@@ -19,6 +23,9 @@ pub mod fcs;
 pub mod gen;
 pub mod pcap;
 pub mod refnic;
+pub mod rxclass;
+pub mod rxsuite;
+pub mod rxgen;
 pub mod toeplitz;
 pub mod traffic;
 pub mod wire;

@@ -10,7 +10,8 @@
 use crate::fcs;
 use crate::traffic::WireAccess;
 use nic_driver::{Device, DeviceError, DmaFault, DmaRegion};
-use nic_regmap::{bits, desc, global, reset_of, rxq, stats, txq, QueueError, QUEUE_STRIDE, RX_IRQ_BASE};
+use crate::rxclass::{self, MacFilterEntry, RxClassConfig};
+use nic_regmap::{bits, desc, global, reset_of, rxc, rxq, stats, txq, QueueError, QUEUE_STRIDE, RX_IRQ_BASE};
 use std::collections::{BTreeMap, VecDeque};
 
 /// Cycles one AXI4-Lite register access takes in the model.
@@ -47,6 +48,8 @@ struct Queue {
     irq_timer: u32,
     pending: u32,
     pending_since: Option<u64>,
+    /// RX: frames dropped for lack of a buffer (`Q_DROPS`).
+    drops: u32,
 }
 
 impl Queue {
@@ -106,6 +109,10 @@ pub struct RefNic {
     rx_wire: VecDeque<(Vec<u8>, bool)>,
     tx_busy_until: u64,
     rx_busy_until: u64,
+    /// RX classification registers, kept as the golden classifier's configuration.
+    rxc: RxClassConfig,
+    /// MAC_FILTER_LO/HI as written (entry i: words 2i, 2i+1).
+    mac_filter_words: [u32; 32],
 }
 
 impl RefNic {
@@ -128,6 +135,8 @@ impl RefNic {
             rx_wire: VecDeque::new(),
             tx_busy_until: 0,
             rx_busy_until: 0,
+            rxc: RxClassConfig::reset_default(cfg.rx_queues),
+            mac_filter_words: [0; 32],
         }
     }
 
@@ -271,18 +280,28 @@ impl RefNic {
             return self.count(stats::RX_DROP_FCS, 1);
         }
         let data = &wire[..wire.len() - fcs::FCS_LEN];
-        let mut queue = std::mem::take(&mut self.rxq[0]);
-        self.rx_deliver(&mut queue, data);
-        self.rxq[0] = queue;
+        let meta = rxclass::classify(&self.rxc, data);
+        match meta.drop {
+            rxclass::drop_reason::ACCEPT => {}
+            rxclass::drop_reason::UNICAST_MISS => return self.count(stats::RX_DROP_UCAST_FILTER, 1),
+            rxclass::drop_reason::MULTICAST_MISS => return self.count(stats::RX_DROP_MCAST_FILTER, 1),
+            _ => return self.count(stats::RX_DROP_BCAST_FILTER, 1),
+        }
+        let q = meta.queue as usize;
+        let mut queue = std::mem::take(&mut self.rxq[q]);
+        self.rx_deliver(&mut queue, q, data, &meta);
+        self.rxq[q] = queue;
     }
 
-    fn rx_deliver(&mut self, queue: &mut Queue, data: &[u8]) {
+    fn rx_deliver(&mut self, queue: &mut Queue, q: usize, data: &[u8], meta: &rxclass::RxMeta) {
         if !queue.running() || queue.head == queue.tail {
+            queue.drops = queue.drops.wrapping_add(1);
             return self.count(stats::RX_DROP_NO_BUFFER, 1);
         }
         let daddr = queue.desc_addr(queue.head);
         let Some(d) = self.dma_read(daddr, desc::SIZE as usize) else {
             queue.stop(QueueError::DescReadFault);
+            queue.drops = queue.drops.wrapping_add(1);
             return self.count(stats::RX_DROP_NO_BUFFER, 1);
         };
         let addr = u64::from_le_bytes(d[desc::ADDR..desc::ADDR + 8].try_into().unwrap());
@@ -293,16 +312,30 @@ impl RefNic {
         if !self.dma_write(addr, data) {
             return queue.stop(QueueError::WriteFault);
         }
-        let mut wb = [0u8; 8];
-        wb[0..2].copy_from_slice(&(data.len() as u16).to_le_bytes());
-        wb[2..4].copy_from_slice(&(desc::DONE | desc::RX_EOP).to_le_bytes());
-        if !self.dma_write(daddr + desc::WRITEBACK_OFFSET, &wb) {
+        // the RX write-back covers the whole descriptor (regmap desc, docs/rx-classification.md)
+        let flags = desc::DONE
+            | desc::RX_EOP
+            | u16::from(meta.l3_csum) << desc::RX_L3_CSUM_SHIFT
+            | u16::from(meta.l4_csum) << desc::RX_L4_CSUM_SHIFT
+            | u16::from(meta.hash_type) << desc::RX_HASH_TYPE_SHIFT;
+        let mut wb = [0u8; desc::SIZE as usize];
+        wb[desc::RX_PTYPE..desc::RX_PTYPE + 2].copy_from_slice(&meta.ptype.to_le_bytes());
+        wb[desc::LEN..desc::LEN + 2].copy_from_slice(&(data.len() as u16).to_le_bytes());
+        wb[desc::FLAGS..desc::FLAGS + 2].copy_from_slice(&flags.to_le_bytes());
+        wb[desc::RX_HASH..desc::RX_HASH + 4].copy_from_slice(&meta.hash.to_le_bytes());
+        if !self.dma_write(daddr, &wb) {
             return queue.stop(QueueError::WriteFault);
         }
         queue.head = queue.head.wrapping_add(1);
-        self.completion(RX_IRQ_BASE, queue);
+        self.completion(RX_IRQ_BASE + q as u32, queue);
         self.count(stats::RX_FRAMES, 1);
         self.count(stats::RX_BYTES, data.len() as u32);
+        if meta.l3_csum == rxclass::csum::BAD {
+            self.count(stats::RX_CSUM_L3_BAD, 1);
+        }
+        if meta.l4_csum == rxclass::csum::BAD {
+            self.count(stats::RX_CSUM_L4_BAD, 1);
+        }
     }
 
     /// Runs the datapath up to `now + cycles`.
@@ -380,6 +413,7 @@ impl RefNic {
             }
             txq::Q_IRQ_COUNT => q.irq_count,
             txq::Q_IRQ_TIMER => q.irq_timer,
+            rxq::Q_DROPS => q.drops,
             _ => 0,
         }
     }
@@ -417,6 +451,9 @@ impl RefNic {
         if (txq::BASE..txq::BASE + QUEUE_STRIDE).contains(&a) {
             return Self::header("txq", a - txq::BASE, self.cfg.tx_queues);
         }
+        if (rxc::BASE..rxc::BASE + 0x1000).contains(&a) {
+            return self.rxc_read(a - rxc::BASE);
+        }
         if (stats::BASE..stats::BASE + 0x100).contains(&a) {
             let off = a - stats::BASE;
             return if off < 0x10 { Self::header("stats", off, 0) } else { self.stats.get(&off).copied().unwrap_or(0) };
@@ -442,6 +479,9 @@ impl RefNic {
         if let Some((q, off)) = Self::queue_window(a, txq::BASE) {
             return Self::queue_write(self.txq.get_mut(q), off, v);
         }
+        if (rxc::BASE..rxc::BASE + 0x1000).contains(&a) {
+            return self.rxc_write(a - rxc::BASE, v);
+        }
         match a {
             global::CONTROL => self.control = v & bits::CONTROL_LOOPBACK,
             global::MAC_ADDR_LO => self.mac_lo = v,
@@ -449,6 +489,41 @@ impl RefNic {
             global::MAX_FRAME_LEN => self.max_frame_len = v & 0xffff,
             global::IRQ_STATUS => self.irq_status &= !v,
             global::IRQ_MASK => self.irq_mask = v,
+            _ => {}
+        }
+    }
+
+    /// The RX classification block; RSS_RETA and MCAST_HASH are write-only.
+    fn rxc_read(&self, off: u32) -> u32 {
+        match off {
+            nic_regmap::HEADER_ID | nic_regmap::HEADER_VERSION | nic_regmap::HEADER_NEXT => Self::header("rxc", off, 0),
+            rxc::FILTER_CTRL => self.rxc.filter_ctrl_word(),
+            rxc::RSS_CTRL => u32::from(self.rxc.rss_types),
+            o if (rxc::RSS_KEY..rxc::RSS_KEY + 40).contains(&o) => self.rxc.rss_key_words()[((o - rxc::RSS_KEY) / 4) as usize],
+            o if (rxc::MAC_FILTER_LO..rxc::MAC_FILTER_LO + 128).contains(&o) => self.mac_filter_words[((o - rxc::MAC_FILTER_LO) / 4) as usize],
+            _ => 0,
+        }
+    }
+
+    fn rxc_write(&mut self, off: u32, v: u32) {
+        match off {
+            rxc::FILTER_CTRL => self.rxc.set_filter_ctrl_word(v),
+            rxc::RSS_CTRL => self.rxc.rss_types = (v & 0x3f) as u8,
+            o if (rxc::RSS_KEY..rxc::RSS_KEY + 40).contains(&o) => {
+                let i = (o - rxc::RSS_KEY) as usize;
+                self.rxc.rss_key[i..i + 4].copy_from_slice(&v.to_be_bytes());
+            }
+            o if (rxc::MAC_FILTER_LO..rxc::MAC_FILTER_LO + 128).contains(&o) => {
+                let w = ((o - rxc::MAC_FILTER_LO) / 4) as usize;
+                self.mac_filter_words[w] = v;
+                let e = w / 2;
+                self.rxc.exact[e] = MacFilterEntry::from_words(self.mac_filter_words[2 * e], self.mac_filter_words[2 * e + 1]);
+            }
+            o if (rxc::RSS_RETA..rxc::RSS_RETA + 128).contains(&o) => {
+                let i = (o - rxc::RSS_RETA) as usize;
+                self.rxc.reta[i..i + 4].copy_from_slice(&v.to_le_bytes());
+            }
+            o if (rxc::MCAST_HASH..rxc::MCAST_HASH + 512).contains(&o) => self.rxc.mcast_hash[((o - rxc::MCAST_HASH) / 4) as usize] = v,
             _ => {}
         }
     }

@@ -11,6 +11,12 @@
 //! * status read from the datapath (HEAD, STATUS, IRQ_STATUS, CYCLE_COUNT), and the
 //!   write-1-to-clear IRQ_STATUS.
 
+pub mod rxc_regs;
+pub mod rxq_regs;
+
+pub use rxc_regs::RxcRegs;
+pub use rxq_regs::RxQueueRegs;
+
 use crate::Config;
 use nic_regmap as map;
 use rust_hdl::prelude::*;
@@ -37,7 +43,7 @@ pub const CONST_REGS: [(&str, &str); 16] = [
 
 /// Read/write registers, in the order of `CsrBlock::rw` (the named outputs below read
 /// them by these indices; `rw_indices_match_names` checks the pairing).
-pub const RW_REGS: [(&str, &str); 23] = [
+pub const RW_REGS: [(&str, &str); 12] = [
     ("global", "CONTROL"),       // 0
     ("global", "MAC_ADDR_LO"),   // 1
     ("global", "MAC_ADDR_HI"),   // 2
@@ -50,23 +56,10 @@ pub const RW_REGS: [(&str, &str); 23] = [
     ("txq", "Q_TAIL"),           // 9
     ("txq", "Q_IRQ_COUNT"),      // 10
     ("txq", "Q_IRQ_TIMER"),      // 11
-    ("rxq", "Q_BASE_LO"),        // 12
-    ("rxq", "Q_BASE_HI"),        // 13
-    ("rxq", "Q_SIZE_LOG2"),      // 14
-    ("rxq", "Q_CONTROL"),        // 15
-    ("rxq", "Q_TAIL"),           // 16
-    ("rxq", "Q_IRQ_COUNT"),      // 17
-    ("rxq", "Q_IRQ_TIMER"),      // 18
-    // spare slots keep the array a fixed size for both configurations
-    ("global", "CONTROL"),
-    ("global", "CONTROL"),
-    ("global", "CONTROL"),
-    ("global", "CONTROL"),
 ];
-const RW_USED: usize = 19;
 
 /// Statistics counters, in the order of `CsrBlock::count_inc`.
-pub const COUNTER_REGS: [&str; 12] = [
+pub const COUNTER_REGS: [&str; 16] = [
     "TX_FRAMES",         // 0
     "TX_BYTES",          // 1
     "TX_ERRORS",         // 2
@@ -78,7 +71,11 @@ pub const COUNTER_REGS: [&str; 12] = [
     "RX_DROP_OVERSIZE",  // 8
     "RX_DROP_TRUNCATED", // 9
     "RX_DROP_PHY_ERROR", // 10
-    "TX_FRAMES",         // 11: spare, never incremented, decodes nothing
+    "RX_DROP_UCAST_FILTER", // 11
+    "RX_DROP_MCAST_FILTER", // 12
+    "RX_DROP_BCAST_FILTER", // 13
+    "RX_CSUM_L3_BAD",    // 14
+    "RX_CSUM_L4_BAD",    // 15
 ];
 
 #[derive(LogicBlock)]
@@ -102,32 +99,38 @@ pub struct CsrBlock {
     pub s_axil_rvalid: Signal<Out, Bit>,
     pub s_axil_rready: Signal<In, Bit>,
     // configuration out (RW_REGS order)
-    pub rw_value: [Signal<Out, Bits<32>>; 23],
+    pub rw_value: [Signal<Out, Bits<32>>; 12],
     /// Bit i holds RW register i at its reset value (a disabled queue's TAIL).
-    pub rw_clear: Signal<In, Bits<23>>,
+    pub rw_clear: Signal<In, Bits<12>>,
     // status in
     pub txq_head: Signal<In, Bits<16>>,
     pub txq_status: Signal<In, Bits<32>>,
-    pub rxq_head: Signal<In, Bits<16>>,
-    pub rxq_status: Signal<In, Bits<32>>,
+    /// Register bus to the blocks that decode their own registers (RX queues, RX
+    /// classification): a write strobe with address, data and byte mask, and a read
+    /// address whose data (and hit) come back in the same cycle.
+    pub bus_wr: Signal<Out, Bit>,
+    pub bus_addr: Signal<Out, Bits<16>>,
+    pub bus_wdata: Signal<Out, Bits<32>>,
+    pub bus_wmask: Signal<Out, Bits<32>>,
+    pub bus_rd_addr: Signal<Out, Bits<16>>,
+    pub bus_rdata: Signal<In, Bits<32>>,
+    pub bus_rhit: Signal<In, Bit>,
     /// Pulses that set IRQ_STATUS bits.
     pub irq_set: Signal<In, Bits<16>>,
     /// IRQ_STATUS & IRQ_MASK.
     pub irq: Signal<Out, Bits<16>>,
     /// Per-cycle increments of the statistics counters (COUNTER_REGS order).
-    pub count_inc: [Signal<In, Bits<32>>; 12],
+    pub count_inc: [Signal<In, Bits<32>>; 16],
     const_addr: [Constant<Bits<16>>; 16],
     const_value: [Constant<Bits<32>>; 16],
-    rw_addr: [Constant<Bits<16>>; 23],
-    rw_reset: [Constant<Bits<32>>; 23],
-    rw: [DFF<Bits<32>>; 23],
-    counter_addr: [Constant<Bits<16>>; 12],
-    counter: [DFF<Bits<32>>; 12],
+    rw_addr: [Constant<Bits<16>>; 12],
+    rw_reset: [Constant<Bits<32>>; 12],
+    rw: [DFF<Bits<32>>; 12],
+    counter_addr: [Constant<Bits<16>>; 16],
+    counter: [DFF<Bits<32>>; 16],
     byte_lane: Constant<Bits<32>>,
     addr_txq_head: Constant<Bits<16>>,
     addr_txq_status: Constant<Bits<16>>,
-    addr_rxq_head: Constant<Bits<16>>,
-    addr_rxq_status: Constant<Bits<16>>,
     addr_irq_status: Constant<Bits<16>>,
     addr_cycle_count: Constant<Bits<16>>,
     irq_status: DFF<Bits<16>>,
@@ -161,14 +164,7 @@ impl CsrBlock {
             "COUNT" => config.rx_queues(),
             _ => map::reset_of(b, r),
         };
-        let rw_addr: [Constant<Bits<16>>; 23] = std::array::from_fn(|i| {
-            if i < RW_USED {
-                let (b, r) = RW_REGS[i];
-                c16(map::offset_of(b, r))
-            } else {
-                c16(0xffff) // spare: never matches an aligned address
-            }
-        });
+        let rw_addr: [Constant<Bits<16>>; 12] = std::array::from_fn(|i| c16(map::offset_of(RW_REGS[i].0, RW_REGS[i].1)));
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -191,28 +187,26 @@ impl CsrBlock {
             rw_clear: Default::default(),
             txq_head: Default::default(),
             txq_status: Default::default(),
-            rxq_head: Default::default(),
-            rxq_status: Default::default(),
+            bus_wr: Default::default(),
+            bus_addr: Default::default(),
+            bus_wdata: Default::default(),
+            bus_wmask: Default::default(),
+            bus_rd_addr: Default::default(),
+            bus_rdata: Default::default(),
+            bus_rhit: Default::default(),
             irq_set: Default::default(),
             irq: Default::default(),
             count_inc: Default::default(),
             const_addr: std::array::from_fn(|i| c16(map::offset_of(CONST_REGS[i].0, CONST_REGS[i].1))),
             const_value: std::array::from_fn(|i| c32(const_value(CONST_REGS[i]))),
             rw_addr,
-            rw_reset: std::array::from_fn(|i| {
-                let (b, r) = RW_REGS[i];
-                c32(if i < RW_USED { map::reset_of(b, r) } else { 0 })
-            }),
+            rw_reset: std::array::from_fn(|i| c32(map::reset_of(RW_REGS[i].0, RW_REGS[i].1))),
             rw: Default::default(),
-            counter_addr: std::array::from_fn(|i| {
-                c16(if i < 11 { map::offset_of("stats", COUNTER_REGS[i]) } else { 0xffff })
-            }),
+            counter_addr: std::array::from_fn(|i| c16(map::offset_of("stats", COUNTER_REGS[i]))),
             counter: Default::default(),
             byte_lane: c32(0xff),
             addr_txq_head: c16(map::offset_of("txq", "Q_HEAD")),
             addr_txq_status: c16(map::offset_of("txq", "Q_STATUS")),
-            addr_rxq_head: c16(map::offset_of("rxq", "Q_HEAD")),
-            addr_rxq_status: c16(map::offset_of("rxq", "Q_STATUS")),
             addr_irq_status: c16(map::offset_of("global", "IRQ_STATUS")),
             addr_cycle_count: c16(map::offset_of("global", "CYCLE_COUNT")),
             irq_status: Default::default(),
@@ -237,12 +231,12 @@ impl Logic for CsrBlock {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, irq_status, cycle_count, aw_addr, aw_full, w_data, w_full, w_mask, b_valid, r_valid, r_data);
-        for i in 0..23 {
+        for i in 0..12 {
             self.rw[i].clock.next = self.clock.val();
             self.rw[i].d.next = self.rw[i].q.val();
             self.rw_value[i].next = self.rw[i].q.val();
         }
-        for i in 0..12 {
+        for i in 0..16 {
             self.counter[i].clock.next = self.clock.val();
             self.counter[i].d.next = self.counter[i].q.val() + self.count_inc[i].val();
         }
@@ -276,9 +270,13 @@ impl Logic for CsrBlock {
         self.do_write.next = self.aw_full.q.val() & self.w_full.q.val() & !self.b_valid.q.val();
         self.irq_status.d.next = self.irq_status.q.val() | self.irq_set.val();
         self.w_clear.next = self.w_data.q.val().get_bits::<16>(0) & self.w_mask.q.val().get_bits::<16>(0);
+        self.bus_wr.next = self.do_write.val();
+        self.bus_addr.next = self.aw_addr.q.val();
+        self.bus_wdata.next = self.w_data.q.val();
+        self.bus_wmask.next = self.w_mask.q.val();
         if self.do_write.val() {
             self.b_valid.d.next = true;
-            for i in 0..23 {
+            for i in 0..12 {
                 if self.aw_addr.q.val() == self.rw_addr[i].val() {
                     self.rw[i].d.next = (self.rw[i].q.val() & !self.w_mask.q.val()) | (self.w_data.q.val() & self.w_mask.q.val());
                 }
@@ -288,7 +286,7 @@ impl Logic for CsrBlock {
                     (self.irq_status.q.val() & !self.w_clear.val()) | self.irq_set.val();
             }
         }
-        for i in 0..23 {
+        for i in 0..12 {
             if self.rw_clear.val().get_bit(i) {
                 self.rw[i].d.next = self.rw_reset[i].val();
             }
@@ -306,12 +304,12 @@ impl Logic for CsrBlock {
                 self.read_value.next = self.const_value[i].val();
             }
         }
-        for i in 0..23 {
+        for i in 0..12 {
             if self.s_axil_araddr.val() == self.rw_addr[i].val() {
                 self.read_value.next = self.rw[i].q.val();
             }
         }
-        for i in 0..12 {
+        for i in 0..16 {
             if self.s_axil_araddr.val() == self.counter_addr[i].val() {
                 self.read_value.next = self.counter[i].q.val();
             }
@@ -322,11 +320,9 @@ impl Logic for CsrBlock {
         if self.s_axil_araddr.val() == self.addr_txq_status.val() {
             self.read_value.next = self.txq_status.val();
         }
-        if self.s_axil_araddr.val() == self.addr_rxq_head.val() {
-            self.read_value.next = bit_cast::<32, 16>(self.rxq_head.val());
-        }
-        if self.s_axil_araddr.val() == self.addr_rxq_status.val() {
-            self.read_value.next = self.rxq_status.val();
+        self.bus_rd_addr.next = self.s_axil_araddr.val();
+        if self.bus_rhit.val() {
+            self.read_value.next = self.bus_rdata.val();
         }
         if self.s_axil_araddr.val() == self.addr_irq_status.val() {
             self.read_value.next = bit_cast::<32, 16>(self.irq_status.q.val());
@@ -346,10 +342,10 @@ impl Logic for CsrBlock {
         self.s_axil_rdata.next = self.r_data.q.val();
         self.irq.next = self.irq_status.q.val() & self.rw[4].q.val().get_bits::<16>(0);
         if self.reset.val() {
-            for i in 0..23 {
+            for i in 0..12 {
                 self.rw[i].d.next = self.rw_reset[i].val();
             }
-            for i in 0..12 {
+            for i in 0..16 {
                 self.counter[i].d.next = 0.into();
             }
             self.irq_status.d.next = 0.into();
@@ -371,26 +367,29 @@ mod tests {
         let used = [
             (0, "CONTROL"), (1, "MAC_ADDR_LO"), (3, "MAX_FRAME_LEN"), (4, "IRQ_MASK"),
             (5, "Q_BASE_LO"), (6, "Q_BASE_HI"), (7, "Q_SIZE_LOG2"), (8, "Q_CONTROL"), (9, "Q_TAIL"),
-            (10, "Q_IRQ_COUNT"), (11, "Q_IRQ_TIMER"), (12, "Q_BASE_LO"), (15, "Q_CONTROL"), (16, "Q_TAIL"),
-            (17, "Q_IRQ_COUNT"), (18, "Q_IRQ_TIMER"),
+            (10, "Q_IRQ_COUNT"), (11, "Q_IRQ_TIMER"),
         ];
         for (i, name) in used {
             assert_eq!(RW_REGS[i].1, name, "RW_REGS[{i}]");
         }
         assert_eq!(RW_REGS[5].0, "txq");
-        assert_eq!(RW_REGS[12].0, "rxq");
     }
     #[test]
     fn every_register_of_the_map_is_decoded() {
-        // each register of the map is a constant, an RW register, a counter or a status input
+        // each register of the map is a constant, an RW register, a counter or a status
+        // input here, or is decoded on the register bus by the RX queue or RX
+        // classification register blocks
         let status = ["Q_HEAD", "Q_STATUS", "IRQ_STATUS", "CYCLE_COUNT"];
         for b in map::BLOCKS {
             for r in b.regs.iter().chain(b.queue_regs.iter()) {
                 let known = CONST_REGS.contains(&(b.name, r.name))
-                    || RW_REGS[..RW_USED].contains(&(b.name, r.name))
+                    || RW_REGS.contains(&(b.name, r.name))
                     || (b.name == "stats" && COUNTER_REGS.contains(&r.name))
-                    || status.contains(&r.name);
-                assert!(known, "{}.{} is in the register map but not decoded by the CSR block", b.name, r.name);
+                    || (b.name == "txq" && status.contains(&r.name))
+                    || (b.name == "global" && status.contains(&r.name))
+                    || (b.name == "rxq" && super::rxq_regs::DECODED.contains(&r.name))
+                    || (b.name == "rxc" && super::rxc_regs::DECODED.contains(&r.name));
+                assert!(known, "{}.{} is in the register map but not decoded", b.name, r.name);
             }
         }
     }

@@ -1,25 +1,54 @@
-//! RX queue engine: frames from the MAC into posted host buffers.
+//! RX queue engine: classified frames from the MAC into posted host buffers, for `Q`
+//! RX queues.
 //!
-//! Frames are paired into 16-byte beats (`Upsizer`, the DMA port's width) and queue in
-//! the RX FIFO. At a frame's first beat the engine takes the next
-//! posted descriptor (or, when none is posted or the queue is stopped, drops the frame
-//! and counts it). The frame is written into the buffer as it comes (cut-through);
-//! bytes past the buffer's length are not written. Once the host has acknowledged the
-//! data write, a good frame is completed: its descriptor is written back (length,
-//! DONE) and HEAD advances. A frame the MAC marked bad, or too long for its buffer, is
-//! counted by reason and its descriptor is reused for the next frame: the buffer still
-//! belongs to the NIC, and the driver never sees the frame.
+//! Frames arrive from the classifier with their metadata (`rx_meta`): the queue it
+//! chose, the filter verdict, RSS hash and type, packet type, checksum verdicts and the
+//! MAC status. They are paired into 16-byte beats (`Upsizer`, the DMA port's width) and
+//! queue in the one RX FIFO all queues share. At a frame's first beat the engine looks
+//! at the chosen queue's next posted descriptor: when that queue is stopped or has none
+//! posted, or the filter rejected the frame, the frame is dropped and counted, and the
+//! other queues go on receiving. Otherwise the frame is written into the buffer as it
+//! comes (cut-through); bytes past the buffer's length are not written. Once the host
+//! has acknowledged the data write, a good frame is completed: the whole descriptor is
+//! written back (packet type, length, flags with the checksum verdicts and hash type,
+//! RSS hash), the descriptor is consumed and the queue's HEAD advances. A frame the MAC
+//! marked bad, or too long for its buffer, is counted by reason and the descriptor stays
+//! at the head of its queue for the next frame: the buffer still belongs to the NIC.
 //!
-//! Clearing ENABLE takes effect between frames: a write the host port has started is
-//! always finished as offered, the frame in progress is dropped instead of completed, and
-//! then HEAD and the error state reset. ACTIVE stays low until that has happened.
+//! Clearing a queue's ENABLE takes effect between frames: a write the host port has
+//! started is always finished as offered, a frame in progress for that queue is dropped
+//! instead of completed, and then its HEAD and error state reset. ACTIVE stays low until
+//! that has happened.
+//!
+//! Descriptor fetches of all queues share one read request port, tagged `8 + q`;
+//! write-backs are tagged `8 + q` too, so that a refused write-back stops its own queue.
 
 use super::desc_fetch::DescFetch;
 use crate::stream::{NicFifo, Upsizer};
 use rust_hdl::prelude::*;
 
-/// RX FIFO word: [127:0] data, [132:128] byte count, [133] last, [136:134] MAC status.
-pub type RxBeat = Bits<137>;
+/// Bit layout of the 72-bit per-frame metadata that travels with the frame from the
+/// classifier (`m_*` outputs of `rx::RxClassifier`) through the RX FIFO.
+pub mod rx_meta {
+    /// [31:0] RSS hash.
+    pub const HASH: u32 = 0;
+    /// [47:32] packet type (docs/rx-classification.md section 2).
+    pub const PTYPE: u32 = 32;
+    /// [51:48] RSS hash type.
+    pub const HASH_TYPE: u32 = 48;
+    /// [55:52] queue.
+    pub const QUEUE: u32 = 52;
+    /// [57:56] filter verdict (0 accept, 1 unicast miss, 2 multicast miss, 3 broadcast).
+    pub const DROP: u32 = 56;
+    /// [59:58] IPv4 header checksum verdict, [61:60] TCP/UDP checksum verdict.
+    pub const L3_CSUM: u32 = 58;
+    pub const L4_CSUM: u32 = 60;
+    /// [64:62] MAC status (`mac::rx_status`).
+    pub const STATUS: u32 = 62;
+}
+
+/// RX FIFO word: [127:0] data, [132:128] byte count, [133] last, [205:134] metadata.
+pub type RxBeat = Bits<206>;
 
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
 pub enum RxState {
@@ -36,28 +65,33 @@ pub enum RxState {
 }
 
 #[derive(LogicBlock)]
-pub struct RxEngine<const FN: usize, const FNP1: usize> {
+pub struct RxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    // configuration and status (CSR)
-    pub enable: Signal<In, Bit>,
-    pub ring_base: Signal<In, Bits<64>>,
-    pub ring_mask: Signal<In, Bits<16>>,
-    pub tail: Signal<In, Bits<16>>,
-    pub head: Signal<Out, Bits<16>>,
-    pub active: Signal<Out, Bit>,
-    pub error_code: Signal<Out, Bits<8>>,
-    pub completion: Signal<Out, Bit>,
-    // descriptor reads
+    // per-queue configuration and status (RxQueueRegs)
+    pub enable: [Signal<In, Bit>; Q],
+    pub ring_base: [Signal<In, Bits<64>>; Q],
+    pub ring_mask: [Signal<In, Bits<16>>; Q],
+    pub tail: [Signal<In, Bits<16>>; Q],
+    pub head: [Signal<Out, Bits<16>>; Q],
+    pub active: [Signal<Out, Bit>; Q],
+    pub error_code: [Signal<Out, Bits<8>>; Q],
+    pub completion: [Signal<Out, Bit>; Q],
+    /// A frame for the queue was dropped: stopped, or no buffer posted.
+    pub dropped: [Signal<Out, Bit>; Q],
+    // descriptor reads (tag 8 + q)
     pub desc_req_valid: Signal<Out, Bit>,
     pub desc_req_ready: Signal<In, Bit>,
     pub desc_req_addr: Signal<Out, Bits<64>>,
     pub desc_req_len: Signal<Out, Bits<16>>,
+    pub desc_req_tag: Signal<Out, Bits<4>>,
+    /// A read response beat with a tag of 8..15 (`rsp_tag`).
     pub desc_rsp_valid: Signal<In, Bit>,
+    pub rsp_tag: Signal<In, Bits<4>>,
     pub rsp_data: Signal<In, Bits<128>>,
     pub rsp_last: Signal<In, Bit>,
     pub rsp_error: Signal<In, Bit>,
-    // writes: frame data (tag 0) and write-back (tag 1)
+    // writes: frame data (tag 0) and write-back (tag 8 + q)
     pub wr_valid: Signal<Out, Bit>,
     pub wr_ready: Signal<In, Bit>,
     pub wr_addr: Signal<Out, Bits<64>>,
@@ -65,15 +99,17 @@ pub struct RxEngine<const FN: usize, const FNP1: usize> {
     pub wr_strb: Signal<Out, Bits<16>>,
     pub wr_last: Signal<Out, Bit>,
     pub wr_tag: Signal<Out, Bits<4>>,
+    /// Response to a data write (tag 0).
     pub wr_rsp_valid: Signal<In, Bit>,
     pub wr_rsp_error: Signal<In, Bit>,
-    /// The host refused a descriptor write-back (tag 1).
+    /// The host refused a descriptor write-back; `wb_fault_tag` is its tag (8 + q).
     pub wb_fault: Signal<In, Bit>,
-    // frames from the MAC
+    pub wb_fault_tag: Signal<In, Bits<4>>,
+    // classified frames (see rx_meta)
     pub s_data: Signal<In, Bits<64>>,
     pub s_len: Signal<In, Bits<4>>,
     pub s_last: Signal<In, Bit>,
-    pub s_status: Signal<In, Bits<3>>,
+    pub s_meta: Signal<In, Bits<72>>,
     pub s_valid: Signal<In, Bit>,
     pub s_ready: Signal<Out, Bit>,
     // statistics pulses
@@ -85,48 +121,75 @@ pub struct RxEngine<const FN: usize, const FNP1: usize> {
     pub drop_oversize: Signal<Out, Bit>,
     pub drop_phy: Signal<Out, Bit>,
     pub drop_truncated: Signal<Out, Bit>,
-    fetch: DescFetch,
+    pub drop_ucast: Signal<Out, Bit>,
+    pub drop_mcast: Signal<Out, Bit>,
+    pub drop_bcast: Signal<Out, Bit>,
+    pub csum_l3_bad: Signal<Out, Bit>,
+    pub csum_l4_bad: Signal<Out, Bit>,
+    fetch: [DescFetch; Q],
     upsizer: Upsizer,
     fifo: NicFifo<RxBeat, FN, FNP1>,
     state: DFF<RxState>,
-    error: DFF<Bits<8>>,
-    have_desc: DFF<Bit>,
+    error: [DFF<Bits<8>>; Q],
+    head_count: [DFF<Bits<16>>; Q],
+    /// ENABLE was cleared; the reset it asks for waits for the Idle state.
+    flush_pending: [DFF<Bit>; Q],
+    /// The frame in progress: its queue, buffer, progress and last-beat metadata.
+    cur_q: DFF<Bits<4>>,
     buf_addr: DFF<Bits<64>>,
     buf_len: DFF<Bits<16>>,
     written: DFF<Bits<16>>,
     truncated: DFF<Bit>,
-    verdict: DFF<Bits<3>>,
-    head_count: DFF<Bits<16>>,
-    /// ENABLE was cleared; the reset it asks for waits for the Idle state.
-    flush_pending: DFF<Bit>,
-    run: Signal<Local, Bit>,
+    meta: DFF<Bits<72>>,
+    /// Read grant of the descriptor fetchers, held while a request waits.
+    rd_sel: DFF<Bits<4>>,
+    rd_hold: DFF<Bit>,
+    run: [Signal<Local, Bit>; Q],
+    q_id: [Constant<Bits<4>>; Q],
+    tag_id: [Constant<Bits<4>>; Q],
+    /// The queue the signals below describe: the head frame's in Idle, else `cur_q`.
+    q_now: Signal<Local, Bits<4>>,
+    sel_run: Signal<Local, Bit>,
+    sel_desc_valid: Signal<Local, Bit>,
+    sel_ring_empty: Signal<Local, Bit>,
+    sel_desc_addr: Signal<Local, Bits<64>>,
+    sel_desc_len: Signal<Local, Bits<16>>,
+    sel_base: Signal<Local, Bits<64>>,
+    sel_mask: Signal<Local, Bits<16>>,
+    sel_head: Signal<Local, Bits<16>>,
+    head_meta: Signal<Local, Bits<72>>,
+    rd_pick: Signal<Local, Bits<4>>,
     beat_len: Signal<Local, Bits<16>>,
     fits: Signal<Local, Bit>,
-    take_desc: Signal<Local, Bit>,
+    done_frame: Signal<Local, Bit>,
+    drop_frame: Signal<Local, Bit>,
     ones16: Constant<Bits<16>>,
-    low_half: Constant<Bits<16>>,
-    /// Write-back flags DONE | RX_EOP in bits 31:16.
-    wb_flags: Constant<Bits<128>>,
+    /// Write-back flags DONE | RX_EOP.
+    wb_flags: Constant<Bits<16>>,
 }
 
-impl<const FN: usize, const FNP1: usize> Default for RxEngine<FN, FNP1> {
+impl<const FN: usize, const FNP1: usize, const Q: usize> Default for RxEngine<FN, FNP1, Q> {
     fn default() -> Self {
+        assert!(Q >= 1 && Q <= 8, "the tags and the register map leave room for 8 RX queues");
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            enable: Default::default(),
-            ring_base: Default::default(),
-            ring_mask: Default::default(),
-            tail: Default::default(),
-            head: Default::default(),
-            active: Default::default(),
-            error_code: Default::default(),
-            completion: Default::default(),
+            enable: std::array::from_fn(|_| Default::default()),
+            ring_base: std::array::from_fn(|_| Default::default()),
+            ring_mask: std::array::from_fn(|_| Default::default()),
+            tail: std::array::from_fn(|_| Default::default()),
+            head: std::array::from_fn(|_| Default::default()),
+            active: std::array::from_fn(|_| Default::default()),
+            error_code: std::array::from_fn(|_| Default::default()),
+            completion: std::array::from_fn(|_| Default::default()),
+            dropped: std::array::from_fn(|_| Default::default()),
             desc_req_valid: Default::default(),
             desc_req_ready: Default::default(),
             desc_req_addr: Default::default(),
             desc_req_len: Default::default(),
+            desc_req_tag: Default::default(),
             desc_rsp_valid: Default::default(),
+            rsp_tag: Default::default(),
             rsp_data: Default::default(),
             rsp_last: Default::default(),
             rsp_error: Default::default(),
@@ -140,10 +203,11 @@ impl<const FN: usize, const FNP1: usize> Default for RxEngine<FN, FNP1> {
             wr_rsp_valid: Default::default(),
             wr_rsp_error: Default::default(),
             wb_fault: Default::default(),
+            wb_fault_tag: Default::default(),
             s_data: Default::default(),
             s_len: Default::default(),
             s_last: Default::default(),
-            s_status: Default::default(),
+            s_meta: Default::default(),
             s_valid: Default::default(),
             s_ready: Default::default(),
             stat_frame: Default::default(),
@@ -154,84 +218,154 @@ impl<const FN: usize, const FNP1: usize> Default for RxEngine<FN, FNP1> {
             drop_oversize: Default::default(),
             drop_phy: Default::default(),
             drop_truncated: Default::default(),
-            fetch: Default::default(),
+            drop_ucast: Default::default(),
+            drop_mcast: Default::default(),
+            drop_bcast: Default::default(),
+            csum_l3_bad: Default::default(),
+            csum_l4_bad: Default::default(),
+            fetch: std::array::from_fn(|_| Default::default()),
             upsizer: Default::default(),
             fifo: Default::default(),
             state: Default::default(),
-            error: Default::default(),
-            have_desc: Default::default(),
+            error: std::array::from_fn(|_| Default::default()),
+            head_count: std::array::from_fn(|_| Default::default()),
+            flush_pending: std::array::from_fn(|_| Default::default()),
+            cur_q: Default::default(),
             buf_addr: Default::default(),
             buf_len: Default::default(),
             written: Default::default(),
             truncated: Default::default(),
-            verdict: Default::default(),
-            head_count: Default::default(),
-            flush_pending: Default::default(),
-            run: Default::default(),
+            meta: Default::default(),
+            rd_sel: Default::default(),
+            rd_hold: Default::default(),
+            run: std::array::from_fn(|_| Default::default()),
+            q_id: std::array::from_fn(|i| Constant::new(Bits::<4>::from(i as u64))),
+            tag_id: std::array::from_fn(|i| Constant::new(Bits::<4>::from(8 + i as u64))),
+            q_now: Default::default(),
+            sel_run: Default::default(),
+            sel_desc_valid: Default::default(),
+            sel_ring_empty: Default::default(),
+            sel_desc_addr: Default::default(),
+            sel_desc_len: Default::default(),
+            sel_base: Default::default(),
+            sel_mask: Default::default(),
+            sel_head: Default::default(),
+            head_meta: Default::default(),
+            rd_pick: Default::default(),
             beat_len: Default::default(),
             fits: Default::default(),
-            take_desc: Default::default(),
+            done_frame: Default::default(),
+            drop_frame: Default::default(),
             ones16: Constant::new(Bits::<16>::from(0xffffu64)),
-            low_half: Constant::new(Bits::<16>::from(0xffu64)),
-            wb_flags: Constant::new(Bits::<128>::from(((nic_regmap::desc::DONE | nic_regmap::desc::RX_EOP) as u64) << 16)),
+            wb_flags: Constant::new(Bits::<16>::from((nic_regmap::desc::DONE | nic_regmap::desc::RX_EOP) as u64)),
         }
     }
 }
 
-impl<const FN: usize, const FNP1: usize> Logic for RxEngine<FN, FNP1> {
+impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, FNP1, Q> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, error, have_desc, buf_addr, buf_len, written, truncated, verdict, head_count, flush_pending);
-        clock!(self, clock, fetch, upsizer, fifo);
-        self.run.next = self.enable.val() & (self.error.q.val() == 0) & !self.flush_pending.q.val();
-        self.active.next = self.run.val();
-        self.error_code.next = self.error.q.val();
-        self.head.next = self.head_count.q.val();
-        // descriptor fetch
-        self.fetch.reset.next = self.reset.val();
-        self.fetch.active.next = self.run.val();
-        self.fetch.ring_base.next = self.ring_base.val();
-        self.fetch.ring_mask.next = self.ring_mask.val();
-        self.fetch.tail.next = self.tail.val();
-        self.desc_req_valid.next = self.fetch.req_valid.val();
-        self.fetch.req_ready.next = self.desc_req_ready.val();
-        self.desc_req_addr.next = self.fetch.req_addr.val();
-        self.desc_req_len.next = self.fetch.req_len.val();
-        self.fetch.rsp_valid.next = self.desc_rsp_valid.val();
-        self.fetch.rsp_data.next = self.rsp_data.val();
-        self.fetch.rsp_last.next = self.rsp_last.val();
-        self.fetch.rsp_error.next = self.rsp_error.val();
-        self.fetch.desc_pop.next = false;
-        if self.fetch.fault.val() & (self.error.q.val() == 0) {
-            self.error.d.next = 1.into(); // QueueError::DescReadFault
+        dff_setup!(self, clock, state, cur_q, buf_addr, buf_len, written, truncated, meta, rd_sel, rd_hold);
+        clock!(self, clock, upsizer, fifo);
+        self.head_meta.next = self.fifo.data_out.val().get_bits::<72>(134);
+        self.q_now.next = self.cur_q.q.val();
+        if self.state.q.val() == RxState::Idle {
+            self.q_now.next = self.head_meta.val().get_bits::<4>(52);
         }
-        if self.wb_fault.val() & (self.error.q.val() == 0) {
-            self.error.d.next = 3.into(); // QueueError::WriteFault
+        // ---- per queue: state, descriptor fetch, the selected queue's view
+        self.sel_run.next = false;
+        self.sel_desc_valid.next = false;
+        self.sel_ring_empty.next = false;
+        self.sel_desc_addr.next = 0.into();
+        self.sel_desc_len.next = 0.into();
+        self.sel_base.next = 0.into();
+        self.sel_mask.next = 0.into();
+        self.sel_head.next = 0.into();
+        self.rd_pick.next = self.rd_sel.q.val();
+        for i in 0..Q {
+            self.error[i].clock.next = self.clock.val();
+            self.error[i].d.next = self.error[i].q.val();
+            self.head_count[i].clock.next = self.clock.val();
+            self.head_count[i].d.next = self.head_count[i].q.val();
+            self.flush_pending[i].clock.next = self.clock.val();
+            self.flush_pending[i].d.next = self.flush_pending[i].q.val();
+            self.fetch[i].clock.next = self.clock.val();
+            self.run[i].next = self.enable[i].val() & (self.error[i].q.val() == 0) & !self.flush_pending[i].q.val();
+            self.active[i].next = self.run[i].val();
+            self.error_code[i].next = self.error[i].q.val();
+            self.head[i].next = self.head_count[i].q.val();
+            self.completion[i].next = false;
+            self.dropped[i].next = false;
+            self.fetch[i].reset.next = self.reset.val();
+            self.fetch[i].active.next = self.run[i].val();
+            self.fetch[i].ring_base.next = self.ring_base[i].val();
+            self.fetch[i].ring_mask.next = self.ring_mask[i].val();
+            self.fetch[i].tail.next = self.tail[i].val();
+            self.fetch[i].req_ready.next = false;
+            self.fetch[i].rsp_valid.next = self.desc_rsp_valid.val() & (self.rsp_tag.val() == self.tag_id[i].val());
+            self.fetch[i].rsp_data.next = self.rsp_data.val();
+            self.fetch[i].rsp_last.next = self.rsp_last.val();
+            self.fetch[i].rsp_error.next = self.rsp_error.val();
+            self.fetch[i].desc_pop.next = false;
+            if self.fetch[i].fault.val() & (self.error[i].q.val() == 0) {
+                self.error[i].d.next = 1.into(); // QueueError::DescReadFault
+            }
+            if self.wb_fault.val() & (self.wb_fault_tag.val() == self.tag_id[i].val()) & (self.error[i].q.val() == 0) {
+                self.error[i].d.next = 3.into(); // QueueError::WriteFault
+            }
+            if self.q_now.val() == self.q_id[i].val() {
+                self.sel_run.next = self.run[i].val();
+                self.sel_desc_valid.next = self.fetch[i].desc_valid.val();
+                self.sel_ring_empty.next = self.fetch[i].ring_empty.val();
+                self.sel_desc_addr.next = self.fetch[i].desc_addr.val();
+                self.sel_desc_len.next = self.fetch[i].desc_len.val();
+                self.sel_base.next = self.ring_base[i].val();
+                self.sel_mask.next = self.ring_mask[i].val();
+                self.sel_head.next = self.head_count[i].q.val();
+            }
+            if !self.rd_hold.q.val() & self.fetch[i].req_valid.val() {
+                self.rd_pick.next = self.q_id[i].val();
+            }
         }
-        // RX FIFO in
+        // ---- descriptor reads: one fetcher at a time, held until accepted
+        self.desc_req_valid.next = false;
+        self.desc_req_addr.next = 0.into();
+        self.desc_req_len.next = 0.into();
+        self.desc_req_tag.next = 0.into();
+        for i in 0..Q {
+            if self.rd_pick.val() == self.q_id[i].val() {
+                self.desc_req_valid.next = self.fetch[i].req_valid.val();
+                self.desc_req_addr.next = self.fetch[i].req_addr.val();
+                self.desc_req_len.next = self.fetch[i].req_len.val();
+                self.desc_req_tag.next = self.tag_id[i].val();
+                self.fetch[i].req_ready.next = self.desc_req_ready.val();
+            }
+        }
+        self.rd_sel.d.next = self.rd_pick.val();
+        self.rd_hold.d.next = self.desc_req_valid.val() & !self.desc_req_ready.val();
+        // ---- RX FIFO in
         self.fifo.reset.next = self.reset.val();
         self.upsizer.reset.next = self.reset.val();
         self.upsizer.s_data.next = self.s_data.val();
         self.upsizer.s_len.next = self.s_len.val();
         self.upsizer.s_last.next = self.s_last.val();
-        self.upsizer.s_status.next = self.s_status.val();
+        self.upsizer.s_user.next = self.s_meta.val();
         self.upsizer.s_valid.next = self.s_valid.val();
         self.s_ready.next = self.upsizer.s_ready.val();
-        self.fifo.data_in.next = bit_cast::<137, 128>(self.upsizer.m_data.val())
-            | (bit_cast::<137, 5>(self.upsizer.m_len.val()) << 128)
-            | (bit_cast::<137, 1>(self.upsizer.m_last.val().into()) << 133)
-            | (bit_cast::<137, 3>(self.upsizer.m_status.val()) << 134);
+        self.fifo.data_in.next = bit_cast::<206, 128>(self.upsizer.m_data.val())
+            | (bit_cast::<206, 5>(self.upsizer.m_len.val()) << 128)
+            | (bit_cast::<206, 1>(self.upsizer.m_last.val().into()) << 133)
+            | (bit_cast::<206, 72>(self.upsizer.m_user.val()) << 134);
         self.fifo.write.next = self.upsizer.m_valid.val() & !self.fifo.full.val();
         self.upsizer.m_ready.next = !self.fifo.full.val();
         self.fifo.read.next = false;
-        // defaults
+        // ---- defaults
         self.wr_valid.next = false;
         self.wr_addr.next = self.buf_addr.q.val() + bit_cast::<64, 16>(self.written.q.val());
         self.wr_data.next = self.fifo.data_out.val().get_bits::<128>(0);
         self.wr_strb.next = 0.into();
         self.wr_last.next = self.fifo.data_out.val().get_bit(133);
         self.wr_tag.next = 0.into();
-        self.completion.next = false;
         self.stat_frame.next = false;
         self.stat_bytes.next = self.written.q.val();
         self.drop_no_buffer.next = false;
@@ -240,21 +374,28 @@ impl<const FN: usize, const FNP1: usize> Logic for RxEngine<FN, FNP1> {
         self.drop_oversize.next = false;
         self.drop_phy.next = false;
         self.drop_truncated.next = false;
+        self.drop_ucast.next = false;
+        self.drop_mcast.next = false;
+        self.drop_bcast.next = false;
+        self.csum_l3_bad.next = false;
+        self.csum_l4_bad.next = false;
+        self.done_frame.next = false;
+        self.drop_frame.next = false;
         self.beat_len.next = bit_cast::<16, 5>(self.fifo.data_out.val().get_bits::<5>(128));
         self.fits.next = (bit_cast::<17, 16>(self.written.q.val()) + bit_cast::<17, 16>(self.beat_len.val()))
             <= bit_cast::<17, 16>(self.buf_len.q.val());
-        // take a descriptor for the frame at the FIFO's head (Idle, or right after a write-back)
-        self.take_desc.next = false;
         match self.state.q.val() {
             RxState::Idle => {
                 if !self.fifo.empty.val() {
-                    if !self.run.val() {
+                    self.cur_q.d.next = self.q_now.val();
+                    if (self.head_meta.val().get_bits::<2>(56) != 0) | !self.sel_run.val() {
                         self.state.d.next = RxState::Drop;
-                    } else if self.have_desc.q.val() {
+                    } else if self.sel_desc_valid.val() {
+                        // the descriptor stays in its queue until the frame completes
+                        self.buf_addr.d.next = self.sel_desc_addr.val();
+                        self.buf_len.d.next = self.sel_desc_len.val();
                         self.state.d.next = RxState::WriteData;
-                    } else if self.fetch.desc_valid.val() {
-                        self.take_desc.next = true;
-                    } else if self.fetch.ring_empty.val() {
+                    } else if self.sel_ring_empty.val() {
                         self.state.d.next = RxState::Drop;
                     }
                 }
@@ -274,7 +415,7 @@ impl<const FN: usize, const FNP1: usize> Logic for RxEngine<FN, FNP1> {
                         self.truncated.d.next = true;
                     }
                     if self.fifo.data_out.val().get_bit(133) {
-                        self.verdict.d.next = self.fifo.data_out.val().get_bits::<3>(134);
+                        self.meta.d.next = self.head_meta.val();
                         self.state.d.next = RxState::CheckWrite;
                     }
                 }
@@ -285,22 +426,25 @@ impl<const FN: usize, const FNP1: usize> Logic for RxEngine<FN, FNP1> {
                     self.written.d.next = 0.into();
                     self.truncated.d.next = false;
                     if self.wr_rsp_error.val() {
-                        if self.error.q.val() == 0 {
-                            self.error.d.next = 3.into(); // QueueError::WriteFault
+                        for i in 0..Q {
+                            if (self.cur_q.q.val() == self.q_id[i].val()) & (self.error[i].q.val() == 0) {
+                                self.error[i].d.next = 3.into(); // QueueError::WriteFault
+                            }
                         }
-                    } else if self.verdict.q.val() == 1 {
+                    } else if self.meta.q.val().get_bits::<3>(62) == 1 {
                         self.drop_fcs.next = true;
-                    } else if self.verdict.q.val() == 2 {
+                    } else if self.meta.q.val().get_bits::<3>(62) == 2 {
                         self.drop_runt.next = true;
-                    } else if self.verdict.q.val() == 3 {
+                    } else if self.meta.q.val().get_bits::<3>(62) == 3 {
                         self.drop_oversize.next = true;
-                    } else if self.verdict.q.val() != 0 {
+                    } else if self.meta.q.val().get_bits::<3>(62) != 0 {
                         self.drop_phy.next = true;
                     } else if self.truncated.q.val() {
                         self.drop_truncated.next = true;
-                    } else if !self.run.val() {
+                    } else if !self.sel_run.val() {
                         // the queue was disabled while the frame came in
                         self.drop_no_buffer.next = true;
+                        self.drop_frame.next = true;
                     } else {
                         self.state.d.next = RxState::WriteBack;
                         self.written.d.next = self.written.q.val();
@@ -308,61 +452,85 @@ impl<const FN: usize, const FNP1: usize> Logic for RxEngine<FN, FNP1> {
                 }
             }
             RxState::WriteBack => {
-                // bytes 8..16 of the descriptor: length, flags = DONE | EOP, info = 0
+                // the whole descriptor: ptype, length, flags, RSS hash
                 self.wr_valid.next = true;
-                self.wr_addr.next = self.ring_base.val()
-                    + (bit_cast::<64, 16>(self.head_count.q.val() & self.ring_mask.val()) << 4)
-                    + 8;
-                self.wr_data.next = bit_cast::<128, 16>(self.written.q.val()) | self.wb_flags.val();
-                self.wr_strb.next = self.low_half.val();
+                self.wr_addr.next = self.sel_base.val() + (bit_cast::<64, 16>(self.sel_head.val() & self.sel_mask.val()) << 4);
+                self.wr_data.next = bit_cast::<128, 16>(self.meta.q.val().get_bits::<16>(32))
+                    | (bit_cast::<128, 16>(self.written.q.val()) << 64)
+                    | (bit_cast::<128, 16>(self.wb_flags.val()) << 80)
+                    | (bit_cast::<128, 2>(self.meta.q.val().get_bits::<2>(58)) << 82)
+                    | (bit_cast::<128, 2>(self.meta.q.val().get_bits::<2>(60)) << 84)
+                    | (bit_cast::<128, 4>(self.meta.q.val().get_bits::<4>(48)) << 86)
+                    | (bit_cast::<128, 32>(self.meta.q.val().get_bits::<32>(0)) << 96);
+                self.wr_strb.next = self.ones16.val();
                 self.wr_last.next = true;
-                self.wr_tag.next = 1.into();
+                for i in 0..Q {
+                    if self.cur_q.q.val() == self.q_id[i].val() {
+                        self.wr_tag.next = self.tag_id[i].val();
+                    }
+                }
                 if self.wr_ready.val() {
-                    self.head_count.d.next = self.head_count.q.val() + 1;
-                    self.completion.next = true;
+                    self.done_frame.next = true;
                     self.stat_frame.next = true;
-                    self.have_desc.d.next = false;
+                    self.csum_l3_bad.next = self.meta.q.val().get_bits::<2>(58) == 2;
+                    self.csum_l4_bad.next = self.meta.q.val().get_bits::<2>(60) == 2;
                     self.written.d.next = 0.into();
                     self.state.d.next = RxState::Idle;
-                    if !self.fifo.empty.val() & self.run.val() & self.fetch.desc_valid.val() {
-                        self.take_desc.next = true;
-                    }
                 }
             }
             RxState::Drop => {
                 self.fifo.read.next = true;
                 if !self.fifo.empty.val() & self.fifo.data_out.val().get_bit(133) {
-                    self.drop_no_buffer.next = true;
                     self.state.d.next = RxState::Idle;
+                    if self.head_meta.val().get_bits::<3>(62) == 1 {
+                        self.drop_fcs.next = true;
+                    } else if self.head_meta.val().get_bits::<3>(62) == 2 {
+                        self.drop_runt.next = true;
+                    } else if self.head_meta.val().get_bits::<3>(62) == 3 {
+                        self.drop_oversize.next = true;
+                    } else if self.head_meta.val().get_bits::<3>(62) != 0 {
+                        self.drop_phy.next = true;
+                    } else if self.head_meta.val().get_bits::<2>(56) == 1 {
+                        self.drop_ucast.next = true;
+                    } else if self.head_meta.val().get_bits::<2>(56) == 2 {
+                        self.drop_mcast.next = true;
+                    } else if self.head_meta.val().get_bits::<2>(56) == 3 {
+                        self.drop_bcast.next = true;
+                    } else {
+                        self.drop_no_buffer.next = true;
+                        self.drop_frame.next = true;
+                    }
                 }
             }
             _ => {
                 self.state.d.next = RxState::Idle;
             }
         }
-        if self.take_desc.val() {
-            self.fetch.desc_pop.next = true;
-            self.have_desc.d.next = true;
-            self.buf_addr.d.next = self.fetch.desc_addr.val();
-            self.buf_len.d.next = self.fetch.desc_len.val();
-            self.state.d.next = RxState::WriteData;
-        }
-        if !self.enable.val() {
-            self.flush_pending.d.next = true;
-        }
-        if self.reset.val() | (self.flush_pending.q.val() & (self.state.q.val() == RxState::Idle)) {
-            self.error.d.next = 0.into();
-            self.have_desc.d.next = false;
-            self.head_count.d.next = 0.into();
-            self.flush_pending.d.next = !self.enable.val();
-            self.take_desc.next = false;
-            self.fetch.desc_pop.next = false;
-            self.state.d.next = RxState::Idle;
+        // ---- per queue: completion, drops, flushes
+        for i in 0..Q {
+            if self.cur_q.q.val() == self.q_id[i].val() {
+                if self.done_frame.val() {
+                    self.head_count[i].d.next = self.head_count[i].q.val() + 1;
+                    self.completion[i].next = true;
+                    self.fetch[i].desc_pop.next = true;
+                }
+                self.dropped[i].next = self.drop_frame.val();
+            }
+            if !self.enable[i].val() {
+                self.flush_pending[i].d.next = true;
+            }
+            if self.reset.val() | (self.flush_pending[i].q.val() & (self.state.q.val() == RxState::Idle)) {
+                self.error[i].d.next = 0.into();
+                self.head_count[i].d.next = 0.into();
+                self.flush_pending[i].d.next = !self.enable[i].val();
+            }
         }
         if self.reset.val() {
             self.state.d.next = RxState::Idle;
             self.written.d.next = 0.into();
             self.truncated.d.next = false;
+            self.rd_hold.d.next = false;
+            self.rd_sel.d.next = 0.into();
         }
     }
 }

@@ -73,14 +73,15 @@ pub struct Upsizer {
     /// 1..8; 8 unless `s_last`
     pub s_len: Signal<In, Bits<4>>,
     pub s_last: Signal<In, Bit>,
-    pub s_status: Signal<In, Bits<3>>,
+    /// Side band of the frame (the RX metadata), taken from the pair's second beat.
+    pub s_user: Signal<In, Bits<72>>,
     pub s_valid: Signal<In, Bit>,
     pub s_ready: Signal<Out, Bit>,
     pub m_data: Signal<Out, Bits<128>>,
     /// 1..16
     pub m_len: Signal<Out, Bits<5>>,
     pub m_last: Signal<Out, Bit>,
-    pub m_status: Signal<Out, Bits<3>>,
+    pub m_user: Signal<Out, Bits<72>>,
     pub m_valid: Signal<Out, Bit>,
     pub m_ready: Signal<In, Bit>,
     /// A full first half waits for its partner.
@@ -92,7 +93,7 @@ impl Logic for Upsizer {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, held, held_data);
-        self.m_status.next = self.s_status.val();
+        self.m_user.next = self.s_user.val();
         self.m_last.next = self.s_last.val();
         if self.held.q.val() {
             // second half: emit the pair

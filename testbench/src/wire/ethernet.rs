@@ -46,7 +46,10 @@ impl fmt::Display for EthernetAddress {
 pub enum EtherType {
     Ipv4,
     Arp,
+    /// IEEE 802.1Q customer VLAN tag (C-tag) TPID.
     Vlan,
+    /// IEEE 802.1ad service VLAN tag (S-tag, "QinQ") TPID.
+    QinQ,
     Ipv6,
     /// IEEE 802 local experimental EtherType 1, for test traffic.
     Experimental,
@@ -59,6 +62,7 @@ impl From<u16> for EtherType {
             0x0800 => EtherType::Ipv4,
             0x0806 => EtherType::Arp,
             0x8100 => EtherType::Vlan,
+            0x88A8 => EtherType::QinQ,
             0x86DD => EtherType::Ipv6,
             0x88B5 => EtherType::Experimental,
             other => EtherType::Unknown(other),
@@ -72,6 +76,7 @@ impl From<EtherType> for u16 {
             EtherType::Ipv4 => 0x0800,
             EtherType::Arp => 0x0806,
             EtherType::Vlan => 0x8100,
+            EtherType::QinQ => 0x88A8,
             EtherType::Ipv6 => 0x86DD,
             EtherType::Experimental => 0x88B5,
             EtherType::Unknown(v) => v,
@@ -224,7 +229,7 @@ mod tests {
 
     #[test]
     fn ethertype_round_trip() {
-        for v in [0x0800u16, 0x0806, 0x8100, 0x86DD, 0x88B5, 0x1234] {
+        for v in [0x0800u16, 0x0806, 0x8100, 0x88A8, 0x86DD, 0x88B5, 0x1234] {
             assert_eq!(u16::from(EtherType::from(v)), v);
         }
     }

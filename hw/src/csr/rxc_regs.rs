@@ -1,0 +1,197 @@
+//! The RX classification register block (`rxc`, docs/rx-classification.md), decoded on
+//! the CSR block's register bus.
+//!
+//! Filter modes, RSS types, the RSS key and the exact-match MAC table are flip-flops
+//! (the classifier reads all of them every frame, and software can read them back).
+//! The indirection table and the multicast hash table live in block RAM inside the
+//! classifier: writes are forwarded to its write ports, whole words (byte strobes do
+//! not apply), and reads return 0 (the map declares them write-only).
+
+use nic_regmap::rxc;
+use rust_hdl::prelude::*;
+
+/// Registers of the block decoded here (the CSR block's decode test checks the map).
+pub const DECODED: [&str; 10] = ["ID", "VERSION", "NEXT", "FILTER_CTRL", "RSS_CTRL", "RSS_KEY", "MAC_FILTER_LO", "MAC_FILTER_HI", "RSS_RETA", "MCAST_HASH"];
+
+#[derive(LogicBlock)]
+pub struct RxcRegs {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    // register bus (see CsrBlock)
+    pub bus_wr: Signal<In, Bit>,
+    pub bus_addr: Signal<In, Bits<16>>,
+    pub bus_wdata: Signal<In, Bits<32>>,
+    pub bus_wmask: Signal<In, Bits<32>>,
+    pub bus_rd_addr: Signal<In, Bits<16>>,
+    pub bus_rdata: Signal<Out, Bits<32>>,
+    pub bus_rhit: Signal<Out, Bit>,
+    // configuration out (the classifier's inputs of the same names)
+    pub filter_ctrl: Signal<Out, Bits<32>>,
+    pub rss_ctrl: Signal<Out, Bits<32>>,
+    pub rss_key: [Signal<Out, Bits<32>>; 10],
+    /// Word 2i = MAC_FILTER_LO[i], 2i+1 = MAC_FILTER_HI[i] (they are contiguous in the map).
+    pub mac_filter: [Signal<Out, Bits<32>>; 32],
+    pub mcast_wr: Signal<Out, Bit>,
+    pub mcast_wr_addr: Signal<Out, Bits<7>>,
+    pub mcast_wr_data: Signal<Out, Bits<32>>,
+    pub reta_wr: Signal<Out, Bit>,
+    pub reta_wr_addr: Signal<Out, Bits<5>>,
+    pub reta_wr_data: Signal<Out, Bits<32>>,
+    filter_ctrl_r: DFF<Bits<32>>,
+    rss_ctrl_r: DFF<Bits<32>>,
+    key: [DFF<Bits<32>>; 10],
+    mac: [DFF<Bits<32>>; 32],
+    addr_filter_ctrl: Constant<Bits<16>>,
+    addr_rss_ctrl: Constant<Bits<16>>,
+    addr_key: [Constant<Bits<16>>; 10],
+    addr_mac: [Constant<Bits<16>>; 32],
+    key_reset: [Constant<Bits<32>>; 10],
+    reset_filter_ctrl: Constant<Bits<32>>,
+    reset_rss_ctrl: Constant<Bits<32>>,
+    /// `bus_addr[15:7]` of RSS_RETA (128 bytes) and `[15:9]` of MCAST_HASH (512 bytes).
+    reta_page: Constant<Bits<9>>,
+    mcast_page: Constant<Bits<7>>,
+    addr_id: Constant<Bits<16>>,
+    addr_version: Constant<Bits<16>>,
+    addr_next: Constant<Bits<16>>,
+    value_id: Constant<Bits<32>>,
+    value_version: Constant<Bits<32>>,
+    value_next: Constant<Bits<32>>,
+    merged: Signal<Local, Bits<32>>,
+}
+
+impl Default for RxcRegs {
+    fn default() -> Self {
+        let c16 = |v: u32| Constant::new(Bits::<16>::from(v as u64));
+        let c32 = |v: u32| Constant::new(Bits::<32>::from(v as u64));
+        let reset = |name: &str| nic_regmap::reset_of("rxc", name);
+        assert_eq!(rxc::MAC_FILTER_HI, rxc::MAC_FILTER_LO + 4, "LO/HI pairs must interleave");
+        assert_eq!(rxc::RSS_RETA % 128, 0);
+        assert_eq!(rxc::MCAST_HASH % 512, 0);
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            bus_wr: Default::default(),
+            bus_addr: Default::default(),
+            bus_wdata: Default::default(),
+            bus_wmask: Default::default(),
+            bus_rd_addr: Default::default(),
+            bus_rdata: Default::default(),
+            bus_rhit: Default::default(),
+            filter_ctrl: Default::default(),
+            rss_ctrl: Default::default(),
+            rss_key: Default::default(),
+            mac_filter: Default::default(),
+            mcast_wr: Default::default(),
+            mcast_wr_addr: Default::default(),
+            mcast_wr_data: Default::default(),
+            reta_wr: Default::default(),
+            reta_wr_addr: Default::default(),
+            reta_wr_data: Default::default(),
+            filter_ctrl_r: Default::default(),
+            rss_ctrl_r: Default::default(),
+            key: Default::default(),
+            mac: Default::default(),
+            addr_filter_ctrl: c16(rxc::BASE + rxc::FILTER_CTRL),
+            addr_rss_ctrl: c16(rxc::BASE + rxc::RSS_CTRL),
+            addr_key: std::array::from_fn(|i| c16(rxc::rss_key(i as u32))),
+            addr_mac: std::array::from_fn(|i| c16(rxc::mac_filter_lo(0) + 4 * i as u32)),
+            key_reset: std::array::from_fn(|i| c32(rxc::rss_key_reset(i))),
+            reset_filter_ctrl: c32(reset("FILTER_CTRL")),
+            reset_rss_ctrl: c32(reset("RSS_CTRL")),
+            reta_page: Constant::new(Bits::<9>::from(((rxc::BASE + rxc::RSS_RETA) >> 7) as u64)),
+            mcast_page: Constant::new(Bits::<7>::from(((rxc::BASE + rxc::MCAST_HASH) >> 9) as u64)),
+            addr_id: c16(rxc::BASE + rxc::ID),
+            addr_version: c16(rxc::BASE + rxc::VERSION),
+            addr_next: c16(rxc::BASE + rxc::NEXT),
+            value_id: c32(reset("ID")),
+            value_version: c32(reset("VERSION")),
+            value_next: c32(reset("NEXT")),
+            merged: Default::default(),
+        }
+    }
+}
+
+impl Logic for RxcRegs {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, filter_ctrl_r, rss_ctrl_r);
+        self.merged.next = self.bus_wdata.val() & self.bus_wmask.val();
+        if self.bus_wr.val() & (self.bus_addr.val() == self.addr_filter_ctrl.val()) {
+            self.filter_ctrl_r.d.next = (self.filter_ctrl_r.q.val() & !self.bus_wmask.val()) | self.merged.val();
+        }
+        if self.bus_wr.val() & (self.bus_addr.val() == self.addr_rss_ctrl.val()) {
+            self.rss_ctrl_r.d.next = (self.rss_ctrl_r.q.val() & !self.bus_wmask.val()) | self.merged.val();
+        }
+        for i in 0..10 {
+            self.key[i].clock.next = self.clock.val();
+            self.key[i].d.next = self.key[i].q.val();
+            if self.bus_wr.val() & (self.bus_addr.val() == self.addr_key[i].val()) {
+                self.key[i].d.next = (self.key[i].q.val() & !self.bus_wmask.val()) | self.merged.val();
+            }
+            self.rss_key[i].next = self.key[i].q.val();
+        }
+        for i in 0..32 {
+            self.mac[i].clock.next = self.clock.val();
+            self.mac[i].d.next = self.mac[i].q.val();
+            if self.bus_wr.val() & (self.bus_addr.val() == self.addr_mac[i].val()) {
+                self.mac[i].d.next = (self.mac[i].q.val() & !self.bus_wmask.val()) | self.merged.val();
+            }
+            self.mac_filter[i].next = self.mac[i].q.val();
+        }
+        self.filter_ctrl.next = self.filter_ctrl_r.q.val();
+        self.rss_ctrl.next = self.rss_ctrl_r.q.val();
+        // table writes
+        self.reta_wr.next = self.bus_wr.val() & (self.bus_addr.val().get_bits::<9>(7) == self.reta_page.val());
+        self.reta_wr_addr.next = self.bus_addr.val().get_bits::<5>(2);
+        self.reta_wr_data.next = self.bus_wdata.val();
+        self.mcast_wr.next = self.bus_wr.val() & (self.bus_addr.val().get_bits::<7>(9) == self.mcast_page.val());
+        self.mcast_wr_addr.next = self.bus_addr.val().get_bits::<7>(2);
+        self.mcast_wr_data.next = self.bus_wdata.val();
+        // reads
+        self.bus_rhit.next = false;
+        self.bus_rdata.next = 0.into();
+        if self.bus_rd_addr.val() == self.addr_id.val() {
+            self.bus_rhit.next = true;
+            self.bus_rdata.next = self.value_id.val();
+        }
+        if self.bus_rd_addr.val() == self.addr_version.val() {
+            self.bus_rhit.next = true;
+            self.bus_rdata.next = self.value_version.val();
+        }
+        if self.bus_rd_addr.val() == self.addr_next.val() {
+            self.bus_rhit.next = true;
+            self.bus_rdata.next = self.value_next.val();
+        }
+        if self.bus_rd_addr.val() == self.addr_filter_ctrl.val() {
+            self.bus_rhit.next = true;
+            self.bus_rdata.next = self.filter_ctrl_r.q.val();
+        }
+        if self.bus_rd_addr.val() == self.addr_rss_ctrl.val() {
+            self.bus_rhit.next = true;
+            self.bus_rdata.next = self.rss_ctrl_r.q.val();
+        }
+        for i in 0..10 {
+            if self.bus_rd_addr.val() == self.addr_key[i].val() {
+                self.bus_rhit.next = true;
+                self.bus_rdata.next = self.key[i].q.val();
+            }
+        }
+        for i in 0..32 {
+            if self.bus_rd_addr.val() == self.addr_mac[i].val() {
+                self.bus_rhit.next = true;
+                self.bus_rdata.next = self.mac[i].q.val();
+            }
+        }
+        if self.reset.val() {
+            self.filter_ctrl_r.d.next = self.reset_filter_ctrl.val();
+            self.rss_ctrl_r.d.next = self.reset_rss_ctrl.val();
+            for i in 0..10 {
+                self.key[i].d.next = self.key_reset[i].val();
+            }
+            for i in 0..32 {
+                self.mac[i].d.next = 0.into();
+            }
+        }
+    }
+}

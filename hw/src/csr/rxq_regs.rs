@@ -1,0 +1,155 @@
+//! One RX queue's register window (`rxq` block, `BASE + 0x40 * (q + 1)`), decoded on
+//! the CSR block's register bus, with the queue's interrupt moderation.
+//!
+//! Every address is a `Constant` taken from the register map for queue `q`, so the
+//! window cannot drift from docs/regmap.md. A disabled queue holds `Q_TAIL` at 0 (the
+//! map: clearing ENABLE resets HEAD and TAIL).
+
+use crate::dma::IrqModeration;
+use nic_regmap::rxq;
+use rust_hdl::prelude::*;
+
+/// Registers of the window decoded here (the CSR block's decode test checks the map).
+pub const DECODED: [&str; 10] = [
+    "Q_BASE_LO", "Q_BASE_HI", "Q_SIZE_LOG2", "Q_CONTROL", "Q_TAIL", "Q_HEAD", "Q_STATUS", "Q_IRQ_COUNT", "Q_IRQ_TIMER", "Q_DROPS",
+];
+
+/// Read/write registers, in the order of `RxQueueRegs::rw`.
+const RW: [u32; 7] = [rxq::Q_BASE_LO, rxq::Q_BASE_HI, rxq::Q_SIZE_LOG2, rxq::Q_CONTROL, rxq::Q_TAIL, rxq::Q_IRQ_COUNT, rxq::Q_IRQ_TIMER];
+
+#[derive(LogicBlock)]
+pub struct RxQueueRegs {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    // register bus (see CsrBlock)
+    pub bus_wr: Signal<In, Bit>,
+    pub bus_addr: Signal<In, Bits<16>>,
+    pub bus_wdata: Signal<In, Bits<32>>,
+    pub bus_wmask: Signal<In, Bits<32>>,
+    pub bus_rd_addr: Signal<In, Bits<16>>,
+    /// Read data when `bus_rhit`, else 0 (so windows can be OR-ed together).
+    pub bus_rdata: Signal<Out, Bits<32>>,
+    pub bus_rhit: Signal<Out, Bit>,
+    // configuration out
+    pub enable: Signal<Out, Bit>,
+    pub ring_base: Signal<Out, Bits<64>>,
+    pub ring_mask: Signal<Out, Bits<16>>,
+    pub tail: Signal<Out, Bits<16>>,
+    // status in
+    pub head: Signal<In, Bits<16>>,
+    pub active: Signal<In, Bit>,
+    pub error_code: Signal<In, Bits<8>>,
+    /// A frame completed (interrupt moderation counts these).
+    pub completion: Signal<In, Bit>,
+    /// A frame for this queue was dropped (no buffer, or the queue stopped).
+    pub dropped: Signal<In, Bit>,
+    /// One-cycle pulse: set this queue's IRQ_STATUS bit.
+    pub irq_fire: Signal<Out, Bit>,
+    irq: IrqModeration,
+    rw_addr: [Constant<Bits<16>>; 7],
+    rw_reset: [Constant<Bits<32>>; 7],
+    rw: [DFF<Bits<32>>; 7],
+    drops: DFF<Bits<32>>,
+    addr_head: Constant<Bits<16>>,
+    addr_status: Constant<Bits<16>>,
+    addr_drops: Constant<Bits<16>>,
+    enabled: Signal<Local, Bit>,
+}
+
+impl RxQueueRegs {
+    /// The window of RX queue `q`.
+    pub fn new(q: u32) -> Self {
+        let c16 = |v: u32| Constant::new(Bits::<16>::from(v as u64));
+        let reset_of = |off: u32| rxq::QUEUE_REGS.iter().find(|r| r.offset == off).map(|r| r.reset).unwrap();
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            bus_wr: Default::default(),
+            bus_addr: Default::default(),
+            bus_wdata: Default::default(),
+            bus_wmask: Default::default(),
+            bus_rd_addr: Default::default(),
+            bus_rdata: Default::default(),
+            bus_rhit: Default::default(),
+            enable: Default::default(),
+            ring_base: Default::default(),
+            ring_mask: Default::default(),
+            tail: Default::default(),
+            head: Default::default(),
+            active: Default::default(),
+            error_code: Default::default(),
+            completion: Default::default(),
+            dropped: Default::default(),
+            irq_fire: Default::default(),
+            irq: Default::default(),
+            rw_addr: std::array::from_fn(|i| c16(rxq::reg(q, RW[i]))),
+            rw_reset: std::array::from_fn(|i| Constant::new(Bits::<32>::from(reset_of(RW[i]) as u64))),
+            rw: Default::default(),
+            drops: Default::default(),
+            addr_head: c16(rxq::reg(q, rxq::Q_HEAD)),
+            addr_status: c16(rxq::reg(q, rxq::Q_STATUS)),
+            addr_drops: c16(rxq::reg(q, rxq::Q_DROPS)),
+            enabled: Default::default(),
+        }
+    }
+}
+
+impl Logic for RxQueueRegs {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, drops);
+        clock!(self, clock, irq);
+        for i in 0..7 {
+            self.rw[i].clock.next = self.clock.val();
+            self.rw[i].d.next = self.rw[i].q.val();
+            if self.bus_wr.val() & (self.bus_addr.val() == self.rw_addr[i].val()) {
+                self.rw[i].d.next = (self.rw[i].q.val() & !self.bus_wmask.val()) | (self.bus_wdata.val() & self.bus_wmask.val());
+            }
+        }
+        // RW order: 0 BASE_LO, 1 BASE_HI, 2 SIZE_LOG2, 3 CONTROL, 4 TAIL, 5 IRQ_COUNT, 6 IRQ_TIMER
+        self.enabled.next = self.rw[3].q.val().get_bit(0);
+        if !self.enabled.val() {
+            self.rw[4].d.next = 0.into();
+        }
+        self.enable.next = self.enabled.val();
+        self.ring_base.next = bit_cast::<64, 32>(self.rw[0].q.val()) | (bit_cast::<64, 32>(self.rw[1].q.val()) << 32);
+        self.ring_mask.next = (bit_cast::<16, 1>(true.into()) << self.rw[2].q.val().get_bits::<4>(0)) - 1;
+        self.tail.next = self.rw[4].q.val().get_bits::<16>(0);
+        self.drops.d.next = self.drops.q.val() + bit_cast::<32, 1>(self.dropped.val().into());
+        // interrupt moderation
+        self.irq.reset.next = self.reset.val();
+        self.irq.strobe.next = self.completion.val();
+        self.irq.count.next = self.rw[5].q.val().get_bits::<16>(0);
+        self.irq.timer.next = self.rw[6].q.val();
+        self.irq_fire.next = self.irq.fire.val();
+        // reads
+        self.bus_rhit.next = false;
+        self.bus_rdata.next = 0.into();
+        for i in 0..7 {
+            if self.bus_rd_addr.val() == self.rw_addr[i].val() {
+                self.bus_rhit.next = true;
+                self.bus_rdata.next = self.rw[i].q.val();
+            }
+        }
+        if self.bus_rd_addr.val() == self.addr_head.val() {
+            self.bus_rhit.next = true;
+            self.bus_rdata.next = bit_cast::<32, 16>(self.head.val());
+        }
+        if self.bus_rd_addr.val() == self.addr_status.val() {
+            self.bus_rhit.next = true;
+            self.bus_rdata.next = bit_cast::<32, 1>(self.active.val().into())
+                | (bit_cast::<32, 1>((self.error_code.val() != 0).into()) << 1)
+                | (bit_cast::<32, 8>(self.error_code.val()) << 8);
+        }
+        if self.bus_rd_addr.val() == self.addr_drops.val() {
+            self.bus_rhit.next = true;
+            self.bus_rdata.next = self.drops.q.val();
+        }
+        if self.reset.val() {
+            for i in 0..7 {
+                self.rw[i].d.next = self.rw_reset[i].val();
+            }
+            self.drops.d.next = 0.into();
+        }
+    }
+}
