@@ -1,6 +1,7 @@
 //! A minimal pcap writer (libpcap format, nanosecond timestamps, Ethernet link type), so
 //! frames the NIC put on the wire can be judged by independent tools (tshark, scapy),
-//! and a helper that asks tshark for its verdict on each frame's FCS.
+//! a reader for the classic pcap files people capture with tcpdump or tshark, and a
+//! helper that asks tshark for its verdict on each frame's FCS.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -43,6 +44,76 @@ impl<W: Write> PcapWriter<W> {
     }
 }
 
+/// Why a pcap file could not be read.
+#[derive(Debug)]
+pub enum PcapError {
+    Io(io::Error),
+    /// Not a classic pcap file (pcapng is recognised and named).
+    Format(String),
+}
+
+impl std::fmt::Display for PcapError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PcapError::Io(e) => write!(f, "{e}"),
+            PcapError::Format(m) => f.write_str(m),
+        }
+    }
+}
+impl std::error::Error for PcapError {}
+impl From<io::Error> for PcapError {
+    fn from(e: io::Error) -> Self {
+        PcapError::Io(e)
+    }
+}
+
+/// A classic pcap file's frames (either byte order, micro- or nanosecond timestamps).
+/// Only Ethernet captures are accepted; a truncated last record is an error.
+pub fn read_frames(bytes: &[u8]) -> Result<Vec<Vec<u8>>, PcapError> {
+    let bad = |m: String| PcapError::Format(m);
+    if bytes.len() < 24 {
+        return Err(bad(format!("{} bytes: too short for a pcap header (24 bytes)", bytes.len())));
+    }
+    let magic = u32::from_le_bytes(bytes[0..4].try_into().unwrap());
+    let le = match magic {
+        0xa1b2_c3d4 | MAGIC_NS => true,
+        0xd4c3_b2a1 | 0x4d3c_b2a1 => false,
+        0x0a0d_0d0a => return Err(bad("this is a pcapng file; convert it with `editcap -F pcap IN OUT`".into())),
+        m => return Err(bad(format!("magic {m:#010x} is not a pcap file"))),
+    };
+    let u32_at = |o: usize| {
+        let b: [u8; 4] = bytes[o..o + 4].try_into().unwrap();
+        if le { u32::from_le_bytes(b) } else { u32::from_be_bytes(b) }
+    };
+    let linktype = u32_at(20) & 0x0fff_ffff;
+    if linktype != LINKTYPE_ETHERNET {
+        return Err(bad(format!("link type {linktype} is not Ethernet (1)")));
+    }
+    let mut frames = Vec::new();
+    let mut o = 24;
+    while o < bytes.len() {
+        if o + 16 > bytes.len() {
+            return Err(bad(format!("record {} at byte {o}: header cut short", frames.len())));
+        }
+        let incl = u32_at(o + 8) as usize;
+        let orig = u32_at(o + 12) as usize;
+        if o + 16 + incl > bytes.len() {
+            return Err(bad(format!("record {} at byte {o}: {incl} bytes announced, file ends first", frames.len())));
+        }
+        if incl < orig {
+            return Err(bad(format!("record {} was captured truncated ({incl} of {orig} bytes; capture with a larger snaplen)", frames.len())));
+        }
+        frames.push(bytes[o + 16..o + 16 + incl].to_vec());
+        o += 16 + incl;
+    }
+    Ok(frames)
+}
+
+/// Reads a pcap file ([`read_frames`]).
+pub fn read_file(path: &Path) -> Result<Vec<Vec<u8>>, PcapError> {
+    read_frames(&std::fs::read(path)?)
+}
+
 /// Writes frames (FCS included) to a pcap file, one per 6.4 ns cycle index given.
 pub fn write_file(path: &Path, frames: &[Vec<u8>]) -> io::Result<()> {
     let mut w = PcapWriter::new(io::BufWriter::new(std::fs::File::create(path)?), LINKTYPE_ETHERNET)?;
@@ -80,9 +151,72 @@ pub fn tshark_fcs_verdicts(path: &Path) -> Option<io::Result<Vec<bool>>> {
     )
 }
 
+/// tshark's checksum verdicts of one frame: `Some(true)` good, `Some(false)` bad, `None`
+/// not verified or no such header. Only the outermost IPv4 and TCP/UDP headers count.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TsharkCsum {
+    pub ip: Option<bool>,
+    pub tcp: Option<bool>,
+    pub udp: Option<bool>,
+}
+
+/// Runs tshark with IPv4, TCP and UDP checksum validation on over a pcap (frames
+/// without FCS) and returns its verdicts per frame, or `None` when tshark is not
+/// installed.
+pub fn tshark_checksum_verdicts(path: &Path) -> Option<io::Result<Vec<TsharkCsum>>> {
+    let out = Command::new("tshark")
+        .arg("-r")
+        .arg(path)
+        .args(["-o", "ip.check_checksum:TRUE", "-o", "tcp.check_checksum:TRUE", "-o", "udp.check_checksum:TRUE"])
+        .args(["-T", "fields", "-E", "separator=;", "-e", "ip.checksum.status", "-e", "tcp.checksum.status", "-e", "udp.checksum.status"])
+        .output();
+    let out = match out {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return None,
+        Err(e) => return Some(Err(e)),
+        Ok(o) => o,
+    };
+    if !out.status.success() {
+        return Some(Err(io::Error::other(format!("tshark failed: {}", String::from_utf8_lossy(&out.stderr)))));
+    }
+    // status: 0 bad, 1 good, 2 unverified; a field lists one value per header, outer first
+    let verdict = |f: &str| match f.split(',').next().unwrap_or("").trim() {
+        "1" => Some(true),
+        "0" => Some(false),
+        _ => None,
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    Some(Ok(text
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split(';').collect();
+            TsharkCsum { ip: verdict(f.first().unwrap_or(&"")), tcp: verdict(f.get(1).unwrap_or(&"")), udp: verdict(f.get(2).unwrap_or(&"")) }
+        })
+        .collect()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_what_it_writes_and_refuses_what_it_cannot() {
+        let frames = vec![vec![], vec![1u8; 60], vec![2u8; 1514]];
+        let mut w = PcapWriter::new(Vec::new(), LINKTYPE_ETHERNET).unwrap();
+        for (i, f) in frames.iter().enumerate() {
+            w.write(i as u64, f).unwrap();
+        }
+        let bytes = w.into_inner();
+        assert_eq!(read_frames(&bytes).unwrap(), frames);
+        // big-endian microsecond capture, built by hand
+        let mut be = vec![0xa1, 0xb2, 0xc3, 0xd4, 0, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 0, 1];
+        be.extend_from_slice(&[0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 3, 7, 8, 9]);
+        assert_eq!(read_frames(&be).unwrap(), vec![vec![7, 8, 9]]);
+        assert!(read_frames(&bytes[..bytes.len() - 1]).unwrap_err().to_string().contains("file ends first"));
+        assert!(read_frames(&[0x0a, 0x0d, 0x0d, 0x0a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]).unwrap_err().to_string().contains("pcapng"));
+        let mut other = bytes.clone();
+        other[20] = 113; // Linux cooked capture
+        assert!(read_frames(&other).unwrap_err().to_string().contains("not Ethernet"));
+    }
 
     #[test]
     fn header_and_record_layout() {
