@@ -17,6 +17,7 @@ pub mod csr;
 pub mod dma;
 pub mod export;
 pub mod mac;
+pub mod rx;
 pub mod stream;
 pub mod top;
 pub mod top_axi;

@@ -1,5 +1,6 @@
-//! `nic_top`: the CSR block, the TX and RX queue engines, the MAC and the loopback
-//! switch, wired to the four external interfaces of docs/interfaces.md.
+//! `nic_top`: the CSR block, the TX and RX queue engines, the RX classifier (MAC filter,
+//! parser, checksum check, RSS), the MAC and the loopback switch, wired to the four
+//! external interfaces of docs/interfaces.md.
 //!
 //! The two arbiters for the DMA port live here because they are a few lines each:
 //! reads go to the RX descriptor fetch first (RX must never starve for buffers), then
@@ -11,6 +12,7 @@
 use crate::csr::{CsrBlock, RxQueueRegs, RxcRegs};
 use crate::dma::{IrqModeration, RxEngine, TxEngine};
 use crate::mac::{MacRx, MacTx};
+use crate::rx::RxClassifier;
 use crate::stream::RegSlice;
 use crate::Config;
 use rust_hdl::prelude::*;
@@ -94,6 +96,7 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     rx: RxEngine<RN, RNP1, RQ>,
     rxq_regs: [RxQueueRegs; RQ],
     rxc_regs: RxcRegs,
+    rx_class: RxClassifier,
     mac_tx: MacTx,
     mac_rx: MacRx,
     /// Register slices cutting the stream path (timing): TX engine → MAC TX (data 64,
@@ -116,6 +119,8 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     rx_irq_bits: Signal<Local, Bits<16>>,
     /// IRQ_STATUS bit of RX queue q: 8 + q.
     rx_irq_bit: [Constant<Bits<16>>; RQ],
+    /// RQ - 1: the classifier masks queue numbers with it.
+    rx_queue_mask: Constant<Bits<8>>,
 }
 
 impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize> NicTop<TN, TNP1, RN, RNP1, RQ> {
@@ -179,6 +184,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             rx: Default::default(),
             rxq_regs: std::array::from_fn(|q| RxQueueRegs::new(q as u32)),
             rxc_regs: Default::default(),
+            rx_class: Default::default(),
             mac_tx: Default::default(),
             mac_rx: Default::default(),
             slice_tx: Default::default(),
@@ -195,6 +201,10 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             rx_meta: Default::default(),
             rx_irq_bits: Default::default(),
             rx_irq_bit: std::array::from_fn(|q| Constant::new(Bits::<16>::from(1u64 << (nic_regmap::RX_IRQ_BASE as usize + q)))),
+            rx_queue_mask: {
+                assert!(RQ.is_power_of_two(), "RX queue counts are powers of two (RSS masks with RQ - 1)");
+                Constant::new(Bits::<8>::from(RQ as u64 - 1))
+            },
         }
     }
 }
@@ -203,7 +213,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, wr_lock_rx, wr_hold_tx, rd_hold);
-        clock!(self, clock, csr, tx, rx, rxc_regs, mac_tx, mac_rx, slice_tx, slice_wire, slice_rx, tx_irq);
+        clock!(self, clock, csr, tx, rx, rxc_regs, rx_class, mac_tx, mac_rx, slice_tx, slice_wire, slice_rx, tx_irq);
         self.slice_tx.reset.next = self.reset.val();
         self.slice_wire.reset.next = self.reset.val();
         self.slice_rx.reset.next = self.reset.val();
@@ -214,6 +224,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.mac_rx.reset.next = self.reset.val();
         self.tx_irq.reset.next = self.reset.val();
         self.rxc_regs.reset.next = self.reset.val();
+        self.rx_class.reset.next = self.reset.val();
         // ---- registers (RW_REGS indices: see csr::RW_REGS)
         self.csr.s_axil_awaddr.next = self.s_axil_awaddr.val();
         self.csr.s_axil_awvalid.next = self.s_axil_awvalid.val();
@@ -448,14 +459,42 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             | (bit_cast::<72, 3>(self.mac_rx.m_status.val()) << 69);
         self.slice_rx.s_valid.next = self.mac_rx.m_valid.val();
         self.mac_rx.m_ready.next = self.slice_rx.s_ready.val();
-        self.rx.s_data.next = self.slice_rx.m_data.val().get_bits::<64>(0);
-        self.rx.s_len.next = self.slice_rx.m_data.val().get_bits::<4>(64);
-        self.rx.s_last.next = self.slice_rx.m_data.val().get_bit(68);
-        // (until the classifier sits here: every frame to queue 0, MAC status in [64:62])
-        self.rx_meta.next = bit_cast::<72, 3>(self.slice_rx.m_data.val().get_bits::<3>(69)) << 62;
+        // ---- slice → RX classifier → RX engine (metadata layout: dma::rx_meta)
+        self.rx_class.s_data.next = self.slice_rx.m_data.val().get_bits::<64>(0);
+        self.rx_class.s_len.next = self.slice_rx.m_data.val().get_bits::<4>(64);
+        self.rx_class.s_last.next = self.slice_rx.m_data.val().get_bit(68);
+        self.rx_class.s_status.next = self.slice_rx.m_data.val().get_bits::<3>(69);
+        self.rx_class.s_valid.next = self.slice_rx.m_valid.val();
+        self.slice_rx.m_ready.next = self.rx_class.s_ready.val();
+        self.rx_class.filter_ctrl.next = self.rxc_regs.filter_ctrl.val();
+        for i in 0..32 {
+            self.rx_class.mac_filter[i].next = self.rxc_regs.mac_filter[i].val();
+        }
+        self.rx_class.mcast_wr.next = self.rxc_regs.mcast_wr.val();
+        self.rx_class.mcast_wr_addr.next = self.rxc_regs.mcast_wr_addr.val();
+        self.rx_class.mcast_wr_data.next = self.rxc_regs.mcast_wr_data.val();
+        self.rx_class.rss_ctrl.next = self.rxc_regs.rss_ctrl.val();
+        for i in 0..10 {
+            self.rx_class.rss_key[i].next = self.rxc_regs.rss_key[i].val();
+        }
+        self.rx_class.reta_wr.next = self.rxc_regs.reta_wr.val();
+        self.rx_class.reta_wr_addr.next = self.rxc_regs.reta_wr_addr.val();
+        self.rx_class.reta_wr_data.next = self.rxc_regs.reta_wr_data.val();
+        self.rx_class.queue_mask.next = self.rx_queue_mask.val();
+        self.rx_meta.next = bit_cast::<72, 32>(self.rx_class.m_hash.val())
+            | (bit_cast::<72, 16>(self.rx_class.m_ptype.val()) << 32)
+            | (bit_cast::<72, 4>(self.rx_class.m_hash_type.val()) << 48)
+            | (bit_cast::<72, 4>(self.rx_class.m_queue.val().get_bits::<4>(0)) << 52)
+            | (bit_cast::<72, 2>(self.rx_class.m_drop.val()) << 56)
+            | (bit_cast::<72, 2>(self.rx_class.m_l3_csum.val()) << 58)
+            | (bit_cast::<72, 2>(self.rx_class.m_l4_csum.val()) << 60)
+            | (bit_cast::<72, 3>(self.rx_class.m_status.val()) << 62);
+        self.rx.s_data.next = self.rx_class.m_data.val();
+        self.rx.s_len.next = self.rx_class.m_len.val();
+        self.rx.s_last.next = self.rx_class.m_last.val();
         self.rx.s_meta.next = self.rx_meta.val();
-        self.rx.s_valid.next = self.slice_rx.m_valid.val();
-        self.slice_rx.m_ready.next = self.rx.s_ready.val();
+        self.rx.s_valid.next = self.rx_class.m_valid.val();
+        self.rx_class.m_ready.next = self.rx.s_ready.val();
         if self.reset.val() {
             self.wr_lock_rx.d.next = false;
             self.wr_hold_tx.d.next = false;

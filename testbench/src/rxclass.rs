@@ -377,6 +377,11 @@ impl Parsed {
     }
 }
 
+/// Bytes of a frame the receive side sees before it must decide the frame's queue
+/// (docs/rx-classification.md section 2, "cut-through"): every header it parses ends
+/// within them (2 VLAN tags + 60-byte IPv4 header + 20-byte TCP header = 102 bytes).
+pub const HEADER_WINDOW: usize = 104;
+
 /// The parser of section 2. Never panics, whatever the bytes.
 pub fn parse(frame: &[u8]) -> Parsed {
     let len = frame.len();
@@ -605,6 +610,18 @@ pub fn filter(cfg: &RxClassConfig, dst: &[u8; 6]) -> u8 {
 pub fn classify(cfg: &RxClassConfig, frame: &[u8]) -> RxMeta {
     let p = parse(frame);
     let (l3_csum, l4_csum) = checksum_verdicts(frame, &p);
+    // Cut-through: the per-frame decisions (packet type, hash, queue) are made on the
+    // first HEADER_WINDOW bytes, before the frame's end is known; a longer frame is
+    // taken to hold its whole IP packet. Only the checksum verdicts, given at the end,
+    // see a frame that turns out shorter than its IP length.
+    let extended;
+    let (frame, p) = if frame.len() > HEADER_WINDOW && p.malformed {
+        extended = [frame, &[0u8; 65_536][..]].concat();
+        let q = parse(&extended);
+        (&extended[..], q)
+    } else {
+        (frame, p)
+    };
     let (hash_type, input) = rss_input(cfg, frame, &p);
     let hash = if hash_type == hash_type::NONE { 0 } else { toeplitz::hash(&cfg.rss_key, &input) };
     let rss_queue = if hash_type == hash_type::NONE { 0 } else { u32::from(cfg.reta[hash as usize % RETA_ENTRIES]) };

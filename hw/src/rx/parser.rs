@@ -1,0 +1,611 @@
+//! RX parser: Ethernet, up to two VLAN tags, IPv4/IPv6, TCP/UDP (docs/rx-classification.md §2).
+//!
+//! Every header field the classifier needs starts at an offset `≡ 2 (mod 4)` (the L3
+//! offset is 14, 18 or 22 and everything after it is a multiple of 4 further), so the
+//! parser looks at the frame as 32-bit words `q` = bytes `4q+2 .. 4q+6`: each beat `b`
+//! completes word `2b-1` (the previous beat's lanes 6,7 and lanes 0,1) and word `2b`
+//! (lanes 2..5). It keeps
+//! * the destination address (beat 0) and the three candidate EtherTypes (bytes 12, 16, 20);
+//! * words 3..14 (bytes 14..62) at fixed places: the IP header words for any L3 offset;
+//! * the L4 words `q4`, `q4+1`, `q4+3` (ports, UDP length/checksum, TCP data offset),
+//!   whose position is known from beat 4 on (it depends on bytes < 32 only).
+//!
+//! The header window closes at beat 12 (the TCP data offset of IPv4 with 40 option bytes
+//! behind two tags is byte 94) or at the frame's last beat, whichever comes first. Two
+//! registered stages then select the IP words for the L3 offset (S1) and run the checks
+//! (S2); the record stays on the outputs until `rec_take`. A new window may not close
+//! while a record is pending (`pending`): the classifier holds the input for that.
+//!
+//! Frame length: a frame that ends inside the window is judged on its real length. For a
+//! longer frame the IP length checks (`l3 + total_length ≤ len`, `l3 + 40 + payload ≤ len`)
+//! are assumed to hold: the per-frame metadata must be known before the frame's first beat
+//! leaves, long before its end. The checksum block repeats the check on the real length
+//! and withholds both verdicts when it fails, as the spec asks.
+//!
+//! Words are kept in network byte order (first byte in bits 31:24).
+
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct RxParser {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    // the beats the classifier accepts
+    pub fire: Signal<In, Bit>,
+    pub data: Signal<In, Bits<64>>,
+    pub len: Signal<In, Bits<4>>,
+    pub last: Signal<In, Bit>,
+    // flow control
+    /// The next beat closes the header window whatever it is (it is beat 12).
+    pub window_end: Signal<Out, Bit>,
+    /// The next beat closes the header window if it is the frame's last one.
+    pub window_open: Signal<Out, Bit>,
+    /// A record is in the stages or waiting: the window must not close now.
+    pub pending: Signal<Out, Bit>,
+    // the record of the last closed window, held until taken
+    pub rec_valid: Signal<Out, Bit>,
+    pub rec_take: Signal<In, Bit>,
+    /// Destination address, byte 0 in bits 7:0 (the MAC_FILTER_LO layout).
+    pub dst: Signal<Out, Bits<48>>,
+    /// The frame has 6 bytes (a destination).
+    pub has_dst: Signal<Out, Bit>,
+    pub ptype: Signal<Out, Bits<16>>,
+    /// Toeplitz input, 8 bytes per word, first byte in bits 63:56: IPv4 src, dst, ports;
+    /// IPv6 src, dst, ports (ports always filled in; RSS drops them when its type has none).
+    pub tuple: [Signal<Out, Bits<64>>; 5],
+    /// Well-formed IPv4 / IPv6 header.
+    pub v4ok: Signal<Out, Bit>,
+    pub v6ok: Signal<Out, Bit>,
+    /// Well-formed TCP / UDP header over a well-formed unfragmented IP header.
+    pub tcp_ok: Signal<Out, Bit>,
+    pub udp_ok: Signal<Out, Bit>,
+    // checksum information (byte offsets from the frame start)
+    pub l3: Signal<Out, Bits<17>>,
+    pub l4: Signal<Out, Bits<17>>,
+    /// `l4 + l4_len`, also the end of the IP packet.
+    pub l4end: Signal<Out, Bits<17>>,
+    /// Pseudo-header addresses: `[addr_start, addr_end)`.
+    pub addr_start: Signal<Out, Bits<17>>,
+    pub addr_end: Signal<Out, Bits<17>>,
+    /// Protocol + L4 length (the rest of the pseudo-header).
+    pub pconst: Signal<Out, Bits<17>>,
+    /// Check the IPv4 header checksum / the TCP/UDP checksum.
+    pub chk3: Signal<Out, Bit>,
+    pub chk4: Signal<Out, Bit>,
+    /// UDP with checksum field 0.
+    pub udp0: Signal<Out, Bit>,
+    // capture
+    idx: DFF<Bits<4>>,
+    prev: DFF<Bits<16>>,
+    c_dst: DFF<Bits<48>>,
+    et0: DFF<Bits<16>>,
+    et1: DFF<Bits<16>>,
+    et2: DFF<Bits<16>>,
+    /// Words 3, 5, .. 13 (odd: completed at beats 2..7 from lanes 6,7 + 0,1).
+    wa: [DFF<Bits<32>>; 6],
+    /// Words 4, 6, .. 14 (even: lanes 2..5 of beats 2..7).
+    wb: [DFF<Bits<32>>; 6],
+    lw0: DFF<Bits<32>>,
+    lw1: DFF<Bits<32>>,
+    lw3: DFF<Bits<32>>,
+    flen: DFF<Bits<7>>,
+    ended: DFF<Bit>,
+    // stage 1
+    v1: DFF<Bit>,
+    h: [DFF<Bits<32>>; 10],
+    s1_dst: DFF<Bits<48>>,
+    s1_lw0: DFF<Bits<32>>,
+    s1_lw1: DFF<Bits<32>>,
+    s1_lw3: DFF<Bits<32>>,
+    s1_lenv: DFF<Bits<17>>,
+    s1_ended: DFF<Bit>,
+    s1_tags: DFF<Bits<2>>,
+    s1_trunc: DFF<Bit>,
+    s1_et: DFF<Bits<16>>,
+    s1_l3: DFF<Bits<17>>,
+    // stage 2 = the record
+    v2: DFF<Bit>,
+    r_valid: DFF<Bit>,
+    r_dst: DFF<Bits<48>>,
+    r_has_dst: DFF<Bit>,
+    r_ptype: DFF<Bits<16>>,
+    r_tuple: [DFF<Bits<64>>; 5],
+    r_v4ok: DFF<Bit>,
+    r_v6ok: DFF<Bit>,
+    r_tcp_ok: DFF<Bit>,
+    r_udp_ok: DFF<Bit>,
+    r_l3: DFF<Bits<17>>,
+    r_l4: DFF<Bits<17>>,
+    r_l4end: DFF<Bits<17>>,
+    r_as: DFF<Bits<17>>,
+    r_ae: DFF<Bits<17>>,
+    r_pconst: DFF<Bits<17>>,
+    r_chk3: DFF<Bit>,
+    r_chk4: DFF<Bit>,
+    r_udp0: DFF<Bit>,
+    // capture scratch
+    lane: [Signal<Local, Bits<32>>; 8],
+    word_a: Signal<Local, Bits<32>>,
+    word_b: Signal<Local, Bits<32>>,
+    open: Signal<Local, Bit>,
+    decide: Signal<Local, Bit>,
+    qb: Signal<Local, Bits<5>>,
+    qa: Signal<Local, Bits<5>>,
+    q4: Signal<Local, Bits<5>>,
+    q4p1: Signal<Local, Bits<5>>,
+    q4p3: Signal<Local, Bits<5>>,
+    cap_tags: Signal<Local, Bits<2>>,
+    cap_ihl: Signal<Local, Bits<4>>,
+    cap_et: Signal<Local, Bits<16>>,
+    beat_k: [Constant<Bits<4>>; 6],
+    // stage 1 scratch
+    lenv: Signal<Local, Bits<17>>,
+    tpid0: Signal<Local, Bit>,
+    tpid1: Signal<Local, Bit>,
+    tags_raw: Signal<Local, Bits<2>>,
+    // stage 2 scratch
+    ver: Signal<Local, Bits<4>>,
+    ihl: Signal<Local, Bits<4>>,
+    hl: Signal<Local, Bits<17>>,
+    total: Signal<Local, Bits<17>>,
+    plen: Signal<Local, Bits<17>>,
+    nh: Signal<Local, Bits<8>>,
+    proto: Signal<Local, Bits<8>>,
+    is_v4: Signal<Local, Bit>,
+    is_v6: Signal<Local, Bit>,
+    ok4: Signal<Local, Bit>,
+    ok6: Signal<Local, Bit>,
+    not_ended: Signal<Local, Bit>,
+    frag: Signal<Local, Bit>,
+    ext: Signal<Local, Bit>,
+    l4go: Signal<Local, Bit>,
+    is_tcp: Signal<Local, Bit>,
+    is_udp: Signal<Local, Bit>,
+    okt: Signal<Local, Bit>,
+    oku: Signal<Local, Bit>,
+    l4_off: Signal<Local, Bits<17>>,
+    l4len: Signal<Local, Bits<17>>,
+    doff: Signal<Local, Bits<17>>,
+    udplen: Signal<Local, Bits<17>>,
+    bad: Signal<Local, Bit>,
+    pt: Signal<Local, Bits<16>>,
+}
+
+impl Default for RxParser {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            fire: Default::default(),
+            data: Default::default(),
+            len: Default::default(),
+            last: Default::default(),
+            window_end: Default::default(),
+            window_open: Default::default(),
+            pending: Default::default(),
+            rec_valid: Default::default(),
+            rec_take: Default::default(),
+            dst: Default::default(),
+            has_dst: Default::default(),
+            ptype: Default::default(),
+            tuple: Default::default(),
+            v4ok: Default::default(),
+            v6ok: Default::default(),
+            tcp_ok: Default::default(),
+            udp_ok: Default::default(),
+            l3: Default::default(),
+            l4: Default::default(),
+            l4end: Default::default(),
+            addr_start: Default::default(),
+            addr_end: Default::default(),
+            pconst: Default::default(),
+            chk3: Default::default(),
+            chk4: Default::default(),
+            udp0: Default::default(),
+            idx: Default::default(),
+            prev: Default::default(),
+            c_dst: Default::default(),
+            et0: Default::default(),
+            et1: Default::default(),
+            et2: Default::default(),
+            wa: Default::default(),
+            wb: Default::default(),
+            lw0: Default::default(),
+            lw1: Default::default(),
+            lw3: Default::default(),
+            flen: Default::default(),
+            ended: Default::default(),
+            v1: Default::default(),
+            h: Default::default(),
+            s1_dst: Default::default(),
+            s1_lw0: Default::default(),
+            s1_lw1: Default::default(),
+            s1_lw3: Default::default(),
+            s1_lenv: Default::default(),
+            s1_ended: Default::default(),
+            s1_tags: Default::default(),
+            s1_trunc: Default::default(),
+            s1_et: Default::default(),
+            s1_l3: Default::default(),
+            v2: Default::default(),
+            r_valid: Default::default(),
+            r_dst: Default::default(),
+            r_has_dst: Default::default(),
+            r_ptype: Default::default(),
+            r_tuple: Default::default(),
+            r_v4ok: Default::default(),
+            r_v6ok: Default::default(),
+            r_tcp_ok: Default::default(),
+            r_udp_ok: Default::default(),
+            r_l3: Default::default(),
+            r_l4: Default::default(),
+            r_l4end: Default::default(),
+            r_as: Default::default(),
+            r_ae: Default::default(),
+            r_pconst: Default::default(),
+            r_chk3: Default::default(),
+            r_chk4: Default::default(),
+            r_udp0: Default::default(),
+            lane: Default::default(),
+            word_a: Default::default(),
+            word_b: Default::default(),
+            open: Default::default(),
+            decide: Default::default(),
+            qb: Default::default(),
+            qa: Default::default(),
+            q4: Default::default(),
+            q4p1: Default::default(),
+            q4p3: Default::default(),
+            cap_tags: Default::default(),
+            cap_ihl: Default::default(),
+            cap_et: Default::default(),
+            beat_k: std::array::from_fn(|k| Constant::new(Bits::<4>::from(k as u64 + 2))),
+            lenv: Default::default(),
+            tpid0: Default::default(),
+            tpid1: Default::default(),
+            tags_raw: Default::default(),
+            ver: Default::default(),
+            ihl: Default::default(),
+            hl: Default::default(),
+            total: Default::default(),
+            plen: Default::default(),
+            nh: Default::default(),
+            proto: Default::default(),
+            is_v4: Default::default(),
+            is_v6: Default::default(),
+            ok4: Default::default(),
+            ok6: Default::default(),
+            not_ended: Default::default(),
+            frag: Default::default(),
+            ext: Default::default(),
+            l4go: Default::default(),
+            is_tcp: Default::default(),
+            is_udp: Default::default(),
+            okt: Default::default(),
+            oku: Default::default(),
+            l4_off: Default::default(),
+            l4len: Default::default(),
+            doff: Default::default(),
+            udplen: Default::default(),
+            bad: Default::default(),
+            pt: Default::default(),
+        }
+    }
+}
+
+impl Logic for RxParser {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, idx, prev, c_dst, et0, et1, et2, lw0, lw1, lw3, flen, ended, v1, s1_dst, s1_lw0, s1_lw1, s1_lw3, s1_lenv, s1_ended, s1_tags, s1_trunc, s1_et, s1_l3, v2, r_valid, r_dst, r_has_dst, r_ptype, r_v4ok, r_v6ok, r_tcp_ok, r_udp_ok, r_l3, r_l4, r_l4end, r_as, r_ae, r_pconst, r_chk3, r_chk4, r_udp0);
+        for k in 0..6 {
+            self.wa[k].clock.next = self.clock.val();
+            self.wa[k].d.next = self.wa[k].q.val();
+            self.wb[k].clock.next = self.clock.val();
+            self.wb[k].d.next = self.wb[k].q.val();
+        }
+        for k in 0..10 {
+            self.h[k].clock.next = self.clock.val();
+            self.h[k].d.next = self.h[k].q.val();
+        }
+        for k in 0..5 {
+            self.r_tuple[k].clock.next = self.clock.val();
+            self.r_tuple[k].d.next = self.r_tuple[k].q.val();
+        }
+        // ---- capture ----
+        self.lane[0].next = bit_cast::<32, 8>(self.data.val().get_bits::<8>(0));
+        self.lane[1].next = bit_cast::<32, 8>(self.data.val().get_bits::<8>(8));
+        self.lane[2].next = bit_cast::<32, 8>(self.data.val().get_bits::<8>(16));
+        self.lane[3].next = bit_cast::<32, 8>(self.data.val().get_bits::<8>(24));
+        self.lane[4].next = bit_cast::<32, 8>(self.data.val().get_bits::<8>(32));
+        self.lane[5].next = bit_cast::<32, 8>(self.data.val().get_bits::<8>(40));
+        self.lane[6].next = bit_cast::<32, 8>(self.data.val().get_bits::<8>(48));
+        self.lane[7].next = bit_cast::<32, 8>(self.data.val().get_bits::<8>(56));
+        self.word_a.next = (bit_cast::<32, 16>(self.prev.q.val()) << 16) | (self.lane[0].val() << 8) | self.lane[1].val();
+        self.word_b.next = (self.lane[2].val() << 24) | (self.lane[3].val() << 16) | (self.lane[4].val() << 8) | self.lane[5].val();
+        self.open.next = self.idx.q.val() != 13;
+        self.window_end.next = self.idx.q.val() == 12;
+        self.window_open.next = self.open.val();
+        self.decide.next = self.fire.val() & self.open.val() & (self.last.val() | (self.idx.q.val() == 12));
+        self.qb.next = bit_cast::<5, 4>(self.idx.q.val()) + bit_cast::<5, 4>(self.idx.q.val());
+        self.qa.next = self.qb.val() - 1;
+        // where the L4 words are (meaningful from beat 4 on)
+        self.cap_tags.next = 0.into();
+        if (self.et0.q.val() == 0x8100) | (self.et0.q.val() == 0x88a8) {
+            self.cap_tags.next = 1.into();
+            if (self.et1.q.val() == 0x8100) | (self.et1.q.val() == 0x88a8) {
+                self.cap_tags.next = 2.into();
+            }
+        }
+        self.cap_ihl.next = self.wa[0].q.val().get_bits::<4>(24);
+        self.cap_et.next = self.et0.q.val();
+        self.q4.next = 3.into();
+        if self.cap_tags.val() == 1 {
+            self.cap_ihl.next = self.wb[0].q.val().get_bits::<4>(24);
+            self.cap_et.next = self.et1.q.val();
+            self.q4.next = 4.into();
+        }
+        if self.cap_tags.val() == 2 {
+            self.cap_ihl.next = self.wa[1].q.val().get_bits::<4>(24);
+            self.cap_et.next = self.et2.q.val();
+            self.q4.next = 5.into();
+        }
+        if self.cap_et.val() == 0x86dd {
+            self.q4.next = self.q4.val() + 10;
+        } else {
+            self.q4.next = self.q4.val() + bit_cast::<5, 4>(self.cap_ihl.val());
+        }
+        self.q4p1.next = self.q4.val() + 1;
+        self.q4p3.next = self.q4.val() + 3;
+        if self.fire.val() {
+            self.prev.d.next = (bit_cast::<16, 8>(self.data.val().get_bits::<8>(48)) << 8) | bit_cast::<16, 8>(self.data.val().get_bits::<8>(56));
+            if self.idx.q.val() == 0 {
+                self.c_dst.d.next = self.data.val().get_bits::<48>(0);
+            }
+            if self.idx.q.val() == 1 {
+                self.et0.d.next = (bit_cast::<16, 8>(self.data.val().get_bits::<8>(32)) << 8) | bit_cast::<16, 8>(self.data.val().get_bits::<8>(40));
+            }
+            if self.idx.q.val() == 2 {
+                self.et1.d.next = (bit_cast::<16, 8>(self.data.val().get_bits::<8>(0)) << 8) | bit_cast::<16, 8>(self.data.val().get_bits::<8>(8));
+                self.et2.d.next = (bit_cast::<16, 8>(self.data.val().get_bits::<8>(32)) << 8) | bit_cast::<16, 8>(self.data.val().get_bits::<8>(40));
+            }
+            for k in 0..6 {
+                if self.idx.q.val() == self.beat_k[k].val() {
+                    self.wa[k].d.next = self.word_a.val();
+                    self.wb[k].d.next = self.word_b.val();
+                }
+            }
+            if self.open.val() & (self.idx.q.val() >= 4) {
+                if self.qa.val() == self.q4.val() {
+                    self.lw0.d.next = self.word_a.val();
+                }
+                if self.qb.val() == self.q4.val() {
+                    self.lw0.d.next = self.word_b.val();
+                }
+                if self.qa.val() == self.q4p1.val() {
+                    self.lw1.d.next = self.word_a.val();
+                }
+                if self.qb.val() == self.q4p1.val() {
+                    self.lw1.d.next = self.word_b.val();
+                }
+                if self.qa.val() == self.q4p3.val() {
+                    self.lw3.d.next = self.word_a.val();
+                }
+                if self.qb.val() == self.q4p3.val() {
+                    self.lw3.d.next = self.word_b.val();
+                }
+            }
+            if self.decide.val() {
+                self.flen.d.next = (bit_cast::<7, 4>(self.idx.q.val()) << 3) + bit_cast::<7, 4>(self.len.val());
+                self.ended.d.next = self.last.val();
+            }
+            if self.last.val() {
+                self.idx.d.next = 0.into();
+            } else if self.open.val() {
+                self.idx.d.next = self.idx.q.val() + 1;
+            }
+        }
+        self.v1.d.next = self.decide.val();
+        // ---- stage 1: Ethernet and VLAN, select the IP header words ----
+        self.lenv.next = 127.into();
+        if self.ended.q.val() {
+            self.lenv.next = bit_cast::<17, 7>(self.flen.q.val());
+        }
+        self.tpid0.next = (self.et0.q.val() == 0x8100) | (self.et0.q.val() == 0x88a8);
+        self.tpid1.next = (self.et1.q.val() == 0x8100) | (self.et1.q.val() == 0x88a8);
+        self.tags_raw.next = 0.into();
+        if self.tpid0.val() {
+            self.tags_raw.next = 1.into();
+            if self.tpid1.val() {
+                self.tags_raw.next = 2.into();
+            }
+        }
+        if self.v1.q.val() {
+            self.s1_dst.d.next = self.c_dst.q.val();
+            self.s1_lw0.d.next = self.lw0.q.val();
+            self.s1_lw1.d.next = self.lw1.q.val();
+            self.s1_lw3.d.next = self.lw3.q.val();
+            self.s1_lenv.d.next = self.lenv.val();
+            self.s1_ended.d.next = self.ended.q.val();
+            self.s1_tags.d.next = self.tags_raw.val();
+            self.s1_trunc.d.next = false;
+            if self.lenv.val() < 14 {
+                self.s1_tags.d.next = 0.into();
+                self.s1_trunc.d.next = true;
+            } else if self.tpid0.val() & (self.lenv.val() < 18) {
+                self.s1_tags.d.next = 1.into();
+                self.s1_trunc.d.next = true;
+            } else if self.tpid0.val() & self.tpid1.val() & (self.lenv.val() < 22) {
+                self.s1_trunc.d.next = true;
+            }
+            if self.tags_raw.val() == 0 {
+                self.s1_et.d.next = self.et0.q.val();
+                self.s1_l3.d.next = 14.into();
+                for m in 0..5 {
+                    self.h[2 * m].d.next = self.wa[m].q.val();
+                    self.h[2 * m + 1].d.next = self.wb[m].q.val();
+                }
+            } else if self.tags_raw.val() == 1 {
+                self.s1_et.d.next = self.et1.q.val();
+                self.s1_l3.d.next = 18.into();
+                for m in 0..5 {
+                    self.h[2 * m].d.next = self.wb[m].q.val();
+                    self.h[2 * m + 1].d.next = self.wa[m + 1].q.val();
+                }
+            } else {
+                self.s1_et.d.next = self.et2.q.val();
+                self.s1_l3.d.next = 22.into();
+                for m in 0..5 {
+                    self.h[2 * m].d.next = self.wa[m + 1].q.val();
+                    self.h[2 * m + 1].d.next = self.wb[m + 1].q.val();
+                }
+            }
+        }
+        self.v2.d.next = self.v1.q.val();
+        // ---- stage 2: IP, TCP/UDP checks ----
+        self.ver.next = self.h[0].q.val().get_bits::<4>(28);
+        self.ihl.next = self.h[0].q.val().get_bits::<4>(24);
+        self.hl.next = bit_cast::<17, 4>(self.ihl.val()) << 2;
+        self.total.next = bit_cast::<17, 16>(self.h[0].q.val().get_bits::<16>(0));
+        self.plen.next = bit_cast::<17, 16>(self.h[1].q.val().get_bits::<16>(16));
+        self.nh.next = self.h[1].q.val().get_bits::<8>(8);
+        self.not_ended.next = !self.s1_ended.q.val();
+        self.is_v4.next = !self.s1_trunc.q.val() & (self.s1_et.q.val() == 0x0800);
+        self.is_v6.next = !self.s1_trunc.q.val() & (self.s1_et.q.val() == 0x86dd);
+        self.ok4.next = self.is_v4.val()
+            & (self.s1_lenv.q.val() >= self.s1_l3.q.val() + 20)
+            & (self.ver.val() == 4)
+            & (self.ihl.val() >= 5)
+            & (self.hl.val() <= self.total.val())
+            & (self.not_ended.val() | (self.s1_l3.q.val() + self.total.val() <= self.s1_lenv.q.val()));
+        self.ok6.next = self.is_v6.val()
+            & (self.s1_lenv.q.val() >= self.s1_l3.q.val() + 40)
+            & (self.ver.val() == 6)
+            & (self.plen.val() != 0)
+            & (self.not_ended.val() | (self.s1_l3.q.val() + 40 + self.plen.val() <= self.s1_lenv.q.val()));
+        self.proto.next = self.nh.val();
+        self.l4_off.next = self.s1_l3.q.val() + 40;
+        self.l4len.next = self.plen.val();
+        self.frag.next = self.ok6.val() & (self.nh.val() == 44);
+        self.ext.next = self.ok6.val()
+            & ((self.nh.val() == 0)
+                | (self.nh.val() == 43)
+                | (self.nh.val() == 44)
+                | (self.nh.val() == 50)
+                | (self.nh.val() == 51)
+                | (self.nh.val() == 60)
+                | (self.nh.val() == 135)
+                | (self.nh.val() == 139)
+                | (self.nh.val() == 140)
+                | (self.nh.val() == 253)
+                | (self.nh.val() == 254));
+        if self.is_v4.val() {
+            self.proto.next = self.h[2].q.val().get_bits::<8>(16);
+            self.l4_off.next = self.s1_l3.q.val() + self.hl.val();
+            self.l4len.next = self.total.val() - self.hl.val();
+            self.frag.next = self.ok4.val() & (self.h[1].q.val().get_bit(13) | (self.h[1].q.val().get_bits::<13>(0) != 0));
+        }
+        self.l4go.next = (self.ok4.val() | self.ok6.val()) & !self.frag.val();
+        self.is_tcp.next = self.l4go.val() & (self.proto.val() == 6);
+        self.is_udp.next = self.l4go.val() & (self.proto.val() == 17);
+        self.doff.next = bit_cast::<17, 4>(self.s1_lw3.q.val().get_bits::<4>(28)) << 2;
+        self.udplen.next = bit_cast::<17, 16>(self.s1_lw1.q.val().get_bits::<16>(16));
+        self.okt.next = self.is_tcp.val() & (self.l4len.val() >= 20) & (self.doff.val() >= 20) & (self.doff.val() <= self.l4len.val());
+        self.oku.next = self.is_udp.val() & (self.l4len.val() >= 8) & (self.udplen.val() == self.l4len.val());
+        self.bad.next = self.s1_trunc.q.val()
+            | (self.is_v4.val() & !self.ok4.val())
+            | (self.is_v6.val() & !self.ok6.val())
+            | (self.is_tcp.val() & !self.okt.val())
+            | (self.is_udp.val() & !self.oku.val());
+        self.pt.next = bit_cast::<16, 2>(self.s1_tags.q.val()) << 4;
+        if self.is_v4.val() {
+            self.pt.next = self.pt.val() | 1;
+        }
+        if self.is_v6.val() {
+            self.pt.next = self.pt.val() | 2;
+        }
+        if self.l4go.val() {
+            if self.is_tcp.val() {
+                self.pt.next = self.pt.val() | 4;
+            } else if self.is_udp.val() {
+                self.pt.next = self.pt.val() | 8;
+            } else {
+                self.pt.next = self.pt.val() | 12;
+            }
+        }
+        if self.frag.val() {
+            self.pt.next = self.pt.val() | 64;
+        }
+        if self.ext.val() {
+            self.pt.next = self.pt.val() | 128;
+        }
+        if self.bad.val() {
+            self.pt.next = self.pt.val() | 256;
+        }
+        if self.v2.q.val() {
+            self.r_dst.d.next = self.s1_dst.q.val();
+            self.r_has_dst.d.next = self.s1_lenv.q.val() >= 6;
+            self.r_ptype.d.next = self.pt.val();
+            self.r_v4ok.d.next = self.ok4.val();
+            self.r_v6ok.d.next = self.ok6.val();
+            self.r_tcp_ok.d.next = self.okt.val();
+            self.r_udp_ok.d.next = self.oku.val();
+            self.r_l3.d.next = self.s1_l3.q.val();
+            self.r_l4.d.next = self.l4_off.val();
+            self.r_l4end.d.next = self.l4_off.val() + self.l4len.val();
+            self.r_pconst.d.next = bit_cast::<17, 8>(self.proto.val()) + self.l4len.val();
+            self.r_chk3.d.next = self.ok4.val();
+            self.r_chk4.d.next = self.okt.val() | self.oku.val();
+            self.r_udp0.d.next = self.is_udp.val() & (self.s1_lw1.q.val().get_bits::<16>(0) == 0);
+            if self.is_v4.val() {
+                self.r_as.d.next = self.s1_l3.q.val() + 12;
+                self.r_ae.d.next = self.s1_l3.q.val() + 20;
+                self.r_tuple[0].d.next = (bit_cast::<64, 32>(self.h[3].q.val()) << 32) | bit_cast::<64, 32>(self.h[4].q.val());
+                self.r_tuple[1].d.next = bit_cast::<64, 32>(self.s1_lw0.q.val()) << 32;
+                self.r_tuple[2].d.next = 0.into();
+                self.r_tuple[3].d.next = 0.into();
+                self.r_tuple[4].d.next = 0.into();
+            } else {
+                self.r_as.d.next = self.s1_l3.q.val() + 8;
+                self.r_ae.d.next = self.s1_l3.q.val() + 40;
+                self.r_tuple[0].d.next = (bit_cast::<64, 32>(self.h[2].q.val()) << 32) | bit_cast::<64, 32>(self.h[3].q.val());
+                self.r_tuple[1].d.next = (bit_cast::<64, 32>(self.h[4].q.val()) << 32) | bit_cast::<64, 32>(self.h[5].q.val());
+                self.r_tuple[2].d.next = (bit_cast::<64, 32>(self.h[6].q.val()) << 32) | bit_cast::<64, 32>(self.h[7].q.val());
+                self.r_tuple[3].d.next = (bit_cast::<64, 32>(self.h[8].q.val()) << 32) | bit_cast::<64, 32>(self.h[9].q.val());
+                self.r_tuple[4].d.next = bit_cast::<64, 32>(self.s1_lw0.q.val()) << 32;
+            }
+        }
+        if self.v2.q.val() {
+            self.r_valid.d.next = true;
+        } else if self.rec_take.val() {
+            self.r_valid.d.next = false;
+        }
+        self.pending.next = self.v1.q.val() | self.v2.q.val() | self.r_valid.q.val();
+        // ---- outputs ----
+        self.rec_valid.next = self.r_valid.q.val();
+        self.dst.next = self.r_dst.q.val();
+        self.has_dst.next = self.r_has_dst.q.val();
+        self.ptype.next = self.r_ptype.q.val();
+        for k in 0..5 {
+            self.tuple[k].next = self.r_tuple[k].q.val();
+        }
+        self.v4ok.next = self.r_v4ok.q.val();
+        self.v6ok.next = self.r_v6ok.q.val();
+        self.tcp_ok.next = self.r_tcp_ok.q.val();
+        self.udp_ok.next = self.r_udp_ok.q.val();
+        self.l3.next = self.r_l3.q.val();
+        self.l4.next = self.r_l4.q.val();
+        self.l4end.next = self.r_l4end.q.val();
+        self.addr_start.next = self.r_as.q.val();
+        self.addr_end.next = self.r_ae.q.val();
+        self.pconst.next = self.r_pconst.q.val();
+        self.chk3.next = self.r_chk3.q.val();
+        self.chk4.next = self.r_chk4.q.val();
+        self.udp0.next = self.r_udp0.q.val();
+        if self.reset.val() {
+            self.idx.d.next = 0.into();
+            self.v1.d.next = false;
+            self.v2.d.next = false;
+            self.r_valid.d.next = false;
+        }
+    }
+}

@@ -1,0 +1,217 @@
+//! RX classification end to end: frames on the wire, through MAC filter, parser,
+//! checksum check and RSS, into the queues, read back by the real driver and judged
+//! against the golden classifier (`nic_testbench::rxclass`) and, for RSS, against the
+//! published Microsoft verification hashes.
+
+mod common;
+
+use common::*;
+use nic_driver::{Dir, IrqMode, MacFilter, NicConfig, RxFilterMode};
+use nic_testbench::rxclass::{self, RxClassConfig};
+use nic_testbench::rxgen::{self, RxGenOptions};
+use nic_testbench::{fcs, rxsuite};
+use proptest::prelude::*;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+
+fn queues(size: HwSize) -> u32 {
+    match size {
+        HwSize::Small => 1,
+        HwSize::Full => 8,
+    }
+}
+
+/// Every queue open, rings and buffers big enough that nothing is dropped for lack of
+/// a buffer (jumbo frames included).
+fn config(size: HwSize) -> NicConfig {
+    NicConfig { rx_queues: queues(size), rx_ring_log2: 8, rx_buf_len: 9216, ..NicConfig::default() }
+}
+
+/// The golden configuration that matches what `Nic::open` leaves: reset values, with
+/// the indirection table spread over the open queues.
+fn after_open(size: HwSize) -> RxClassConfig {
+    let q = queues(size);
+    let mut cfg = RxClassConfig::reset_default(q);
+    cfg.reta = std::array::from_fn(|j| (j as u32 % q) as u8);
+    cfg
+}
+
+#[test]
+fn microsoft_rss_suite_through_the_nic() {
+    for size in [HwSize::Full, HwSize::Small] {
+        each_backend(size, |_, dev| {
+            let mut nic = open(dev, config(size));
+            let suite = rxgen::ms_suite_frames();
+            let frames: Vec<Vec<u8>> = suite.iter().map(|(f, _, _)| f.clone()).collect();
+            let got = rxsuite::replay_one_by_one(&mut nic, &frames, TIMEOUT).unwrap();
+            for ((f, hash, ty), o) in suite.iter().zip(&got) {
+                assert!(o.accepted, "suite frame {} dropped: {:?}", o.index, o.drop_reason);
+                // the published hash, independent of our model
+                assert_eq!((o.rss_hash, o.rss_type), (*hash, *ty), "suite frame {} ({} bytes)", o.index, f.len());
+                assert_eq!(o.queue, Some(hash % 128 % queues(size)), "queue = RETA[hash % 128] with the spread table");
+            }
+            // and the whole classification agrees with the model
+            rxsuite::burst_and_check(&mut nic, &after_open(size), &frames, TIMEOUT).unwrap();
+        });
+    }
+}
+
+/// Random configurations and random traffic (VLANs, options, fragments, IPv6 extension
+/// headers, malformed and truncated headers, bad checksums, random addresses).
+fn random_run(size: HwSize, seed: u64, frames: usize) {
+    each_backend(size, |b, dev| {
+        let mut nic = open(dev, config(size));
+        let mut rng = StdRng::seed_from_u64(seed);
+        let cfg = rxgen::random_config(&mut rng, queues(size));
+        rxsuite::program(&mut nic, &cfg).unwrap();
+        let opts = RxGenOptions::for_config(&cfg);
+        let traffic: Vec<Vec<u8>> = (0..frames).map(|_| rxgen::random_frame(&mut rng, &opts)).collect();
+        if let Err(e) = rxsuite::burst_and_check(&mut nic, &cfg, &traffic, 4 * TIMEOUT) {
+            panic!("backend {b:?} {size:?} seed {seed}: {e}");
+        }
+    });
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 4, failure_persistence: None, ..ProptestConfig::default() })]
+    #[test]
+    fn random_traffic_matches_the_model_full(seed in any::<u64>()) {
+        random_run(HwSize::Full, seed, 160);
+    }
+    #[test]
+    fn random_traffic_matches_the_model_small(seed in any::<u64>()) {
+        random_run(HwSize::Small, seed, 80);
+    }
+}
+
+#[test]
+fn filter_modes_count_drops_by_reason() {
+    each_backend(HwSize::Full, |_, dev| {
+        let mut nic = open(dev, config(HwSize::Full));
+        let ours = [0x02, 0x11, 0x22, 0x33, 0x44, 0x55];
+        let group = [0x01, 0x00, 0x5e, 0x00, 0x00, 0xfb];
+        nic.set_rx_filter_mode(RxFilterMode::NORMAL).unwrap();
+        nic.set_mac_filter(0, Some(MacFilter { addr: ours, steer_queue: Some(5) })).unwrap();
+        nic.set_multicast_list(&[group]).unwrap();
+        assert_eq!(nic.mac_filter(0).unwrap(), Some(MacFilter { addr: ours, steer_queue: Some(5) }));
+        let mut rng = StdRng::seed_from_u64(7);
+        let mut opts = RxGenOptions::clean();
+        opts.our_macs = vec![ours];
+        let mut frame_to = |dst: [u8; 6]| {
+            let mut f = rxgen::random_frame(&mut rng, &opts);
+            f[..6].copy_from_slice(&dst);
+            f
+        };
+        let other_group = loop {
+            let g = rxgen::random_multicast(&mut StdRng::seed_from_u64(rand::random()));
+            if rxclass::mcast_hash_index(&g) != rxclass::mcast_hash_index(&group) {
+                break g;
+            }
+        };
+        let frames = vec![
+            frame_to(ours),
+            frame_to([0x02, 0, 0, 0, 0, 9]),
+            frame_to(group),
+            frame_to(other_group),
+            frame_to([0xff; 6]),
+        ];
+        let got = rxsuite::replay_one_by_one(&mut nic, &frames, TIMEOUT).unwrap();
+        let summary: Vec<(bool, Option<&str>, Option<u32>)> = got.iter().map(|o| (o.accepted, o.drop_reason, o.queue)).collect();
+        assert_eq!(summary[0], (true, None, Some(5)), "exact match steered to queue 5");
+        assert_eq!(summary[1], (false, Some("unicast_filter"), None));
+        assert!(summary[2].0, "multicast group in the hash accepted: {:?}", summary[2]);
+        assert_eq!(summary[3], (false, Some("multicast_filter"), None));
+        assert!(summary[4].0, "broadcast accepted with BROADCAST set");
+        nic.set_rx_filter_mode(RxFilterMode { broadcast: false, ..RxFilterMode::NORMAL }).unwrap();
+        let got = rxsuite::replay_one_by_one(&mut nic, &frames[4..], TIMEOUT).unwrap();
+        assert_eq!(got[0].drop_reason, Some("broadcast_filter"));
+        nic.set_rx_filter_mode(RxFilterMode { promisc: true, allmulti: false, broadcast: false }).unwrap();
+        let got = rxsuite::replay_one_by_one(&mut nic, &frames, TIMEOUT).unwrap();
+        assert!(got.iter().all(|o| o.accepted), "promiscuous accepts everything: {got:?}");
+        let s = nic.stats().unwrap();
+        assert_eq!((s.rx_drop_ucast_filter, s.rx_drop_mcast_filter, s.rx_drop_bcast_filter), (1, 1, 1));
+    });
+}
+
+#[test]
+fn a_full_ring_drops_only_its_own_frames() {
+    each_backend(HwSize::Full, |_, dev| {
+        // 8-entry rings; queue 3 is never drained
+        let mut nic = open(dev, NicConfig { rx_ring_log2: 3, ..config(HwSize::Full) });
+        let mut rng = StdRng::seed_from_u64(3);
+        let cfg = after_open(HwSize::Full);
+        let mut per_queue = [Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+        let mut frames = Vec::new();
+        let opts = RxGenOptions::clean();
+        while per_queue[3].len() < 20 {
+            let f = rxgen::random_frame(&mut rng, &opts);
+            let m = rxclass::classify(&cfg, &f);
+            if per_queue.iter().map(Vec::len).sum::<usize>() >= 200 && m.queue != 3 {
+                continue;
+            }
+            per_queue[m.queue as usize].push(frames.len());
+            frames.push(f);
+        }
+        let mut got: Vec<Vec<Vec<u8>>> = vec![Vec::new(); 8];
+        let before = nic.stats().unwrap();
+        for f in &frames {
+            nic.device_mut().inject_rx(&fcs::with_fcs(f), false);
+            // drain every queue but 3 as frames come
+            for q in (0..8).filter(|&q| q != 3) {
+                got[q as usize].extend(nic.rx_burst_on(q, 8).unwrap().into_iter().map(|r| r.data));
+            }
+        }
+        let start = nic.cycles();
+        while (0..8).filter(|&q| q != 3).map(|q| got[q].len()).sum::<usize>() < frames.len() - per_queue[3].len() && nic.cycles() - start < TIMEOUT {
+            nic.device_mut().idle(200);
+            for q in (0..8).filter(|&q| q != 3) {
+                got[q as usize].extend(nic.rx_burst_on(q, 8).unwrap().into_iter().map(|r| r.data));
+            }
+        }
+        for q in (0..8).filter(|&q| q != 3) {
+            let want: Vec<Vec<u8>> = per_queue[q].iter().map(|&i| frames[i].clone()).collect();
+            assert_eq!(got[q], want, "queue {q} lost or reordered frames while queue 3 was full");
+        }
+        let q3: Vec<Vec<u8>> = nic.rx_burst_on(3, 64).unwrap().into_iter().map(|r| r.data).collect();
+        let want: Vec<Vec<u8>> = per_queue[3][..8].iter().map(|&i| frames[i].clone()).collect();
+        assert_eq!(q3, want, "queue 3 holds the first 8 of its frames");
+        let dropped = (per_queue[3].len() - 8) as u32;
+        // queue 3's last frames come after everyone else's: let them reach the NIC
+        let start = nic.cycles();
+        while nic.rx_queue_drops(3).unwrap() < dropped && nic.cycles() - start < TIMEOUT {
+            nic.device_mut().idle(500);
+        }
+        assert_eq!(nic.rx_queue_drops(3).unwrap(), dropped);
+        assert_eq!(nic.stats().unwrap().since(&before).rx_drop_no_buffer, dropped);
+        for q in (0..8).filter(|&q| q != 3) {
+            assert_eq!(nic.rx_queue_drops(q).unwrap(), 0, "queue {q}");
+        }
+    });
+}
+
+#[test]
+fn each_queue_raises_its_own_vector() {
+    each_backend(HwSize::Full, |_, dev| {
+        let mut nic = open(dev, NicConfig { irq_mode: IrqMode::Interrupt, ..config(HwSize::Full) });
+        let ours = [0x02, 0xaa, 0xbb, 0xcc, 0xdd, 0x00];
+        nic.set_rx_filter_mode(RxFilterMode::NORMAL).unwrap();
+        let mut rng = StdRng::seed_from_u64(9);
+        let opts = RxGenOptions::clean();
+        for q in [6u32, 1, 7, 0] {
+            let mut addr = ours;
+            addr[5] = q as u8;
+            nic.set_mac_filter(q, Some(MacFilter { addr, steer_queue: Some(q as u8) })).unwrap();
+            let mut f = rxgen::random_frame(&mut rng, &opts);
+            f[..6].copy_from_slice(&addr);
+            nic.device_mut().inject_rx(&fcs::with_fcs(&f), false);
+            assert!(nic.wait_rx_on(q, TIMEOUT).unwrap(), "queue {q}: no interrupt");
+            for other in (0..8).filter(|&o| o != q) {
+                assert!(!nic.rx_ready(other).unwrap(), "frame for queue {q} showed up on {other}");
+            }
+            let got = nic.rx_burst_on(q, 4).unwrap();
+            assert_eq!(got.len(), 1);
+            assert_eq!(got[0].data, f);
+            assert!(nic.queue_state(Dir::Rx, q).unwrap().active);
+        }
+    });
+}
