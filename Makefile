@@ -23,9 +23,10 @@ run: setup
 	$(NIC) verilog --config small --out $(OUT)/verilog
 	$(NIC) sim loopback --frames 1000
 
+# The workspace tests include the lint of every configuration and top
+# (hw/tests/lint.rs runs what `make lint` runs).
 test: setup
 	$(CARGO) test --release -j$(JOBS) --workspace --no-fail-fast
-	$(MAKE) --no-print-directory lint
 
 # verilator --lint-only -Wall on the exported Verilog of every configuration, with
 # only the generator-caused waivers (hw/lint/waivers.vlt, written next to it).

@@ -87,9 +87,10 @@ pub struct TxEngine<const FN: usize, const FNP1: usize> {
     reserved: DFF<Bits<16>>,
     chunk_off: DFF<Bits<16>>,
     head_count: DFF<Bits<16>>,
-    wb_pending: DFF<Bit>,
-    wb_addr_r: DFF<Bits<64>>,
-    wb_data_r: DFF<Bits<64>>,
+    /// Write-backs waiting for the write port: [63:0] address, [127:64] bytes 8..16. A
+    /// queue, so that a write port busy with an RX frame (cut-through RX holds it for a
+    /// whole frame) never stops TX from taking read responses.
+    wb_fifo: NicFifo<Bits<128>, 2, 3>,
     chunk: Signal<Local, Bits<16>>,
     beats: Signal<Local, Bits<16>>,
     left: Signal<Local, Bits<16>>,
@@ -166,9 +167,7 @@ impl<const FN: usize, const FNP1: usize> Default for TxEngine<FN, FNP1> {
             reserved: Default::default(),
             chunk_off: Default::default(),
             head_count: Default::default(),
-            wb_pending: Default::default(),
-            wb_addr_r: Default::default(),
-            wb_data_r: Default::default(),
+            wb_fifo: Default::default(),
             chunk: Default::default(),
             beats: Default::default(),
             left: Default::default(),
@@ -190,9 +189,9 @@ impl<const FN: usize, const FNP1: usize> Logic for TxEngine<FN, FNP1> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, error, cur_valid, cur_addr, cur_remaining, cur_len, cur_flags, cur_idx, pop_idx,
-            frame_bytes, abort_pending, reserved, chunk_off, head_count, wb_pending, wb_addr_r, wb_data_r
+            frame_bytes, abort_pending, reserved, chunk_off, head_count
         );
-        clock!(self, clock, fetch, info, data, downsizer, packer);
+        clock!(self, clock, fetch, info, data, downsizer, packer, wb_fifo);
         self.run.next = self.enable.val() & (self.error.q.val() == 0);
         self.active.next = self.run.val();
         self.error_code.next = self.error.q.val();
@@ -275,7 +274,9 @@ impl<const FN: usize, const FNP1: usize> Logic for TxEngine<FN, FNP1> {
             }
         }
         // read responses into the data FIFO
-        self.data_rsp_ready.next = !self.wb_pending.q.val() & !self.data.full.val();
+        self.data_rsp_ready.next = !self.wb_fifo.full.val() & !self.data.full.val();
+        self.wb_fifo.write.next = false;
+        self.wb_fifo.data_in.next = 0.into();
         self.beat_fire.next = self.data_rsp_valid.val() & self.data_rsp_ready.val();
         self.left.next = self.info.data_out.val().get_bits::<16>(0) - self.chunk_off.q.val();
         self.beat_len.next = self.left.val();
@@ -309,13 +310,12 @@ impl<const FN: usize, const FNP1: usize> Logic for TxEngine<FN, FNP1> {
                     self.head_count.d.next = self.head_count.q.val() + 1;
                     self.completion.next = true;
                     if self.info.data_out.val().get_bit(50) {
-                        self.wb_pending.d.next = true;
-                        self.wb_addr_r.d.next = self.ring_base.val()
-                            + (bit_cast::<64, 16>(self.info.data_out.val().get_bits::<16>(16) & self.ring_mask.val()) << 4)
-                            + 8;
-                        // write-back: length, flags | DONE, info word 0
-                        self.wb_data_r.d.next = bit_cast::<64, 16>(self.info.data_out.val().get_bits::<16>(32))
-                            | (bit_cast::<64, 16>(bit_cast::<16, 2>(self.info.data_out.val().get_bits::<2>(49)) | 0x8000) << 16);
+                        // write-back at bytes 8..16: length, flags | DONE, info word 0
+                        self.wb_fifo.write.next = true;
+                        self.wb_fifo.data_in.next = bit_cast::<128, 64>(
+                            self.ring_base.val() + (bit_cast::<64, 16>(self.info.data_out.val().get_bits::<16>(16) & self.ring_mask.val()) << 4) + 8,
+                        ) | (bit_cast::<128, 16>(self.info.data_out.val().get_bits::<16>(32)) << 64)
+                            | (bit_cast::<128, 16>(bit_cast::<16, 2>(self.info.data_out.val().get_bits::<2>(49)) | 0x8000) << 80);
                     }
                 }
             }
@@ -337,12 +337,10 @@ impl<const FN: usize, const FNP1: usize> Logic for TxEngine<FN, FNP1> {
             self.reserved.d.next = self.reserved.q.val() - 1;
         }
         // write-back
-        self.wb_valid.next = self.wb_pending.q.val();
-        self.wb_addr.next = self.wb_addr_r.q.val();
-        self.wb_data.next = self.wb_data_r.q.val();
-        if self.wb_pending.q.val() & self.wb_ready.val() {
-            self.wb_pending.d.next = false;
-        }
+        self.wb_valid.next = !self.wb_fifo.empty.val();
+        self.wb_addr.next = self.wb_fifo.data_out.val().get_bits::<64>(0);
+        self.wb_data.next = self.wb_fifo.data_out.val().get_bits::<64>(64);
+        self.wb_fifo.read.next = !self.wb_fifo.empty.val() & self.wb_ready.val();
         if self.wb_rsp_valid.val() & self.wb_rsp_error.val() & (self.error.q.val() == 0) {
             self.error.d.next = 3.into(); // QueueError::WriteFault
         }
@@ -378,10 +376,8 @@ impl<const FN: usize, const FNP1: usize> Logic for TxEngine<FN, FNP1> {
             self.abort_pending.d.next = false;
             self.head_count.d.next = 0.into();
         }
-        if self.reset.val() {
-            // a write-back already offered is finished even if the queue is disabled
-            self.wb_pending.d.next = false;
-        }
+        // write-backs already queued are finished even if the queue is disabled
+        self.wb_fifo.reset.next = self.reset.val();
         if self.reset.val() | (!self.run.val() & self.info.empty.val()) {
             self.reserved.d.next = 0.into();
             self.chunk_off.d.next = 0.into();
