@@ -245,7 +245,7 @@ pub mod stats {
         RX_DROP_PHY_ERROR @ 0x38 : Ro = 0, "Frames dropped: the PHY flagged an error (tuser on the RX wire).";
         RX_DROP_UCAST_FILTER @ 0x3C : Ro = 0, "Frames dropped by the MAC filter: unicast destination not in the exact-match table.";
         RX_DROP_MCAST_FILTER @ 0x40 : Ro = 0, "Frames dropped by the MAC filter: multicast destination neither in the table nor in the hash.";
-        RX_DROP_BCAST_FILTER @ 0x44 : Ro = 0, "Frames dropped by the MAC filter: broadcast while RX_FILTER_CTRL.BROADCAST is clear.";
+        RX_DROP_BCAST_FILTER @ 0x44 : Ro = 0, "Frames dropped by the MAC filter: broadcast while rxc FILTER_CTRL.BROADCAST is clear.";
         RX_CSUM_L3_BAD @ 0x48 : Ro = 0, "Frames delivered with a bad IPv4 header checksum.";
         RX_CSUM_L4_BAD @ 0x4C : Ro = 0, "Frames delivered with a bad TCP/UDP checksum.";
     });

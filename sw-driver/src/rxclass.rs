@@ -10,7 +10,7 @@ use crate::nic::Nic;
 use crate::regs::RegisterVerbs;
 use nic_regmap::rxc;
 
-/// `RX_FILTER_CTRL`.
+/// `FILTER_CTRL` of the `rxc` block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RxFilterMode {
     /// Accept every frame.

@@ -73,14 +73,14 @@ fn random_run(size: HwSize, seed: u64, frames: usize) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 4, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 6, failure_persistence: None, ..ProptestConfig::default() })]
     #[test]
     fn random_traffic_matches_the_model_full(seed in any::<u64>()) {
-        random_run(HwSize::Full, seed, 160);
+        random_run(HwSize::Full, seed, 200);
     }
     #[test]
     fn random_traffic_matches_the_model_small(seed in any::<u64>()) {
-        random_run(HwSize::Small, seed, 80);
+        random_run(HwSize::Small, seed, 120);
     }
 }
 
