@@ -5,8 +5,8 @@
 //! has none (and the whole tuple for `NONE`, whose hash is 0), and loads the 40-byte key.
 //! Then five cycles each hash one word: with the key register shifted 64 bits per cycle,
 //! bit `j` of the word (most significant first) selects the 32-bit key window starting at
-//! key bit `j`, and the selected windows are XORed into the result ([`ToeplitzStep`], a
-//! generated AND/XOR network of 64 x 32 terms). Zero bytes add nothing, so every type
+//! key bit `j`, and the selected windows are XORed into the result ([`ToeplitzStep`], 64
+//! word-wide AND/XOR terms). Zero bytes add nothing, so every type
 //! takes the same five cycles. Two more cycles read the indirection table
 //! (a 32 x 32-bit RAM, four 8-bit entries per word as software writes them) and register
 //! the result; `done` pulses with `hash`, `hash_type` and `reta_queue` (held until the
@@ -42,13 +42,18 @@ impl Logic for ToeplitzStep {
         self.out.connect();
     }
     fn hdl(&self) -> Verilog {
-        // key bit n of the 96-bit key (LSB numbering): key_hi[n-32] or key_lo[n]
-        let key = |n: usize| if n >= 32 { format!("key_hi[{}]", n - 32) } else { format!("key_lo[{}]", n - 1) };
-        let mut body = String::new();
-        for b in 0..32 {
-            let terms: Vec<String> = (0..64).map(|j| format!("(data[{}] & {})", 63 - j, key(64 - j + b))).collect();
-            body.push_str(&format!("assign out[{b}] = {};\n", terms.join(" ^ ")));
+        // Word-wide terms: out ^= data bit ? 32-bit key window : 0. Synthesis sees the same
+        // AND/XOR network as bit-level equations; Verilator evaluates 64 word operations
+        // instead of 2,048 bit operations per cycle (the bit-level form made the whole NIC
+        // simulate 3.5 times slower). Window j (data bit 63 - j) is key bits 95-j..64-j:
+        // within key_hi for j < 32, else within kb = {key_hi[31:0], key_lo} (key bits 63..1).
+        let mut terms = Vec::new();
+        for j in 0..64usize {
+            let window = if j < 32 { format!("key_hi[{}:{}]", 63 - j, 32 - j) } else { format!("kb[{}:{}]", 94 - j, 63 - j) };
+            terms.push(format!("({{32{{data[{}]}}}} & {window})", 63 - j));
         }
+        let mut body = String::from("wire [62:0] kb = {key_hi[31:0], key_lo};\n");
+        body.push_str(&format!("assign out = {};\n", terms.join("\n    ^ ")));
         Verilog::Custom(body)
     }
 }
