@@ -21,7 +21,9 @@
 #define NIC_GLOBAL_CONTROL_LOOPBACK 0x00000001u
 #define NIC_GLOBAL_MAC_ADDR_LO 0x0018u /* RW */
 #define NIC_GLOBAL_MAC_ADDR_HI 0x001cu /* RW */
+#define NIC_GLOBAL_MAC_ADDR_HI_ADDR 0x0000ffffu
 #define NIC_GLOBAL_MAX_FRAME_LEN 0x0020u /* RW */
+#define NIC_GLOBAL_MAX_FRAME_LEN_LEN 0x0000ffffu
 #define NIC_GLOBAL_IRQ_STATUS 0x0024u /* W1C */
 #define NIC_GLOBAL_IRQ_MASK 0x0028u /* RW */
 #define NIC_GLOBAL_CYCLE_COUNT 0x002cu /* RO */
@@ -55,8 +57,10 @@
 #define NIC_TXQ_NEXT 0x1008u /* RO */
 #define NIC_TXQ_COUNT 0x100cu /* RO */
 #define NIC_TXQ_Q_BASE_LO(q) (0x1040u + 0x40u * (q)) /* RW */
+#define NIC_TXQ_Q_BASE_LO_ADDR 0xfffffff0u
 #define NIC_TXQ_Q_BASE_HI(q) (0x1044u + 0x40u * (q)) /* RW */
 #define NIC_TXQ_Q_SIZE_LOG2(q) (0x1048u + 0x40u * (q)) /* RW */
+#define NIC_TXQ_Q_SIZE_LOG2_LOG2 0x0000000fu
 #define NIC_TXQ_Q_CONTROL(q) (0x104cu + 0x40u * (q)) /* RW */
 #define NIC_TXQ_Q_CONTROL_ENABLE 0x00000001u
 #define NIC_TXQ_Q_TAIL(q) (0x1050u + 0x40u * (q)) /* RW */
@@ -67,6 +71,10 @@
 #define NIC_TXQ_Q_STATUS_ERROR_CODE 0x0000ff00u
 #define NIC_TXQ_Q_IRQ_COUNT(q) (0x105cu + 0x40u * (q)) /* RW */
 #define NIC_TXQ_Q_IRQ_TIMER(q) (0x1060u + 0x40u * (q)) /* RW */
+#define NIC_TXQ_Q_WEIGHT(q) (0x1064u + 0x40u * (q)) /* RW */
+#define NIC_TXQ_Q_WEIGHT_BYTES 0x0000ffffu
+#define NIC_TXQ_Q_PRIORITY(q) (0x1068u + 0x40u * (q)) /* RW */
+#define NIC_TXQ_Q_PRIORITY_STRICT 0x00000001u
 
 /* block rxq: RX descriptor rings. */
 #define NIC_RXQ_BASE 0x2000u
@@ -75,8 +83,10 @@
 #define NIC_RXQ_NEXT 0x2008u /* RO */
 #define NIC_RXQ_COUNT 0x200cu /* RO */
 #define NIC_RXQ_Q_BASE_LO(q) (0x2040u + 0x40u * (q)) /* RW */
+#define NIC_RXQ_Q_BASE_LO_ADDR 0xfffffff0u
 #define NIC_RXQ_Q_BASE_HI(q) (0x2044u + 0x40u * (q)) /* RW */
 #define NIC_RXQ_Q_SIZE_LOG2(q) (0x2048u + 0x40u * (q)) /* RW */
+#define NIC_RXQ_Q_SIZE_LOG2_LOG2 0x0000000fu
 #define NIC_RXQ_Q_CONTROL(q) (0x204cu + 0x40u * (q)) /* RW */
 #define NIC_RXQ_Q_CONTROL_ENABLE 0x00000001u
 #define NIC_RXQ_Q_TAIL(q) (0x2050u + 0x40u * (q)) /* RW */

@@ -9,8 +9,8 @@
 //! keeps the grant (valid/ready: what is offered holds until taken). Responses are
 //! routed by tag.
 
-use crate::csr::{CsrBlock, RxQueueRegs, RxcRegs};
-use crate::dma::{IrqModeration, RxEngine, TxEngine};
+use crate::csr::{CsrBlock, QueueDir, QueueRegs, RxcRegs};
+use crate::dma::{RxEngine, TxEngine};
 use crate::mac::{MacRx, MacTx};
 use crate::rx::RxClassifier;
 use crate::stream::RegSlice;
@@ -94,7 +94,8 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     csr: CsrBlock,
     tx: TxEngine<TN, TNP1>,
     rx: RxEngine<RN, RNP1, RQ>,
-    rxq_regs: [RxQueueRegs; RQ],
+    txq_regs: QueueRegs,
+    rxq_regs: [QueueRegs; RQ],
     rxc_regs: RxcRegs,
     rx_class: RxClassifier,
     mac_tx: MacTx,
@@ -105,7 +106,6 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     slice_tx: RegSlice<Bits<70>>,
     slice_wire: RegSlice<Bits<74>>,
     slice_rx: RegSlice<Bits<72>>,
-    tx_irq: IrqModeration,
     wr_lock_rx: DFF<Bit>,
     /// A TX write-back was offered and not yet taken: it keeps the port.
     wr_hold_tx: DFF<Bit>,
@@ -114,7 +114,6 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     rd_sel: Signal<Local, Bits<2>>,
     loopback: Signal<Local, Bit>,
     grant_rx_write: Signal<Local, Bit>,
-    tx_disabled: Signal<Local, Bit>,
     rx_meta: Signal<Local, Bits<72>>,
     rx_irq_bits: Signal<Local, Bits<16>>,
     /// IRQ_STATUS bit of RX queue q: 8 + q.
@@ -182,7 +181,8 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             csr: CsrBlock::new(config),
             tx: Default::default(),
             rx: Default::default(),
-            rxq_regs: std::array::from_fn(|q| RxQueueRegs::new(q as u32)),
+            txq_regs: QueueRegs::new(QueueDir::Tx, 0),
+            rxq_regs: std::array::from_fn(|q| QueueRegs::new(QueueDir::Rx, q as u32)),
             rxc_regs: Default::default(),
             rx_class: Default::default(),
             mac_tx: Default::default(),
@@ -190,14 +190,12 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             slice_tx: Default::default(),
             slice_wire: Default::default(),
             slice_rx: Default::default(),
-            tx_irq: Default::default(),
             wr_lock_rx: Default::default(),
             wr_hold_tx: Default::default(),
             rd_hold: Default::default(),
             rd_sel: Default::default(),
             loopback: Default::default(),
             grant_rx_write: Default::default(),
-            tx_disabled: Default::default(),
             rx_meta: Default::default(),
             rx_irq_bits: Default::default(),
             rx_irq_bit: std::array::from_fn(|q| Constant::new(Bits::<16>::from(1u64 << (nic_regmap::RX_IRQ_BASE as usize + q)))),
@@ -213,7 +211,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, wr_lock_rx, wr_hold_tx, rd_hold);
-        clock!(self, clock, csr, tx, rx, rxc_regs, rx_class, mac_tx, mac_rx, slice_tx, slice_wire, slice_rx, tx_irq);
+        clock!(self, clock, csr, tx, rx, rxc_regs, rx_class, mac_tx, mac_rx, slice_tx, slice_wire, slice_rx, txq_regs);
         self.slice_tx.reset.next = self.reset.val();
         self.slice_wire.reset.next = self.reset.val();
         self.slice_rx.reset.next = self.reset.val();
@@ -222,7 +220,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.rx.reset.next = self.reset.val();
         self.mac_tx.reset.next = self.reset.val();
         self.mac_rx.reset.next = self.reset.val();
-        self.tx_irq.reset.next = self.reset.val();
+        self.txq_regs.reset.next = self.reset.val();
         self.rxc_regs.reset.next = self.reset.val();
         self.rx_class.reset.next = self.reset.val();
         // ---- registers (RW_REGS indices: see csr::RW_REGS)
@@ -244,20 +242,22 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.s_axil_rvalid.next = self.csr.s_axil_rvalid.val();
         self.csr.s_axil_rready.next = self.s_axil_rready.val();
         self.loopback.next = self.csr.rw_value[0].val().get_bit(0);
-        // a disabled queue's TAIL reads 0 (Q_CONTROL: clearing ENABLE resets HEAD and TAIL)
-        // (negated into 1-bit locals first: Verilog would widen before inverting)
-        self.tx_disabled.next = !self.csr.rw_value[8].val().get_bit(0);
-        self.csr.rw_clear.next = bit_cast::<12, 1>(self.tx_disabled.val().into()) << 9;
-        // TX queue 0
-        self.tx.enable.next = self.csr.rw_value[8].val().get_bit(0);
-        self.tx.ring_base.next = bit_cast::<64, 32>(self.csr.rw_value[5].val()) | (bit_cast::<64, 32>(self.csr.rw_value[6].val()) << 32);
-        self.tx.ring_mask.next = (bit_cast::<16, 1>(true.into()) << self.csr.rw_value[7].val().get_bits::<4>(0)) - 1;
-        self.tx.tail.next = self.csr.rw_value[9].val().get_bits::<16>(0);
+        // TX queue 0: its register window on the CSR register bus
+        self.txq_regs.bus_wr.next = self.csr.bus_wr.val();
+        self.txq_regs.bus_addr.next = self.csr.bus_addr.val();
+        self.txq_regs.bus_wdata.next = self.csr.bus_wdata.val();
+        self.txq_regs.bus_wmask.next = self.csr.bus_wmask.val();
+        self.txq_regs.bus_rd_addr.next = self.csr.bus_rd_addr.val();
+        self.tx.enable.next = self.txq_regs.enable.val();
+        self.tx.ring_base.next = self.txq_regs.ring_base.val();
+        self.tx.ring_mask.next = self.txq_regs.ring_mask.val();
+        self.tx.tail.next = self.txq_regs.tail.val();
         self.tx.max_frame_len.next = self.csr.rw_value[3].val().get_bits::<16>(0);
-        self.csr.txq_head.next = self.tx.head.val();
-        self.csr.txq_status.next = bit_cast::<32, 1>(self.tx.active.val().into())
-            | (bit_cast::<32, 1>((self.tx.error_code.val() != 0).into()) << 1)
-            | (bit_cast::<32, 8>(self.tx.error_code.val()) << 8);
+        self.txq_regs.head.next = self.tx.head.val();
+        self.txq_regs.active.next = self.tx.active.val();
+        self.txq_regs.error_code.next = self.tx.error_code.val();
+        self.txq_regs.completion.next = self.tx.completion.val();
+        self.txq_regs.dropped.next = false;
         self.mac_rx.max_frame_len.next = self.csr.rw_value[3].val().get_bits::<16>(0);
         // RX queues: register windows on the CSR register bus, and the engine
         self.rxc_regs.bus_wr.next = self.csr.bus_wr.val();
@@ -267,6 +267,10 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.rxc_regs.bus_rd_addr.next = self.csr.bus_rd_addr.val();
         self.csr.bus_rdata.next = self.rxc_regs.bus_rdata.val();
         self.csr.bus_rhit.next = self.rxc_regs.bus_rhit.val();
+        if self.txq_regs.bus_rhit.val() {
+            self.csr.bus_rhit.next = true;
+            self.csr.bus_rdata.next = self.txq_regs.bus_rdata.val();
+        }
         self.rx_irq_bits.next = 0.into();
         for i in 0..RQ {
             self.rxq_regs[i].clock.next = self.clock.val();
@@ -294,10 +298,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             }
         }
         // interrupts with moderation
-        self.tx_irq.strobe.next = self.tx.completion.val();
-        self.tx_irq.count.next = self.csr.rw_value[10].val().get_bits::<16>(0);
-        self.tx_irq.timer.next = self.csr.rw_value[11].val();
-        self.csr.irq_set.next = bit_cast::<16, 1>(self.tx_irq.fire.val().into()) | self.rx_irq_bits.val();
+        self.csr.irq_set.next = bit_cast::<16, 1>(self.txq_regs.irq_fire.val().into()) | self.rx_irq_bits.val();
         self.irq.next = self.csr.irq.val();
         // statistics (COUNTER_REGS indices: see csr::COUNTER_REGS)
         self.csr.count_inc[0].next = bit_cast::<32, 1>(self.mac_tx.stat_frame.val().into());

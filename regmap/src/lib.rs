@@ -217,8 +217,12 @@ pub mod global {
             LOOPBACK [0;1] "1: MAC TX output is fed to MAC RX; the wire ports are idle",
         };
         MAC_ADDR_LO @ 0x18 : Rw = 0x0000_0000, "Station MAC address bytes 0..3 (byte 0 in bits 7:0).";
-        MAC_ADDR_HI @ 0x1C : Rw = 0x0000_0000, "Station MAC address bytes 4..5 in bits 15:0.";
-        MAX_FRAME_LEN @ 0x20 : Rw = 9022, "Longest accepted frame in bytes, FCS included (default: 9000-byte MTU + VLAN tag). Longer RX frames are dropped as oversize; longer TX frames stop the queue.";
+        MAC_ADDR_HI @ 0x1C : Rw = 0x0000_0000, "Station MAC address bytes 4..5." {
+            ADDR [0;16] "bytes 4 (7:0) and 5 (15:8)",
+        };
+        MAX_FRAME_LEN @ 0x20 : Rw = 9022, "Longest accepted frame in bytes, FCS included (default: 9000-byte MTU + VLAN tag). Longer RX frames are dropped as oversize; longer TX frames stop the queue." {
+            LEN [0;16] "bytes",
+        };
         IRQ_STATUS @ 0x24 : W1c = 0x0000_0000, "Pending interrupt vectors: bit q = TX queue q, bit 8+q = RX queue q. Write 1 to clear.";
         IRQ_MASK @ 0x28 : Rw = 0x0000_0000, "Enabled interrupt vectors (same bit layout); the irq line of a vector is STATUS & MASK.";
         CYCLE_COUNT @ 0x2C : Ro = 0x0000_0000, "Free-running core clock cycle counter (wraps).";
@@ -255,9 +259,13 @@ pub mod stats {
 macro_rules! queue_registers {
     ($table:ident $(, $($extra:tt)*)?) => {
         registers!($table {
-            Q_BASE_LO @ 0x00 : Rw = 0, "Ring base bus address, bits 31:0 (16-byte aligned).";
+            Q_BASE_LO @ 0x00 : Rw = 0, "Ring base bus address, bits 31:0." {
+                ADDR [4;28] "address bits 31:4 (the ring is 16-byte aligned; bits 3:0 are ignored)",
+            };
             Q_BASE_HI @ 0x04 : Rw = 0, "Ring base bus address, bits 63:32.";
-            Q_SIZE_LOG2 @ 0x08 : Rw = 0, "log2 of the number of 16-byte descriptors in the ring (1..15).";
+            Q_SIZE_LOG2 @ 0x08 : Rw = 0, "Ring size." {
+                LOG2 [0;4] "log2 of the number of 16-byte descriptors in the ring (1..15)",
+            };
             Q_CONTROL @ 0x0C : Rw = 0, "Queue control. Clearing ENABLE resets HEAD, TAIL and the error state." {
                 ENABLE [0;1] "the queue is running",
             };
@@ -284,7 +292,14 @@ pub mod txq {
         NEXT @ 0x08 : Ro = 0x2000, "Offset of the next block (RX queues).";
         COUNT @ 0x0C : Ro = 1, "Number of TX queues; queue q's registers are at BASE + 0x40 * (q + 1).";
     });
-    queue_registers!(QUEUE_REGS);
+    queue_registers!(QUEUE_REGS,
+        Q_WEIGHT @ 0x24 : Rw = 1514, "Scheduler: deficit round-robin quantum added at each visit (docs/tx-offload.md, Scheduler)." {
+            BYTES [0;16] "quantum in bytes, 1..65535",
+        };
+        Q_PRIORITY @ 0x28 : Rw = 0, "Scheduler class." {
+            STRICT [0;1] "strict priority: served before every other class while it has a frame",
+        };
+    );
     /// Address of a per-queue register of TX queue `q`.
     pub const fn reg(q: u32, offset: u32) -> u32 {
         BASE + QUEUE_STRIDE * (q + 1) + offset

@@ -432,6 +432,25 @@ impl<D: Device> Nic<D> {
         self.dev.set_reg32(self.layout.queue_reg(dir, q, txq::Q_IRQ_TIMER), m.timer)
     }
 
+    /// TX scheduler class of queue `q` (docs/tx-offload.md, Scheduler): a deficit
+    /// round-robin quantum in bytes, and whether it is in the strict-priority class.
+    pub fn set_tx_schedule(&mut self, q: u32, weight: u16, strict: bool) -> Result<(), DriverError> {
+        self.check_exists(Dir::Tx, q)?;
+        if weight == 0 {
+            return Err(DriverError::InvalidConfig(format!("TX queue {q}: a scheduler weight of 0 bytes would never send")));
+        }
+        self.dev.set_reg32(self.layout.queue_reg(Dir::Tx, q, txq::Q_WEIGHT), u32::from(weight))?;
+        self.dev.set_reg32(self.layout.queue_reg(Dir::Tx, q, txq::Q_PRIORITY), u32::from(strict))
+    }
+
+    /// `(weight, strict)` of TX queue `q`.
+    pub fn tx_schedule(&mut self, q: u32) -> Result<(u16, bool), DriverError> {
+        self.check_exists(Dir::Tx, q)?;
+        let w = self.dev.get_reg32(self.layout.queue_reg(Dir::Tx, q, txq::Q_WEIGHT))?;
+        let p = self.dev.get_reg32(self.layout.queue_reg(Dir::Tx, q, txq::Q_PRIORITY))?;
+        Ok((w as u16, p & 1 != 0))
+    }
+
     /// Pending vectors (`IRQ_STATUS`).
     pub fn irq_status(&mut self) -> Result<u32, DriverError> {
         self.dev.get_reg32(self.layout.global_reg(global::IRQ_STATUS))

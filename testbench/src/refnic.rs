@@ -50,11 +50,15 @@ struct Queue {
     pending_since: Option<u64>,
     /// RX: frames dropped for lack of a buffer (`Q_DROPS`).
     drops: u32,
+    /// TX scheduler registers (`Q_WEIGHT`, `Q_PRIORITY`); the model serves its TX queues
+    /// in order and does not model the scheduler's arbitration.
+    weight: u32,
+    priority: u32,
 }
 
 impl Queue {
     fn new() -> Queue {
-        Queue { irq_count: 1, ..Default::default() }
+        Queue { irq_count: 1, weight: reset_of("txq", "Q_WEIGHT"), ..Default::default() }
     }
     fn running(&self) -> bool {
         self.enabled && self.error == 0
@@ -397,7 +401,7 @@ impl RefNic {
         }
     }
 
-    fn queue_read(q: Option<&Queue>, off: u32) -> u32 {
+    fn queue_read(q: Option<&Queue>, off: u32, tx: bool) -> u32 {
         let Some(q) = q else { return 0 };
         match off {
             txq::Q_BASE_LO => q.base as u32,
@@ -413,17 +417,19 @@ impl RefNic {
             }
             txq::Q_IRQ_COUNT => q.irq_count,
             txq::Q_IRQ_TIMER => q.irq_timer,
-            rxq::Q_DROPS => q.drops,
+            rxq::Q_DROPS if !tx => q.drops,
+            txq::Q_WEIGHT if tx => q.weight,
+            txq::Q_PRIORITY if tx => q.priority,
             _ => 0,
         }
     }
 
-    fn queue_write(q: Option<&mut Queue>, off: u32, v: u32) {
+    fn queue_write(q: Option<&mut Queue>, off: u32, v: u32, tx: bool) {
         let Some(q) = q else { return };
         match off {
             txq::Q_BASE_LO => q.base = (q.base & !0xffff_ffff) | u64::from(v & !0xf),
             txq::Q_BASE_HI => q.base = (q.base & 0xffff_ffff) | (u64::from(v) << 32),
-            txq::Q_SIZE_LOG2 => q.size_log2 = v.clamp(1, 15),
+            txq::Q_SIZE_LOG2 => q.size_log2 = v & 0xf,
             txq::Q_CONTROL => {
                 if v & bits::Q_CONTROL_ENABLE == 0 {
                     q.reset();
@@ -434,16 +440,18 @@ impl RefNic {
             txq::Q_TAIL => q.tail = v as u16,
             txq::Q_IRQ_COUNT => q.irq_count = v,
             txq::Q_IRQ_TIMER => q.irq_timer = v,
+            txq::Q_WEIGHT if tx => q.weight = v & 0xffff,
+            txq::Q_PRIORITY if tx => q.priority = v & 1,
             _ => {}
         }
     }
 
     fn reg_read(&self, a: u32) -> u32 {
         if let Some((q, off)) = Self::queue_window(a, rxq::BASE) {
-            return Self::queue_read(self.rxq.get(q), off);
+            return Self::queue_read(self.rxq.get(q), off, false);
         }
         if let Some((q, off)) = Self::queue_window(a, txq::BASE) {
-            return Self::queue_read(self.txq.get(q), off);
+            return Self::queue_read(self.txq.get(q), off, true);
         }
         if (rxq::BASE..rxq::BASE + QUEUE_STRIDE).contains(&a) {
             return Self::header("rxq", a - rxq::BASE, self.cfg.rx_queues);
@@ -474,10 +482,10 @@ impl RefNic {
 
     fn reg_write(&mut self, a: u32, v: u32) {
         if let Some((q, off)) = Self::queue_window(a, rxq::BASE) {
-            return Self::queue_write(self.rxq.get_mut(q), off, v);
+            return Self::queue_write(self.rxq.get_mut(q), off, v, false);
         }
         if let Some((q, off)) = Self::queue_window(a, txq::BASE) {
-            return Self::queue_write(self.txq.get_mut(q), off, v);
+            return Self::queue_write(self.txq.get_mut(q), off, v, true);
         }
         if (rxc::BASE..rxc::BASE + 0x1000).contains(&a) {
             return self.rxc_write(a - rxc::BASE, v);

@@ -8,14 +8,15 @@
 //! * constants (ID, VERSION, NEXT, FEATURES, QUEUES, COUNT): `CONST_REGS`;
 //! * read/write configuration: `RW_REGS`, exposed as named outputs;
 //! * statistics counters, incremented by the datapath: `COUNTER_REGS`;
-//! * status read from the datapath (HEAD, STATUS, IRQ_STATUS, CYCLE_COUNT), and the
-//!   write-1-to-clear IRQ_STATUS.
+//! * status (IRQ_STATUS, write 1 to clear, and CYCLE_COUNT).
+//! Queue windows and the RX classification block decode their own registers on the
+//! register bus (`queue_regs`, `rxc_regs`).
 
+pub mod queue_regs;
 pub mod rxc_regs;
-pub mod rxq_regs;
 
+pub use queue_regs::{QueueDir, QueueRegs};
 pub use rxc_regs::RxcRegs;
-pub use rxq_regs::RxQueueRegs;
 
 use crate::Config;
 use nic_regmap as map;
@@ -43,19 +44,12 @@ pub const CONST_REGS: [(&str, &str); 16] = [
 
 /// Read/write registers, in the order of `CsrBlock::rw` (the named outputs below read
 /// them by these indices; `rw_indices_match_names` checks the pairing).
-pub const RW_REGS: [(&str, &str); 12] = [
+pub const RW_REGS: [(&str, &str); 5] = [
     ("global", "CONTROL"),       // 0
     ("global", "MAC_ADDR_LO"),   // 1
     ("global", "MAC_ADDR_HI"),   // 2
     ("global", "MAX_FRAME_LEN"), // 3
     ("global", "IRQ_MASK"),      // 4
-    ("txq", "Q_BASE_LO"),        // 5
-    ("txq", "Q_BASE_HI"),        // 6
-    ("txq", "Q_SIZE_LOG2"),      // 7
-    ("txq", "Q_CONTROL"),        // 8
-    ("txq", "Q_TAIL"),           // 9
-    ("txq", "Q_IRQ_COUNT"),      // 10
-    ("txq", "Q_IRQ_TIMER"),      // 11
 ];
 
 /// Statistics counters, in the order of `CsrBlock::count_inc`.
@@ -99,12 +93,7 @@ pub struct CsrBlock {
     pub s_axil_rvalid: Signal<Out, Bit>,
     pub s_axil_rready: Signal<In, Bit>,
     // configuration out (RW_REGS order)
-    pub rw_value: [Signal<Out, Bits<32>>; 12],
-    /// Bit i holds RW register i at its reset value (a disabled queue's TAIL).
-    pub rw_clear: Signal<In, Bits<12>>,
-    // status in
-    pub txq_head: Signal<In, Bits<16>>,
-    pub txq_status: Signal<In, Bits<32>>,
+    pub rw_value: [Signal<Out, Bits<32>>; 5],
     /// Register bus to the blocks that decode their own registers (RX queues, RX
     /// classification): a write strobe with address, data and byte mask, and a read
     /// address whose data (and hit) come back in the same cycle.
@@ -123,14 +112,12 @@ pub struct CsrBlock {
     pub count_inc: [Signal<In, Bits<32>>; 16],
     const_addr: [Constant<Bits<16>>; 16],
     const_value: [Constant<Bits<32>>; 16],
-    rw_addr: [Constant<Bits<16>>; 12],
-    rw_reset: [Constant<Bits<32>>; 12],
-    rw: [DFF<Bits<32>>; 12],
+    rw_addr: [Constant<Bits<16>>; 5],
+    rw_reset: [Constant<Bits<32>>; 5],
+    rw: [DFF<Bits<32>>; 5],
     counter_addr: [Constant<Bits<16>>; 16],
     counter: [DFF<Bits<32>>; 16],
     byte_lane: Constant<Bits<32>>,
-    addr_txq_head: Constant<Bits<16>>,
-    addr_txq_status: Constant<Bits<16>>,
     addr_irq_status: Constant<Bits<16>>,
     addr_cycle_count: Constant<Bits<16>>,
     irq_status: DFF<Bits<16>>,
@@ -164,7 +151,7 @@ impl CsrBlock {
             "COUNT" => config.rx_queues(),
             _ => map::reset_of(b, r),
         };
-        let rw_addr: [Constant<Bits<16>>; 12] = std::array::from_fn(|i| c16(map::offset_of(RW_REGS[i].0, RW_REGS[i].1)));
+        let rw_addr: [Constant<Bits<16>>; 5] = std::array::from_fn(|i| c16(map::offset_of(RW_REGS[i].0, RW_REGS[i].1)));
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -184,9 +171,6 @@ impl CsrBlock {
             s_axil_rvalid: Default::default(),
             s_axil_rready: Default::default(),
             rw_value: Default::default(),
-            rw_clear: Default::default(),
-            txq_head: Default::default(),
-            txq_status: Default::default(),
             bus_wr: Default::default(),
             bus_addr: Default::default(),
             bus_wdata: Default::default(),
@@ -205,8 +189,6 @@ impl CsrBlock {
             counter_addr: std::array::from_fn(|i| c16(map::offset_of("stats", COUNTER_REGS[i]))),
             counter: Default::default(),
             byte_lane: c32(0xff),
-            addr_txq_head: c16(map::offset_of("txq", "Q_HEAD")),
-            addr_txq_status: c16(map::offset_of("txq", "Q_STATUS")),
             addr_irq_status: c16(map::offset_of("global", "IRQ_STATUS")),
             addr_cycle_count: c16(map::offset_of("global", "CYCLE_COUNT")),
             irq_status: Default::default(),
@@ -231,7 +213,7 @@ impl Logic for CsrBlock {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, irq_status, cycle_count, aw_addr, aw_full, w_data, w_full, w_mask, b_valid, r_valid, r_data);
-        for i in 0..12 {
+        for i in 0..5 {
             self.rw[i].clock.next = self.clock.val();
             self.rw[i].d.next = self.rw[i].q.val();
             self.rw_value[i].next = self.rw[i].q.val();
@@ -276,7 +258,7 @@ impl Logic for CsrBlock {
         self.bus_wmask.next = self.w_mask.q.val();
         if self.do_write.val() {
             self.b_valid.d.next = true;
-            for i in 0..12 {
+            for i in 0..5 {
                 if self.aw_addr.q.val() == self.rw_addr[i].val() {
                     self.rw[i].d.next = (self.rw[i].q.val() & !self.w_mask.q.val()) | (self.w_data.q.val() & self.w_mask.q.val());
                 }
@@ -284,11 +266,6 @@ impl Logic for CsrBlock {
             if self.aw_addr.q.val() == self.addr_irq_status.val() {
                 self.irq_status.d.next =
                     (self.irq_status.q.val() & !self.w_clear.val()) | self.irq_set.val();
-            }
-        }
-        for i in 0..12 {
-            if self.rw_clear.val().get_bit(i) {
-                self.rw[i].d.next = self.rw_reset[i].val();
             }
         }
         self.s_axil_bvalid.next = self.b_valid.q.val();
@@ -304,7 +281,7 @@ impl Logic for CsrBlock {
                 self.read_value.next = self.const_value[i].val();
             }
         }
-        for i in 0..12 {
+        for i in 0..5 {
             if self.s_axil_araddr.val() == self.rw_addr[i].val() {
                 self.read_value.next = self.rw[i].q.val();
             }
@@ -313,12 +290,6 @@ impl Logic for CsrBlock {
             if self.s_axil_araddr.val() == self.counter_addr[i].val() {
                 self.read_value.next = self.counter[i].q.val();
             }
-        }
-        if self.s_axil_araddr.val() == self.addr_txq_head.val() {
-            self.read_value.next = bit_cast::<32, 16>(self.txq_head.val());
-        }
-        if self.s_axil_araddr.val() == self.addr_txq_status.val() {
-            self.read_value.next = self.txq_status.val();
         }
         self.bus_rd_addr.next = self.s_axil_araddr.val();
         if self.bus_rhit.val() {
@@ -342,7 +313,7 @@ impl Logic for CsrBlock {
         self.s_axil_rdata.next = self.r_data.q.val();
         self.irq.next = self.irq_status.q.val() & self.rw[4].q.val().get_bits::<16>(0);
         if self.reset.val() {
-            for i in 0..12 {
+            for i in 0..5 {
                 self.rw[i].d.next = self.rw_reset[i].val();
             }
             for i in 0..16 {
@@ -364,30 +335,24 @@ mod tests {
     #[test]
     fn rw_indices_match_names() {
         // top.rs reads rw_value by index; these are the indices it uses.
-        let used = [
-            (0, "CONTROL"), (1, "MAC_ADDR_LO"), (3, "MAX_FRAME_LEN"), (4, "IRQ_MASK"),
-            (5, "Q_BASE_LO"), (6, "Q_BASE_HI"), (7, "Q_SIZE_LOG2"), (8, "Q_CONTROL"), (9, "Q_TAIL"),
-            (10, "Q_IRQ_COUNT"), (11, "Q_IRQ_TIMER"),
-        ];
+        let used = [(0, "CONTROL"), (1, "MAC_ADDR_LO"), (3, "MAX_FRAME_LEN"), (4, "IRQ_MASK")];
         for (i, name) in used {
             assert_eq!(RW_REGS[i].1, name, "RW_REGS[{i}]");
         }
-        assert_eq!(RW_REGS[5].0, "txq");
     }
     #[test]
     fn every_register_of_the_map_is_decoded() {
         // each register of the map is a constant, an RW register, a counter or a status
         // input here, or is decoded on the register bus by the RX queue or RX
         // classification register blocks
-        let status = ["Q_HEAD", "Q_STATUS", "IRQ_STATUS", "CYCLE_COUNT"];
+        let status = ["IRQ_STATUS", "CYCLE_COUNT"];
         for b in map::BLOCKS {
             for r in b.regs.iter().chain(b.queue_regs.iter()) {
                 let known = CONST_REGS.contains(&(b.name, r.name))
                     || RW_REGS.contains(&(b.name, r.name))
                     || (b.name == "stats" && COUNTER_REGS.contains(&r.name))
-                    || (b.name == "txq" && status.contains(&r.name))
                     || (b.name == "global" && status.contains(&r.name))
-                    || (b.name == "rxq" && super::rxq_regs::DECODED.contains(&r.name))
+                    || ((b.name == "rxq" || b.name == "txq") && super::queue_regs::DECODED.contains(&r.name))
                     || (b.name == "rxc" && super::rxc_regs::DECODED.contains(&r.name));
                 assert!(known, "{}.{} is in the register map but not decoded", b.name, r.name);
             }

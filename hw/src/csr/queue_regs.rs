@@ -1,24 +1,34 @@
-//! One RX queue's register window (`rxq` block, `BASE + 0x40 * (q + 1)`), decoded on
-//! the CSR block's register bus, with the queue's interrupt moderation.
+//! One queue's register window (`txq` or `rxq` block, `BASE + 0x40 * (q + 1)`), decoded
+//! on the CSR block's register bus, with the queue's interrupt moderation.
 //!
-//! Every address is a `Constant` taken from the register map for queue `q`, so the
-//! window cannot drift from docs/regmap.md. A disabled queue holds `Q_TAIL` at 0 (the
-//! map: clearing ENABLE resets HEAD and TAIL).
+//! Every address is a `Constant` taken from the register map for queue `q` of its block,
+//! so the window cannot drift from docs/regmap.md; a register the block does not have
+//! (TX: `Q_DROPS`; RX: `Q_WEIGHT`, `Q_PRIORITY`) gets an address no access can match and
+//! stays at 0. A disabled queue holds `Q_TAIL` at 0 (the map: clearing ENABLE resets
+//! HEAD and TAIL).
 
 use crate::dma::IrqModeration;
-use nic_regmap::rxq;
+use nic_regmap::{Register, QUEUE_STRIDE};
 use rust_hdl::prelude::*;
 
-/// Registers of the window decoded here (the CSR block's decode test checks the map).
-pub const DECODED: [&str; 10] = [
-    "Q_BASE_LO", "Q_BASE_HI", "Q_SIZE_LOG2", "Q_CONTROL", "Q_TAIL", "Q_HEAD", "Q_STATUS", "Q_IRQ_COUNT", "Q_IRQ_TIMER", "Q_DROPS",
+/// Registers of a window decoded here (the CSR block's decode test checks the map).
+pub const DECODED: [&str; 12] = [
+    "Q_BASE_LO", "Q_BASE_HI", "Q_SIZE_LOG2", "Q_CONTROL", "Q_TAIL", "Q_HEAD", "Q_STATUS", "Q_IRQ_COUNT", "Q_IRQ_TIMER", "Q_DROPS", "Q_WEIGHT",
+    "Q_PRIORITY",
 ];
 
-/// Read/write registers, in the order of `RxQueueRegs::rw`.
-const RW: [u32; 7] = [rxq::Q_BASE_LO, rxq::Q_BASE_HI, rxq::Q_SIZE_LOG2, rxq::Q_CONTROL, rxq::Q_TAIL, rxq::Q_IRQ_COUNT, rxq::Q_IRQ_TIMER];
+/// Read/write registers, in the order of `QueueRegs::rw`.
+const RW: [&str; 9] = ["Q_BASE_LO", "Q_BASE_HI", "Q_SIZE_LOG2", "Q_CONTROL", "Q_TAIL", "Q_IRQ_COUNT", "Q_IRQ_TIMER", "Q_WEIGHT", "Q_PRIORITY"];
+
+/// Which queue block a window belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueDir {
+    Tx,
+    Rx,
+}
 
 #[derive(LogicBlock)]
-pub struct RxQueueRegs {
+pub struct QueueRegs {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     // register bus (see CsrBlock)
@@ -35,32 +45,42 @@ pub struct RxQueueRegs {
     pub ring_base: Signal<Out, Bits<64>>,
     pub ring_mask: Signal<Out, Bits<16>>,
     pub tail: Signal<Out, Bits<16>>,
+    /// TX scheduler: deficit round-robin quantum (Q_WEIGHT) and strict-priority class.
+    pub weight: Signal<Out, Bits<16>>,
+    pub strict: Signal<Out, Bit>,
     // status in
     pub head: Signal<In, Bits<16>>,
     pub active: Signal<In, Bit>,
     pub error_code: Signal<In, Bits<8>>,
     /// A frame completed (interrupt moderation counts these).
     pub completion: Signal<In, Bit>,
-    /// A frame for this queue was dropped (no buffer, or the queue stopped).
+    /// RX: a frame for this queue was dropped (no buffer, or the queue stopped).
     pub dropped: Signal<In, Bit>,
     /// One-cycle pulse: set this queue's IRQ_STATUS bit.
     pub irq_fire: Signal<Out, Bit>,
     irq: IrqModeration,
-    rw_addr: [Constant<Bits<16>>; 7],
-    rw_reset: [Constant<Bits<32>>; 7],
-    rw: [DFF<Bits<32>>; 7],
+    rw_addr: [Constant<Bits<16>>; 9],
+    rw_reset: [Constant<Bits<32>>; 9],
+    rw: [DFF<Bits<32>>; 9],
     drops: DFF<Bits<32>>,
     addr_head: Constant<Bits<16>>,
     addr_status: Constant<Bits<16>>,
     addr_drops: Constant<Bits<16>>,
+    align_mask: Constant<Bits<64>>,
     enabled: Signal<Local, Bit>,
 }
 
-impl RxQueueRegs {
-    /// The window of RX queue `q`.
-    pub fn new(q: u32) -> Self {
+impl QueueRegs {
+    /// The window of queue `q` of the TX or RX queue block.
+    pub fn new(dir: QueueDir, q: u32) -> Self {
         let c16 = |v: u32| Constant::new(Bits::<16>::from(v as u64));
-        let reset_of = |off: u32| rxq::QUEUE_REGS.iter().find(|r| r.offset == off).map(|r| r.reset).unwrap();
+        let (base, regs): (u32, &[Register]) = match dir {
+            QueueDir::Tx => (nic_regmap::txq::BASE, nic_regmap::txq::QUEUE_REGS),
+            QueueDir::Rx => (nic_regmap::rxq::BASE, nic_regmap::rxq::QUEUE_REGS),
+        };
+        // the register's address in this window, or one no aligned access matches
+        let addr = |name: &str| regs.iter().find(|r| r.name == name).map_or(0xffff, |r| base + QUEUE_STRIDE * (q + 1) + r.offset);
+        let reset = |name: &str| regs.iter().find(|r| r.name == name).map_or(0, |r| r.reset);
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -75,6 +95,8 @@ impl RxQueueRegs {
             ring_base: Default::default(),
             ring_mask: Default::default(),
             tail: Default::default(),
+            weight: Default::default(),
+            strict: Default::default(),
             head: Default::default(),
             active: Default::default(),
             error_code: Default::default(),
@@ -82,39 +104,44 @@ impl RxQueueRegs {
             dropped: Default::default(),
             irq_fire: Default::default(),
             irq: Default::default(),
-            rw_addr: std::array::from_fn(|i| c16(rxq::reg(q, RW[i]))),
-            rw_reset: std::array::from_fn(|i| Constant::new(Bits::<32>::from(reset_of(RW[i]) as u64))),
+            rw_addr: std::array::from_fn(|i| c16(addr(RW[i]))),
+            rw_reset: std::array::from_fn(|i| Constant::new(Bits::<32>::from(reset(RW[i]) as u64))),
             rw: Default::default(),
             drops: Default::default(),
-            addr_head: c16(rxq::reg(q, rxq::Q_HEAD)),
-            addr_status: c16(rxq::reg(q, rxq::Q_STATUS)),
-            addr_drops: c16(rxq::reg(q, rxq::Q_DROPS)),
+            addr_head: c16(addr("Q_HEAD")),
+            addr_status: c16(addr("Q_STATUS")),
+            addr_drops: c16(addr("Q_DROPS")),
+            align_mask: Constant::new(Bits::<64>::from(!0xfu64)),
             enabled: Default::default(),
         }
     }
 }
 
-impl Logic for RxQueueRegs {
+impl Logic for QueueRegs {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, drops);
         clock!(self, clock, irq);
-        for i in 0..7 {
+        for i in 0..9 {
             self.rw[i].clock.next = self.clock.val();
             self.rw[i].d.next = self.rw[i].q.val();
             if self.bus_wr.val() & (self.bus_addr.val() == self.rw_addr[i].val()) {
                 self.rw[i].d.next = (self.rw[i].q.val() & !self.bus_wmask.val()) | (self.bus_wdata.val() & self.bus_wmask.val());
             }
         }
-        // RW order: 0 BASE_LO, 1 BASE_HI, 2 SIZE_LOG2, 3 CONTROL, 4 TAIL, 5 IRQ_COUNT, 6 IRQ_TIMER
+        // RW order: 0 BASE_LO, 1 BASE_HI, 2 SIZE_LOG2, 3 CONTROL, 4 TAIL, 5 IRQ_COUNT,
+        // 6 IRQ_TIMER, 7 WEIGHT, 8 PRIORITY
         self.enabled.next = self.rw[3].q.val().get_bit(0);
         if !self.enabled.val() {
             self.rw[4].d.next = 0.into();
         }
         self.enable.next = self.enabled.val();
-        self.ring_base.next = bit_cast::<64, 32>(self.rw[0].q.val()) | (bit_cast::<64, 32>(self.rw[1].q.val()) << 32);
+        // bits 3:0 of Q_BASE_LO are ignored: the ring is 16-byte aligned
+        self.ring_base.next = (bit_cast::<64, 32>(self.rw[0].q.val()) | (bit_cast::<64, 32>(self.rw[1].q.val()) << 32)) & self.align_mask.val();
         self.ring_mask.next = (bit_cast::<16, 1>(true.into()) << self.rw[2].q.val().get_bits::<4>(0)) - 1;
         self.tail.next = self.rw[4].q.val().get_bits::<16>(0);
+        self.weight.next = self.rw[7].q.val().get_bits::<16>(0);
+        self.strict.next = self.rw[8].q.val().get_bit(0);
         self.drops.d.next = self.drops.q.val() + bit_cast::<32, 1>(self.dropped.val().into());
         // interrupt moderation
         self.irq.reset.next = self.reset.val();
@@ -125,7 +152,7 @@ impl Logic for RxQueueRegs {
         // reads
         self.bus_rhit.next = false;
         self.bus_rdata.next = 0.into();
-        for i in 0..7 {
+        for i in 0..9 {
             if self.bus_rd_addr.val() == self.rw_addr[i].val() {
                 self.bus_rhit.next = true;
                 self.bus_rdata.next = self.rw[i].q.val();
@@ -146,7 +173,7 @@ impl Logic for RxQueueRegs {
             self.bus_rdata.next = self.drops.q.val();
         }
         if self.reset.val() {
-            for i in 0..7 {
+            for i in 0..9 {
                 self.rw[i].d.next = self.rw_reset[i].val();
             }
             self.drops.d.next = 0.into();
