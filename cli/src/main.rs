@@ -39,13 +39,21 @@ enum Cmd {
         cmd: SimCmd,
     },
     /// Synthesize (and for ECP5 place and route, out of context) with yosys and nextpnr;
-    /// writes DIR/report.json (luts, ffs, brams, dsps, fmax_mhz, timing_met) and the logs.
+    /// writes DIR/report.json (luts, ffs, brams, dsps, fmax_mhz, timing_met, critical_path)
+    /// and the logs.
     Synth {
         /// ecp5-85k, ecp5-25k, ice40-hx8k or ice40-up5k.
         #[arg(long)]
         target: nic_fpga::flow::Target,
         #[arg(long, value_enum, default_value_t = HwArg::Small)]
         config: HwArg,
+        /// Synthesize one block alone instead of nic_top: rx_parser, rx_filter, rx_rss,
+        /// rx_csum, rx_classifier, mac_rx or mac_tx.
+        #[arg(long, conflicts_with = "config")]
+        block: Option<nic_fpga::flow::Block>,
+        /// ECP5 speed grade: 6, 7 or 8.
+        #[arg(long, default_value_t = 6)]
+        speed: u8,
         /// Clock constraint in MHz.
         #[arg(long, default_value_t = 156.25)]
         freq: f64,
@@ -166,9 +174,11 @@ fn run(cli: Cli) -> Result<()> {
             println!("wrote {}/regmap.md and {}/nic_regs.h", out.display(), out.display());
             Ok(())
         }
-        Cmd::Synth { target, config, freq, out } => {
+        Cmd::Synth { target, config, block, speed, freq, out } => {
+            use nic_fpga::flow::Design;
             let started = std::time::Instant::now();
-            let r = nic_fpga::flow::synth(target, config.hw(), freq, &out, |step| {
+            let design = block.map_or(Design::Nic(config.hw()), Design::Block);
+            let r = nic_fpga::flow::synth_design(target, design, freq, speed, &out, |step| {
                 eprintln!("[{:>4.0} s] {step}", started.elapsed().as_secs_f64());
             })?;
             print!("{}", r.to_json());

