@@ -14,6 +14,10 @@
 //!   RSS and steering) of docs/rx-classification.md.
 //! * [`rxgen`]: seeded random RX traffic and classifier configurations for the
 //!   differential tests, and the Microsoft RSS suite as real frames.
+//! * [`txoffload`]: the TX offloads (context descriptor, generic and full checksum
+//!   offload, TSO, refused requests) of docs/tx-offload.md.
+//! * [`txgen`]: seeded random TX offload requests for the differential tests, and TCP
+//!   payload reassembly to check TSO.
 //! * [`backend`]: opens the simulated RTL or the model for the suites.
 
 pub mod backend;
@@ -28,6 +32,8 @@ pub mod rxsuite;
 pub mod rxgen;
 pub mod toeplitz;
 pub mod traffic;
+pub mod txgen;
+pub mod txoffload;
 pub mod wire;
 
 pub use traffic::WireAccess;

@@ -1,7 +1,8 @@
 //! A minimal pcap writer (libpcap format, nanosecond timestamps, Ethernet link type), so
 //! frames the NIC put on the wire can be judged by independent tools (tshark, scapy),
-//! a reader for the classic pcap files people capture with tcpdump or tshark, and a
-//! helper that asks tshark for its verdict on each frame's FCS.
+//! a reader for the classic pcap files people capture with tcpdump or tshark, and
+//! helpers that ask tshark for its verdict on each frame's FCS and checksums and for
+//! the TCP payload it sees.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -192,6 +193,57 @@ pub fn tshark_checksum_verdicts(path: &Path) -> Option<io::Result<Vec<TsharkCsum
             TsharkCsum { ip: verdict(f.first().unwrap_or(&"")), tcp: verdict(f.get(1).unwrap_or(&"")), udp: verdict(f.get(2).unwrap_or(&"")) }
         })
         .collect()))
+}
+
+/// The TCP segment tshark sees in a frame: raw sequence number and payload bytes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TsharkTcp {
+    pub seq: u32,
+    pub payload: Vec<u8>,
+}
+
+/// tshark's view of the TCP payload of every frame in a pcap (frames without FCS):
+/// per frame `Some` for a frame with a TCP header (outermost), else `None`; `None`
+/// overall when tshark is not installed. Reassembly and sequence analysis are off, so
+/// each frame's own payload bytes are reported.
+pub fn tshark_tcp_payloads(path: &Path) -> Option<io::Result<Vec<Option<TsharkTcp>>>> {
+    let out = Command::new("tshark")
+        .arg("-r")
+        .arg(path)
+        .args(["-o", "tcp.desegment_tcp_streams:FALSE", "-o", "tcp.analyze_sequence_numbers:FALSE"])
+        .args(["-T", "fields", "-E", "separator=;", "-e", "tcp.seq_raw", "-e", "tcp.payload"])
+        .output();
+    let out = match out {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return None,
+        Err(e) => return Some(Err(e)),
+        Ok(o) => o,
+    };
+    if !out.status.success() {
+        return Some(Err(io::Error::other(format!("tshark failed: {}", String::from_utf8_lossy(&out.stderr)))));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let first = |f: &str| f.split(',').next().unwrap_or("").trim().to_string();
+    Some(
+        text.lines()
+            .map(|l| {
+                let f: Vec<&str> = l.split(';').collect();
+                let seq = first(f.first().unwrap_or(&""));
+                if seq.is_empty() {
+                    return Ok(None);
+                }
+                let seq = seq.parse::<u32>().map_err(|e| io::Error::other(format!("tshark printed sequence number `{seq}`: {e}")))?;
+                let hex: String = first(f.get(1).unwrap_or(&"")).chars().filter(|c| *c != ':').collect();
+                if !hex.len().is_multiple_of(2) {
+                    return Err(io::Error::other("tshark printed an odd number of hex digits"));
+                }
+                let payload = (0..hex.len() / 2)
+                    .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16))
+                    .collect::<Result<Vec<u8>, _>>()
+                    .map_err(|e| io::Error::other(format!("tshark printed payload `{}`: {e}", &hex[..hex.len().min(40)])))?;
+                Ok(Some(TsharkTcp { seq, payload }))
+            })
+            .collect(),
+    )
 }
 
 #[cfg(test)]

@@ -149,6 +149,11 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> TcpPacket<T> {
         let v = ((header_len / 4) as u16 & 0xf) << 12 | (f & flags::MASK);
         set_u16(self.buffer.as_mut(), field::FLAGS, v);
     }
+    /// Sets the nine flag bits, keeping the data offset and the reserved bits.
+    pub fn set_flags(&mut self, f: u16) {
+        let v = get_u16(self.buffer.as_ref(), field::FLAGS) & !flags::MASK | (f & flags::MASK);
+        set_u16(self.buffer.as_mut(), field::FLAGS, v);
+    }
     pub fn set_window_len(&mut self, v: u16) {
         set_u16(self.buffer.as_mut(), field::WIN_SIZE, v);
     }
