@@ -409,6 +409,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.wr_hold_tx.d.next = !self.grant_rx_write.val() & self.tx.wb_valid.val() & !self.dma_wr_ready.val();
         self.rx.wr_rsp_valid.next = self.dma_wr_rsp_valid.val() & (self.dma_wr_rsp_tag.val() == 0);
         self.rx.wr_rsp_error.next = self.dma_wr_rsp_error.val();
+        self.rx.wb_rsp.next = self.dma_wr_rsp_valid.val() & self.dma_wr_rsp_tag.val().get_bit(3);
         self.rx.wb_fault.next = self.dma_wr_rsp_valid.val() & self.dma_wr_rsp_tag.val().get_bit(3) & self.dma_wr_rsp_error.val();
         self.rx.wb_fault_tag.next = self.dma_wr_rsp_tag.val();
         self.tx.wb_rsp_valid.next = self.dma_wr_rsp_valid.val() & (self.dma_wr_rsp_tag.val() == 2);

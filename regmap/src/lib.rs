@@ -408,6 +408,18 @@ pub fn offset_of(block: &str, reg: &str) -> u32 {
     panic!("no register {reg} in block {block}")
 }
 
+/// The bits a register holds: the union of its fields, all 32 when it declares none.
+/// Writes to other bits are ignored and they read as 0.
+pub fn bits_of(block: &str, reg: &str) -> u32 {
+    let b = BLOCKS.iter().find(|b| b.name == block).unwrap_or_else(|| panic!("no register block {block}"));
+    let r = b.regs.iter().chain(b.queue_regs.iter()).find(|r| r.name == reg).unwrap_or_else(|| panic!("no register {reg} in {block}"));
+    if r.fields.is_empty() {
+        u32::MAX
+    } else {
+        r.fields.iter().fold(0, |m, f| m | f.mask())
+    }
+}
+
 /// The reset value declared for a register.
 pub fn reset_of(block: &str, reg: &str) -> u32 {
     let b = BLOCKS.iter().find(|b| b.name == block).unwrap();

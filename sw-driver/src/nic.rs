@@ -153,8 +153,15 @@ impl<D: Device> Nic<D> {
             nic.set_irq_moderation(Dir::Rx, q, nic.config.moderation)?;
         }
         if nic.layout.rxc.is_some() {
-            // RSS over the queues opened (Linux's default table), and known contents
-            // for the write-only tables whose shadows the driver keeps
+            // Whatever a previous user left: the classification registers at their reset
+            // values, RSS over the queues opened (Linux's default table), and known
+            // contents for the write-only tables whose shadows the driver keeps.
+            nic.set_rx_filter_mode(crate::rxclass::RxFilterMode::RESET)?;
+            for i in 0..nic_regmap::rxc::MAC_FILTERS {
+                nic.set_mac_filter(i, None)?;
+            }
+            nic.set_rss_key(&nic_regmap::rxc::RSS_DEFAULT_KEY)?;
+            nic.set_rss_types(crate::rxclass::rss_types::ALL)?;
             nic.set_rss_spread(nic.config.rx_queues)?;
             nic.set_mcast_hash(&[0; 128])?;
         }
@@ -305,13 +312,24 @@ impl<D: Device> Nic<D> {
     }
 
     /// Takes up to `max_per_queue` frames from every open RX queue, in queue order
-    /// (what a NAPI poll over all vectors does).
+    /// (what a NAPI poll over all vectors does). A queue that reports an error (stopped)
+    /// does not cost the others their frames: the error is returned only when no queue
+    /// had a frame, and [`Nic::queue_state`] names the stopped queue either way.
     pub fn rx_burst_all(&mut self, max_per_queue: usize) -> Result<Vec<RxFrame>, DriverError> {
         let mut out = Vec::new();
+        let mut first_error = None;
         for q in 0..self.rx.len() as u32 {
-            out.extend(self.rx_burst_on(q, max_per_queue)?);
+            match self.rx_burst_on(q, max_per_queue) {
+                Ok(frames) => out.extend(frames),
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
         }
-        Ok(out)
+        match first_error {
+            Some(e) if out.is_empty() => Err(e),
+            _ => Ok(out),
+        }
     }
 
     /// `Q_DROPS` of RX queue `q`: frames dropped because it was stopped or had no buffer.

@@ -25,6 +25,8 @@ impl RxFilterMode {
     /// Only the exact-match table, the multicast hash and broadcast: what a driver
     /// sets when the stack is not in promiscuous mode.
     pub const NORMAL: RxFilterMode = RxFilterMode { promisc: false, allmulti: false, broadcast: true };
+    /// The reset value: everything is received until the driver narrows it.
+    pub const RESET: RxFilterMode = RxFilterMode { promisc: true, allmulti: false, broadcast: true };
 }
 
 /// One exact-match entry of the MAC filter.
@@ -104,8 +106,8 @@ impl<D: Device> Nic<D> {
             None => (0, 0),
             Some(f) => {
                 if let Some(q) = f.steer_queue {
-                    if u32::from(q) >= self.layout.rx_queues {
-                        return Err(DriverError::InvalidConfig(format!("steering to RX queue {q}, but the NIC has {}", self.layout.rx_queues)));
+                    if u32::from(q) >= self.config().rx_queues {
+                        return Err(DriverError::InvalidConfig(format!("steering to RX queue {q}, but {} are open", self.config().rx_queues)));
                     }
                 }
                 let lo = u32::from_le_bytes([f.addr[0], f.addr[1], f.addr[2], f.addr[3]]);
@@ -199,8 +201,8 @@ impl<D: Device> Nic<D> {
 
     /// Writes the 128-entry indirection table (queue numbers).
     pub fn set_rss_reta(&mut self, table: &[u8; 128]) -> Result<(), DriverError> {
-        if let Some(q) = table.iter().find(|&&q| u32::from(q) >= self.layout.rx_queues) {
-            return Err(DriverError::InvalidConfig(format!("indirection entry names RX queue {q}, but the NIC has {}", self.layout.rx_queues)));
+        if let Some(q) = table.iter().find(|&&q| u32::from(q) >= self.config().rx_queues) {
+            return Err(DriverError::InvalidConfig(format!("indirection entry names RX queue {q}, but {} are open", self.config().rx_queues)));
         }
         for i in 0..32 {
             let a = self.rxc_reg(rxc::rss_reta(i as u32))?;
@@ -212,8 +214,8 @@ impl<D: Device> Nic<D> {
 
     /// Spreads the indirection table evenly over queues `0..queues` (Linux's default).
     pub fn set_rss_spread(&mut self, queues: u32) -> Result<(), DriverError> {
-        if queues == 0 || queues > self.layout.rx_queues {
-            return Err(DriverError::InvalidConfig(format!("cannot spread over {queues} RX queues (the NIC has {})", self.layout.rx_queues)));
+        if queues == 0 || queues > self.config().rx_queues {
+            return Err(DriverError::InvalidConfig(format!("cannot spread over {queues} RX queues ({} are open)", self.config().rx_queues)));
         }
         let table = std::array::from_fn(|j| (j as u32 % queues) as u8);
         self.set_rss_reta(&table)

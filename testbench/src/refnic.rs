@@ -523,7 +523,7 @@ impl RefNic {
             }
             o if (rxc::MAC_FILTER_LO..rxc::MAC_FILTER_LO + 128).contains(&o) => {
                 let w = ((o - rxc::MAC_FILTER_LO) / 4) as usize;
-                self.mac_filter_words[w] = v;
+                self.mac_filter_words[w] = v & nic_regmap::bits_of("rxc", if w % 2 == 0 { "MAC_FILTER_LO" } else { "MAC_FILTER_HI" });
                 let e = w / 2;
                 self.rxc.exact[e] = MacFilterEntry::from_words(self.mac_filter_words[2 * e], self.mac_filter_words[2 * e + 1]);
             }

@@ -102,6 +102,9 @@ pub fn replay_one_by_one<D: Device + WireAccess>(nic: &mut Nic<D>, frames: &[Vec
                 if got.len() > 1 {
                     return Err(format!("frame {index}: {} frames arrived for one sent", got.len()));
                 }
+                if r.data != *f {
+                    return Err(format!("frame {index} ({} bytes) arrived on queue {} as {} different bytes", f.len(), r.queue, r.data.len()));
+                }
                 break outcome_of(index, r);
             }
             let delta = nic.stats().map_err(|e| e.to_string())?.since(&before);
@@ -114,6 +117,12 @@ pub fn replay_one_by_one<D: Device + WireAccess>(nic: &mut Nic<D>, frames: &[Vec
             nic.device_mut().idle(32);
         };
         out.push(outcome);
+    }
+    // nothing more may come: a late frame would have been credited to the wrong index
+    nic.device_mut().idle(2_000);
+    let late = nic.rx_burst_all(64).map_err(|e| e.to_string())?;
+    if !late.is_empty() {
+        return Err(format!("{} frames arrived after every frame was accounted for", late.len()));
     }
     Ok(out)
 }
@@ -176,8 +185,16 @@ pub fn burst_and_check<D: Device + WireAccess>(nic: &mut Nic<D>, cfg: &RxClassCo
             got[r.queue as usize].push(r);
         }
     }
-    // a little longer, to catch frames that should not have come
-    nic.device_mut().idle(2_000);
+    // until every frame is accounted for (delivered or counted as dropped), to catch
+    // frames that should not have come and drops still on their way
+    let start = nic.cycles();
+    loop {
+        let d = nic.stats().map_err(|e| e.to_string())?.since(&before);
+        if (d.rx_frames + d.rx_drops()) as usize >= frames.len() || nic.cycles() - start > timeout_cycles {
+            break;
+        }
+        nic.device_mut().idle(256);
+    }
     for r in nic.rx_burst_all(64).map_err(|e| e.to_string())? {
         got[r.queue as usize].push(r);
     }

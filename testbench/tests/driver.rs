@@ -169,10 +169,11 @@ fn every_rw_register_resets_and_reads_back() {
                     }
                     let mask = if r.fields.is_empty() { u32::MAX } else { r.fields.iter().fold(0, |m, f| m | f.mask()) };
                     assert_eq!(dev.get_reg32(addr).unwrap(), reset, "{}.{} at {addr:#06x} after reset", b.name, r.name);
-                    for pattern in [0xa5a5_5a5a_u32 & mask, 0x5a5a_a5a5 & mask] {
-                        dev.set_reg32(addr, pattern).unwrap();
+                    for written in [0xa5a5_5a5a_u32, 0x5a5a_a5a5] {
+                        let pattern = written & mask;
+                        dev.set_reg32(addr, written).unwrap();
                         let got = dev.get_reg32(addr).unwrap();
-                        assert_eq!(got & mask, pattern, "{}.{} at {addr:#06x}", b.name, r.name);
+                        assert_eq!(got, pattern, "{}.{} at {addr:#06x}: bits outside its fields must read 0", b.name, r.name);
                     }
                     dev.set_reg32(addr, reset).unwrap();
                     checked += 1;

@@ -114,6 +114,8 @@ pub struct CsrBlock {
     const_value: [Constant<Bits<32>>; 16],
     rw_addr: [Constant<Bits<16>>; 5],
     rw_reset: [Constant<Bits<32>>; 5],
+    /// The bits each RW register holds (its declared fields).
+    rw_bits: [Constant<Bits<32>>; 5],
     rw: [DFF<Bits<32>>; 5],
     counter_addr: [Constant<Bits<16>>; 16],
     counter: [DFF<Bits<32>>; 16],
@@ -185,6 +187,7 @@ impl CsrBlock {
             const_value: std::array::from_fn(|i| c32(const_value(CONST_REGS[i]))),
             rw_addr,
             rw_reset: std::array::from_fn(|i| c32(map::reset_of(RW_REGS[i].0, RW_REGS[i].1))),
+            rw_bits: std::array::from_fn(|i| c32(map::bits_of(RW_REGS[i].0, RW_REGS[i].1))),
             rw: Default::default(),
             counter_addr: std::array::from_fn(|i| c16(map::offset_of("stats", COUNTER_REGS[i]))),
             counter: Default::default(),
@@ -260,7 +263,7 @@ impl Logic for CsrBlock {
             self.b_valid.d.next = true;
             for i in 0..5 {
                 if self.aw_addr.q.val() == self.rw_addr[i].val() {
-                    self.rw[i].d.next = (self.rw[i].q.val() & !self.w_mask.q.val()) | (self.w_data.q.val() & self.w_mask.q.val());
+                    self.rw[i].d.next = (self.rw[i].q.val() & !self.w_mask.q.val()) | (self.w_data.q.val() & self.w_mask.q.val() & self.rw_bits[i].val());
                 }
             }
             if self.aw_addr.q.val() == self.addr_irq_status.val() {

@@ -61,6 +61,8 @@ pub struct QueueRegs {
     irq: IrqModeration,
     rw_addr: [Constant<Bits<16>>; 9],
     rw_reset: [Constant<Bits<32>>; 9],
+    /// The bits each RW register holds (its declared fields).
+    rw_bits: [Constant<Bits<32>>; 9],
     rw: [DFF<Bits<32>>; 9],
     drops: DFF<Bits<32>>,
     addr_head: Constant<Bits<16>>,
@@ -81,6 +83,7 @@ impl QueueRegs {
         // the register's address in this window, or one no aligned access matches
         let addr = |name: &str| regs.iter().find(|r| r.name == name).map_or(0xffff, |r| base + QUEUE_STRIDE * (q + 1) + r.offset);
         let reset = |name: &str| regs.iter().find(|r| r.name == name).map_or(0, |r| r.reset);
+        let bits = |name: &str| regs.iter().find(|r| r.name == name).map_or(0, |r| if r.fields.is_empty() { u32::MAX } else { r.fields.iter().fold(0, |m, f| m | f.mask()) });
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -106,6 +109,7 @@ impl QueueRegs {
             irq: Default::default(),
             rw_addr: std::array::from_fn(|i| c16(addr(RW[i]))),
             rw_reset: std::array::from_fn(|i| Constant::new(Bits::<32>::from(reset(RW[i]) as u64))),
+            rw_bits: std::array::from_fn(|i| Constant::new(Bits::<32>::from(bits(RW[i]) as u64))),
             rw: Default::default(),
             drops: Default::default(),
             addr_head: c16(addr("Q_HEAD")),
@@ -126,7 +130,7 @@ impl Logic for QueueRegs {
             self.rw[i].clock.next = self.clock.val();
             self.rw[i].d.next = self.rw[i].q.val();
             if self.bus_wr.val() & (self.bus_addr.val() == self.rw_addr[i].val()) {
-                self.rw[i].d.next = (self.rw[i].q.val() & !self.bus_wmask.val()) | (self.bus_wdata.val() & self.bus_wmask.val());
+                self.rw[i].d.next = (self.rw[i].q.val() & !self.bus_wmask.val()) | (self.bus_wdata.val() & self.bus_wmask.val() & self.rw_bits[i].val());
             }
         }
         // RW order: 0 BASE_LO, 1 BASE_HI, 2 SIZE_LOG2, 3 CONTROL, 4 TAIL, 5 IRQ_COUNT,

@@ -47,6 +47,10 @@ pub struct RxcRegs {
     addr_mac: [Constant<Bits<16>>; 32],
     key_reset: [Constant<Bits<32>>; 10],
     reset_filter_ctrl: Constant<Bits<32>>,
+    /// The bits FILTER_CTRL, RSS_CTRL and MAC_FILTER_HI hold (their declared fields).
+    bits_filter_ctrl: Constant<Bits<32>>,
+    bits_rss_ctrl: Constant<Bits<32>>,
+    bits_mac: [Constant<Bits<32>>; 32],
     reset_rss_ctrl: Constant<Bits<32>>,
     /// `bus_addr[15:7]` of RSS_RETA (128 bytes) and `[15:9]` of MCAST_HASH (512 bytes).
     reta_page: Constant<Bits<9>>,
@@ -98,6 +102,9 @@ impl Default for RxcRegs {
             addr_mac: std::array::from_fn(|i| c16(rxc::mac_filter_lo(0) + 4 * i as u32)),
             key_reset: std::array::from_fn(|i| c32(rxc::rss_key_reset(i))),
             reset_filter_ctrl: c32(reset("FILTER_CTRL")),
+            bits_filter_ctrl: c32(nic_regmap::bits_of("rxc", "FILTER_CTRL")),
+            bits_rss_ctrl: c32(nic_regmap::bits_of("rxc", "RSS_CTRL")),
+            bits_mac: std::array::from_fn(|i| c32(nic_regmap::bits_of("rxc", if i % 2 == 0 { "MAC_FILTER_LO" } else { "MAC_FILTER_HI" }))),
             reset_rss_ctrl: c32(reset("RSS_CTRL")),
             reta_page: Constant::new(Bits::<9>::from(((rxc::BASE + rxc::RSS_RETA) >> 7) as u64)),
             mcast_page: Constant::new(Bits::<7>::from(((rxc::BASE + rxc::MCAST_HASH) >> 9) as u64)),
@@ -118,10 +125,10 @@ impl Logic for RxcRegs {
         dff_setup!(self, clock, filter_ctrl_r, rss_ctrl_r);
         self.merged.next = self.bus_wdata.val() & self.bus_wmask.val();
         if self.bus_wr.val() & (self.bus_addr.val() == self.addr_filter_ctrl.val()) {
-            self.filter_ctrl_r.d.next = (self.filter_ctrl_r.q.val() & !self.bus_wmask.val()) | self.merged.val();
+            self.filter_ctrl_r.d.next = (self.filter_ctrl_r.q.val() & !self.bus_wmask.val()) | (self.merged.val() & self.bits_filter_ctrl.val());
         }
         if self.bus_wr.val() & (self.bus_addr.val() == self.addr_rss_ctrl.val()) {
-            self.rss_ctrl_r.d.next = (self.rss_ctrl_r.q.val() & !self.bus_wmask.val()) | self.merged.val();
+            self.rss_ctrl_r.d.next = (self.rss_ctrl_r.q.val() & !self.bus_wmask.val()) | (self.merged.val() & self.bits_rss_ctrl.val());
         }
         for i in 0..10 {
             self.key[i].clock.next = self.clock.val();
@@ -135,7 +142,7 @@ impl Logic for RxcRegs {
             self.mac[i].clock.next = self.clock.val();
             self.mac[i].d.next = self.mac[i].q.val();
             if self.bus_wr.val() & (self.bus_addr.val() == self.addr_mac[i].val()) {
-                self.mac[i].d.next = (self.mac[i].q.val() & !self.bus_wmask.val()) | self.merged.val();
+                self.mac[i].d.next = (self.mac[i].q.val() & !self.bus_wmask.val()) | (self.merged.val() & self.bits_mac[i].val());
             }
             self.mac_filter[i].next = self.mac[i].q.val();
         }

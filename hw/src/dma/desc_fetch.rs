@@ -45,6 +45,8 @@ pub struct DescFetch {
     pub ring_empty: Signal<Out, Bit>,
     /// Pulses when a fetch was refused by the host.
     pub fault: Signal<Out, Bit>,
+    /// No fetch in flight: nothing fetched for an old ring can arrive any more.
+    pub idle: Signal<Out, Bit>,
     fifo: NicFifo<DescWord, 5, 6>,
     fetch_ptr: DFF<Bits<16>>,
     busy: DFF<Bit>,
@@ -83,6 +85,7 @@ impl Default for DescFetch {
             desc_pop: Default::default(),
             ring_empty: Default::default(),
             fault: Default::default(),
+            idle: Default::default(),
             fifo: Default::default(),
             fetch_ptr: Default::default(),
             busy: Default::default(),
@@ -153,6 +156,7 @@ impl Logic for DescFetch {
         self.desc_len.next = self.fifo.data_out.val().get_bits::<16>(64);
         self.desc_flags.next = self.fifo.data_out.val().get_bits::<16>(80);
         self.fifo.read.next = self.desc_pop.val();
+        self.idle.next = !self.busy.q.val() & !self.busy_settle.q.val() & !self.req_pending.q.val();
         self.ring_empty.next = (self.avail.val() == 0) & !self.req_pending.q.val() & !self.busy.q.val() & !self.busy_settle.q.val() & self.fifo.empty.val();
         if self.reset.val() | !self.active.val() {
             self.fetch_ptr.d.next = 0.into();

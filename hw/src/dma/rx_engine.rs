@@ -17,8 +17,9 @@
 //!
 //! Clearing a queue's ENABLE takes effect between frames: a write the host port has
 //! started is always finished as offered, a frame in progress for that queue is dropped
-//! instead of completed, and then its HEAD and error state reset. ACTIVE stays low until
-//! that has happened.
+//! instead of completed (unless its write-back is already being offered), and then, once
+//! no descriptor fetch and no write-back response is outstanding, its HEAD and error
+//! state reset. ACTIVE stays low until that has happened.
 //!
 //! Descriptor fetches of all queues share one read request port, tagged `8 + q`;
 //! write-backs are tagged `8 + q` too, so that a refused write-back stops its own queue.
@@ -102,7 +103,9 @@ pub struct RxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     /// Response to a data write (tag 0).
     pub wr_rsp_valid: Signal<In, Bit>,
     pub wr_rsp_error: Signal<In, Bit>,
-    /// The host refused a descriptor write-back; `wb_fault_tag` is its tag (8 + q).
+    /// A descriptor write-back's response (tag 8 + q), and whether the host refused it;
+    /// `wb_fault_tag` is its tag.
+    pub wb_rsp: Signal<In, Bit>,
     pub wb_fault: Signal<In, Bit>,
     pub wb_fault_tag: Signal<In, Bits<4>>,
     // classified frames (see rx_meta)
@@ -141,6 +144,13 @@ pub struct RxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     written: DFF<Bits<16>>,
     truncated: DFF<Bit>,
     meta: DFF<Bits<72>>,
+    /// The write-back's address and tag, fixed when the frame is judged complete: the
+    /// beat must not change while offered, whatever software writes meanwhile.
+    wb_addr: DFF<Bits<64>>,
+    wb_tag: DFF<Bits<4>>,
+    /// Write-backs accepted by the host port whose responses are still out: a queue is
+    /// flushed only when none is, so a late fault cannot stop the restarted queue.
+    wb_out: DFF<Bits<4>>,
     /// Read grant of the descriptor fetchers, held while a request waits.
     rd_sel: DFF<Bits<4>>,
     rd_hold: DFF<Bit>,
@@ -202,6 +212,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for RxEngine<FN
             wr_tag: Default::default(),
             wr_rsp_valid: Default::default(),
             wr_rsp_error: Default::default(),
+            wb_rsp: Default::default(),
             wb_fault: Default::default(),
             wb_fault_tag: Default::default(),
             s_data: Default::default(),
@@ -236,6 +247,9 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for RxEngine<FN
             written: Default::default(),
             truncated: Default::default(),
             meta: Default::default(),
+            wb_addr: Default::default(),
+            wb_tag: Default::default(),
+            wb_out: Default::default(),
             rd_sel: Default::default(),
             rd_hold: Default::default(),
             run: std::array::from_fn(|_| Default::default()),
@@ -265,7 +279,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for RxEngine<FN
 impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, FNP1, Q> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, cur_q, buf_addr, buf_len, written, truncated, meta, rd_sel, rd_hold);
+        dff_setup!(self, clock, state, cur_q, buf_addr, buf_len, written, truncated, meta, wb_addr, wb_tag, wb_out, rd_sel, rd_hold);
         clock!(self, clock, upsizer, fifo);
         self.head_meta.next = self.fifo.data_out.val().get_bits::<72>(134);
         self.q_now.next = self.cur_q.q.val();
@@ -448,13 +462,19 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
                     } else {
                         self.state.d.next = RxState::WriteBack;
                         self.written.d.next = self.written.q.val();
+                        self.wb_addr.d.next = self.sel_base.val() + (bit_cast::<64, 16>(self.sel_head.val() & self.sel_mask.val()) << 4);
+                        for i in 0..Q {
+                            if self.cur_q.q.val() == self.q_id[i].val() {
+                                self.wb_tag.d.next = self.tag_id[i].val();
+                            }
+                        }
                     }
                 }
             }
             RxState::WriteBack => {
                 // the whole descriptor: ptype, length, flags, RSS hash
                 self.wr_valid.next = true;
-                self.wr_addr.next = self.sel_base.val() + (bit_cast::<64, 16>(self.sel_head.val() & self.sel_mask.val()) << 4);
+                self.wr_addr.next = self.wb_addr.q.val();
                 self.wr_data.next = bit_cast::<128, 16>(self.meta.q.val().get_bits::<16>(32))
                     | (bit_cast::<128, 16>(self.written.q.val()) << 64)
                     | (bit_cast::<128, 16>(self.wb_flags.val()) << 80)
@@ -464,11 +484,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
                     | (bit_cast::<128, 32>(self.meta.q.val().get_bits::<32>(0)) << 96);
                 self.wr_strb.next = self.ones16.val();
                 self.wr_last.next = true;
-                for i in 0..Q {
-                    if self.cur_q.q.val() == self.q_id[i].val() {
-                        self.wr_tag.next = self.tag_id[i].val();
-                    }
-                }
+                self.wr_tag.next = self.wb_tag.q.val();
                 if self.wr_ready.val() {
                     self.done_frame.next = true;
                     self.stat_frame.next = true;
@@ -506,6 +522,16 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
                 self.state.d.next = RxState::Idle;
             }
         }
+        // ---- write-backs in flight
+        self.wb_out.d.next = self.wb_out.q.val();
+        if (self.state.q.val() == RxState::WriteBack) & self.wr_ready.val() {
+            self.wb_out.d.next = self.wb_out.q.val() + 1;
+            if self.wb_rsp.val() {
+                self.wb_out.d.next = self.wb_out.q.val();
+            }
+        } else if self.wb_rsp.val() {
+            self.wb_out.d.next = self.wb_out.q.val() - 1;
+        }
         // ---- per queue: completion, drops, flushes
         for i in 0..Q {
             if self.cur_q.q.val() == self.q_id[i].val() {
@@ -519,7 +545,11 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
             if !self.enable[i].val() {
                 self.flush_pending[i].d.next = true;
             }
-            if self.reset.val() | (self.flush_pending[i].q.val() & (self.state.q.val() == RxState::Idle)) {
+            // a flush waits for the engine between frames, the queue's descriptor fetch
+            // and every write-back response: nothing meant for the old ring arrives later
+            if self.reset.val()
+                | (self.flush_pending[i].q.val() & (self.state.q.val() == RxState::Idle) & self.fetch[i].idle.val() & (self.wb_out.q.val() == 0))
+            {
                 self.error[i].d.next = 0.into();
                 self.head_count[i].d.next = 0.into();
                 self.flush_pending[i].d.next = !self.enable[i].val();
@@ -531,6 +561,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
             self.truncated.d.next = false;
             self.rd_hold.d.next = false;
             self.rd_sel.d.next = 0.into();
+            self.wb_out.d.next = 0.into();
         }
     }
 }

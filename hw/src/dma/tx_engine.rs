@@ -89,8 +89,21 @@ pub struct TxEngine<const FN: usize, const FNP1: usize> {
     head_count: DFF<Bits<16>>,
     /// Write-backs waiting for the write port: [63:0] address, [127:64] bytes 8..16. A
     /// queue, so that a write port busy with an RX frame (cut-through RX holds it for a
-    /// whole frame) never stops TX from taking read responses.
+    /// whole frame) does not hold TX up.
     wb_fifo: NicFifo<Bits<128>, 2, 3>,
+    /// Write-back slots promised to reads in flight that end a REPORT_STATUS descriptor:
+    /// such a read is issued only with a slot free, so a full write-back queue never
+    /// stops TX from taking read responses (which would stall the shared read channel,
+    /// and in loopback deadlock: RX holds the write port for the frame TX cannot finish).
+    wb_promised: DFF<Bits<3>>,
+    /// Write-backs taken by the host port whose responses are still out.
+    wb_out: DFF<Bits<4>>,
+    /// ENABLE was cleared: the queue stays inactive until every read it issued has come
+    /// back (and been dropped) and every queued write-back has been written and answered,
+    /// so nothing meant for the old ring lands after the driver restarts it.
+    flushing: DFF<Bit>,
+    ends_rs: Signal<Local, Bit>,
+    wb_room: Signal<Local, Bit>,
     chunk: Signal<Local, Bits<16>>,
     beats: Signal<Local, Bits<16>>,
     left: Signal<Local, Bits<16>>,
@@ -168,6 +181,11 @@ impl<const FN: usize, const FNP1: usize> Default for TxEngine<FN, FNP1> {
             chunk_off: Default::default(),
             head_count: Default::default(),
             wb_fifo: Default::default(),
+            wb_promised: Default::default(),
+            wb_out: Default::default(),
+            flushing: Default::default(),
+            ends_rs: Default::default(),
+            wb_room: Default::default(),
             chunk: Default::default(),
             beats: Default::default(),
             left: Default::default(),
@@ -189,10 +207,16 @@ impl<const FN: usize, const FNP1: usize> Logic for TxEngine<FN, FNP1> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, error, cur_valid, cur_addr, cur_remaining, cur_len, cur_flags, cur_idx, pop_idx,
-            frame_bytes, abort_pending, reserved, chunk_off, head_count
+            frame_bytes, abort_pending, reserved, chunk_off, head_count, wb_promised, wb_out, flushing
         );
         clock!(self, clock, fetch, info, data, downsizer, packer, wb_fifo);
-        self.run.next = self.enable.val() & (self.error.q.val() == 0);
+        self.run.next = self.enable.val() & (self.error.q.val() == 0) & !self.flushing.q.val();
+        if !self.enable.val() {
+            self.flushing.d.next = true;
+        }
+        if self.flushing.q.val() & self.enable.val() & self.info.empty.val() & self.wb_fifo.empty.val() & (self.wb_out.q.val() == 0) {
+            self.flushing.d.next = false;
+        }
         self.active.next = self.run.val();
         self.error_code.next = self.error.q.val();
         self.head.next = self.head_count.q.val();
@@ -212,7 +236,7 @@ impl<const FN: usize, const FNP1: usize> Logic for TxEngine<FN, FNP1> {
         self.fetch.rsp_last.next = self.rsp_last.val();
         self.fetch.rsp_error.next = self.rsp_error.val();
         self.fetch.desc_pop.next = false;
-        if self.fetch.fault.val() & (self.error.q.val() == 0) {
+        if self.fetch.fault.val() & (self.error.q.val() == 0) & !self.flushing.q.val() {
             self.error.d.next = 1.into(); // QueueError::DescReadFault
         }
         // take the next descriptor: validate it first, nothing is read for a bad one
@@ -248,9 +272,12 @@ impl<const FN: usize, const FNP1: usize> Logic for TxEngine<FN, FNP1> {
         self.beats.next = (self.chunk.val() + 15) >> 4;
         self.data_req_addr.next = self.cur_addr.q.val();
         self.data_req_len.next = self.chunk.val();
+        self.ends_rs.next = (self.chunk.val() == self.cur_remaining.q.val()) & self.cur_flags.q.val().get_bit(1);
+        self.wb_room.next = (bit_cast::<4, 3>(self.wb_fifo.count.val()) + bit_cast::<4, 3>(self.wb_promised.q.val())) < 4;
         self.data_req_valid.next = self.run.val()
             & self.cur_valid.q.val()
             & !self.info.full.val()
+            & (!self.ends_rs.val() | self.wb_room.val())
             & ((bit_cast::<16, FNP1>(self.data.count.val()) + self.reserved.q.val() + self.beats.val()) <= self.depth.val())
             & (self.reserved.q.val() < self.max_in_flight.val());
         self.issue.next = self.data_req_valid.val() & self.data_req_ready.val();
@@ -274,7 +301,7 @@ impl<const FN: usize, const FNP1: usize> Logic for TxEngine<FN, FNP1> {
             }
         }
         // read responses into the data FIFO
-        self.data_rsp_ready.next = !self.wb_fifo.full.val() & !self.data.full.val();
+        self.data_rsp_ready.next = !self.data.full.val();
         self.wb_fifo.write.next = false;
         self.wb_fifo.data_in.next = 0.into();
         self.beat_fire.next = self.data_rsp_valid.val() & self.data_rsp_ready.val();
@@ -297,7 +324,7 @@ impl<const FN: usize, const FNP1: usize> Logic for TxEngine<FN, FNP1> {
                 self.chunk_off.d.next = self.chunk_off.q.val() + 16;
             }
             if self.rsp_error.val() {
-                if self.error.q.val() == 0 {
+                if (self.error.q.val() == 0) & !self.flushing.q.val() {
                     self.error.d.next = 2.into(); // QueueError::DataReadFault
                     // terminate the frame: one byte, frame end, abort
                     self.data.data_in.next = self.abort_beat.val();
@@ -336,12 +363,30 @@ impl<const FN: usize, const FNP1: usize> Logic for TxEngine<FN, FNP1> {
         if !self.issue.val() & self.push_beat.val() {
             self.reserved.d.next = self.reserved.q.val() - 1;
         }
+        // write-back slots: promised at issue, redeemed by the descriptor's last beat
+        self.wb_promised.d.next = self.wb_promised.q.val();
+        if self.issue.val() & self.ends_rs.val() {
+            self.wb_promised.d.next = self.wb_promised.q.val() + 1;
+        }
+        if self.beat_fire.val() & self.rsp_last.val() & self.info.data_out.val().get_bit(48) & self.info.data_out.val().get_bit(50) {
+            self.wb_promised.d.next = self.wb_promised.q.val() - 1;
+            if self.issue.val() & self.ends_rs.val() {
+                self.wb_promised.d.next = self.wb_promised.q.val();
+            }
+        }
         // write-back
         self.wb_valid.next = !self.wb_fifo.empty.val();
         self.wb_addr.next = self.wb_fifo.data_out.val().get_bits::<64>(0);
         self.wb_data.next = self.wb_fifo.data_out.val().get_bits::<64>(64);
         self.wb_fifo.read.next = !self.wb_fifo.empty.val() & self.wb_ready.val();
-        if self.wb_rsp_valid.val() & self.wb_rsp_error.val() & (self.error.q.val() == 0) {
+        self.wb_out.d.next = self.wb_out.q.val();
+        if self.wb_fifo.read.val() & !self.wb_rsp_valid.val() {
+            self.wb_out.d.next = self.wb_out.q.val() + 1;
+        }
+        if !self.wb_fifo.read.val() & self.wb_rsp_valid.val() {
+            self.wb_out.d.next = self.wb_out.q.val() - 1;
+        }
+        if self.wb_rsp_valid.val() & self.wb_rsp_error.val() & (self.error.q.val() == 0) & !self.flushing.q.val() {
             self.error.d.next = 3.into(); // QueueError::WriteFault
         }
         // data FIFO → packer → MAC
@@ -378,9 +423,14 @@ impl<const FN: usize, const FNP1: usize> Logic for TxEngine<FN, FNP1> {
         }
         // write-backs already queued are finished even if the queue is disabled
         self.wb_fifo.reset.next = self.reset.val();
+        if self.reset.val() {
+            self.wb_out.d.next = 0.into();
+            self.flushing.d.next = false;
+        }
         if self.reset.val() | (!self.run.val() & self.info.empty.val()) {
             self.reserved.d.next = 0.into();
             self.chunk_off.d.next = 0.into();
+            self.wb_promised.d.next = 0.into();
         }
     }
 }
