@@ -10,13 +10,15 @@
 //! per-frame fields of such a frame are the model's for the frame extended with zeros;
 //! the checksum verdicts (on the last beat) are the model's for the real frame.
 
+mod common;
+
+use common::hdl::{configure_classifier, push_beat, reset_for, run_testbench, Feed};
 use nic_hw::rx::RxClassifier;
 use nic_testbench::rxclass::{classify, RxClassConfig, RxMeta};
 use nic_testbench::rxgen::{ms_suite_frames, random_config, random_frame, RxGenOptions};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::*;
-use std::sync::{Arc, Mutex};
 
 /// Header window of the RTL parser: frames up to this length are judged on their length.
 const WINDOW: usize = 104;
@@ -44,47 +46,17 @@ struct RunResult {
     in_done: u64,
 }
 
-fn beats(frame: &[u8]) -> Vec<(u64, u64, bool)> {
-    let n = frame.len().div_ceil(8);
-    (0..n)
-        .map(|k| {
-            let chunk = &frame[8 * k..(8 * k + 8).min(frame.len())];
-            let mut b = [0u8; 8];
-            b[..chunk.len()].copy_from_slice(chunk);
-            (u64::from_le_bytes(b), chunk.len() as u64, k + 1 == n)
-        })
-        .collect()
-}
-
 /// Runs the classifier on `frames` (back-to-back), with `cfg`, MAC status `status[i]` on
 /// frame i's last beat, `m_ready` low on cycles where `ready_gap(cycle)` is true.
 fn run(cfg: &RxClassConfig, frames: &[Vec<u8>], status: &[u8], ready_gap: fn(u64) -> bool, max_cycles: u64) -> RunResult {
     let cfg = cfg.clone();
     let frames: Vec<Vec<u8>> = frames.to_vec();
     let status = status.to_vec();
-    let result = Arc::new(Mutex::new(RunResult::default()));
-    let res = result.clone();
-    let mut sim = Simulation::new();
-    sim.add_clock(5, |x: &mut Box<RxClassifier>| x.clock.next = !x.clock.val());
-    sim.add_testbench(move |mut sim: Sim<RxClassifier>| {
-        let mut x = sim.init()?;
-        // configuration
-        x.filter_ctrl.next = Bits::<32>::from(cfg.filter_ctrl_word() as u64);
-        for i in 0..16 {
-            let (lo, hi) = cfg.mac_filter_words(i);
-            x.mac_filter[2 * i].next = Bits::<32>::from(lo as u64);
-            x.mac_filter[2 * i + 1].next = Bits::<32>::from(hi as u64);
-        }
-        x.rss_ctrl.next = Bits::<32>::from(cfg.rss_types as u64);
-        for (i, w) in cfg.rss_key_words().iter().enumerate() {
-            x.rss_key[i].next = Bits::<32>::from(*w as u64);
-        }
-        x.queue_mask.next = Bits::<8>::from(cfg.queue_mask() as u64);
+    run_testbench((max_cycles + 2000) * 10, |x: &mut Box<RxClassifier>| x.clock.next = !x.clock.val(), move |sim, mut x| {
+        configure_classifier(&mut x, &cfg);
         x.m_ready.next = false;
         x.s_valid.next = false;
-        x.reset.next = true;
-        wait_clock_cycles!(sim, clock, x, 3);
-        x.reset.next = false;
+        reset_for!(sim, x, 3);
         // the tables clear themselves after reset: wait, then write them
         for _ in 0..200 {
             wait_clock_cycle!(sim, clock, x);
@@ -103,8 +75,7 @@ fn run(cfg: &RxClassConfig, frames: &[Vec<u8>], status: &[u8], ready_gap: fn(u64
         x.reta_wr.next = false;
         wait_clock_cycle!(sim, clock, x);
         // traffic
-        let all: Vec<Vec<(u64, u64, bool)>> = frames.iter().map(|f| beats(f)).collect();
-        let (mut fi, mut bi) = (0usize, 0usize);
+        let mut feed = Feed::new(&frames);
         let mut r = RunResult::default();
         let mut cur = OutFrame::default();
         let mut in_frame_out = false;
@@ -112,29 +83,26 @@ fn run(cfg: &RxClassConfig, frames: &[Vec<u8>], status: &[u8], ready_gap: fn(u64
         let mut started = false;
         while r.out.len() < frames.len() && cycle < max_cycles {
             // drive
-            let offering = fi < all.len();
-            if offering {
-                let (d, l, last) = all[fi][bi];
+            let beat = feed.beat();
+            if let Some((d, l, last)) = beat {
                 x.s_data.next = Bits::<64>::from(d);
                 x.s_len.next = Bits::<4>::from(l);
                 x.s_last.next = last;
-                x.s_status.next = Bits::<3>::from(if last { status[fi] as u64 } else { 0 });
+                x.s_status.next = Bits::<3>::from(if last { status[feed.frame()] as u64 } else { 0 });
             }
-            x.s_valid.next = offering;
+            x.s_valid.next = beat.is_some();
             let ready = !ready_gap(cycle);
             x.m_ready.next = ready;
             x = sim.wait(1, x)?;
             // sample this cycle's handshakes
-            if offering {
+            if beat.is_some() {
                 if x.s_ready.val() {
-                    if bi == 0 {
+                    let (first, last) = feed.take();
+                    if first {
                         r.in_first.push(cycle);
                         started = true;
                     }
-                    bi += 1;
-                    if bi == all[fi].len() {
-                        bi = 0;
-                        fi += 1;
+                    if last {
                         r.in_done = cycle;
                     }
                 } else if started {
@@ -157,9 +125,7 @@ fn run(cfg: &RxClassConfig, frames: &[Vec<u8>], status: &[u8], ready_gap: fn(u64
                 } else if meta != cur.meta {
                     cur.meta_unstable = true;
                 }
-                let len = x.m_len.val().to_u64() as usize;
-                let d = x.m_data.val().to_u64().to_le_bytes();
-                cur.bytes.extend_from_slice(&d[..len.min(8)]);
+                push_beat(&mut cur.bytes, x.m_data.val().to_u64(), x.m_len.val().to_u64());
                 if x.m_last.val() {
                     cur.meta.l3_csum = x.m_l3_csum.val().to_u64() as u8;
                     cur.meta.l4_csum = x.m_l4_csum.val().to_u64() as u8;
@@ -172,14 +138,8 @@ fn run(cfg: &RxClassConfig, frames: &[Vec<u8>], status: &[u8], ready_gap: fn(u64
             wait_clock_cycle!(sim, clock, x);
             cycle += 1;
         }
-        *res.lock().unwrap() = r;
-        sim.done(x)
-    });
-    let mut uut = RxClassifier::default();
-    uut.connect_all();
-    sim.run(Box::new(uut), (max_cycles + 2000) * 10).unwrap();
-    let r = result.lock().unwrap().clone();
-    r
+        Ok((x, r))
+    })
 }
 
 /// The expected metadata of a frame (see the module comment for frames past the window).

@@ -16,6 +16,9 @@
 //! Each block's result is also checked (bytes, verdicts, hash), so the numbers are those
 //! of a block doing its job.
 
+mod common;
+
+use common::hdl::{configure_classifier, cycles_until, frame_through, reset_for, run_testbench, Beat, Feed, FrameTimes};
 use nic_hw::mac::MacRx;
 use nic_hw::rx::filter::mcast_index;
 use nic_hw::rx::{RxClassifier, RxCsum, RxFilter, RxParser, RxRss};
@@ -30,7 +33,6 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::*;
 use std::net::Ipv6Addr;
-use std::sync::{Arc, Mutex};
 
 /// The frames, in the order of the table columns.
 const FRAMES: [&str; 3] = ["60 B TCP/IPv4", "1514 B TCP/IPv4", "126 B UDP/IPv6"];
@@ -68,18 +70,6 @@ const EXPECTED: &[(&str, &str, [u64; 3])] = &[
 
 /// Parser window: the beat that closes it when the frame is longer.
 const WINDOW_BEAT: usize = 12;
-
-fn beats(frame: &[u8]) -> Vec<(u64, u64, bool)> {
-    let n = frame.len().div_ceil(8);
-    (0..n)
-        .map(|k| {
-            let chunk = &frame[8 * k..(8 * k + 8).min(frame.len())];
-            let mut b = [0u8; 8];
-            b[..chunk.len()].copy_from_slice(chunk);
-            (u64::from_le_bytes(b), chunk.len() as u64, k + 1 == n)
-        })
-        .collect()
-}
 
 fn mac_words(addr: &[u8; 6]) -> (u32, u32) {
     (u32::from_le_bytes(addr[..4].try_into().unwrap()), u32::from(addr[4]) | u32::from(addr[5]) << 8)
@@ -133,95 +123,38 @@ fn rss_input(f: &[u8]) -> Vec<u8> {
 
 // ---------------------------------------------------------------- MAC RX
 
-#[derive(Clone, Debug, Default)]
-struct StreamTimes {
-    first_in: u64,
-    last_in: u64,
-    first_out: u64,
-    last_out: u64,
-    bytes: Vec<u8>,
-    status: u8,
-    l3: u8,
-    l4: u8,
-}
-
-fn measure_mac_rx(frames: &[Vec<u8>]) -> Vec<StreamTimes> {
+fn measure_mac_rx(frames: &[Vec<u8>]) -> Vec<FrameTimes> {
     let wires: Vec<Vec<u8>> = frames.iter().map(|f| with_fcs(f)).collect();
-    let result = Arc::new(Mutex::new(Vec::new()));
-    let res = result.clone();
-    let mut sim = Simulation::new();
-    sim.add_clock(5, |x: &mut Box<MacRx>| x.clock.next = !x.clock.val());
-    sim.add_testbench(move |mut sim: Sim<MacRx>| {
-        let mut x = sim.init()?;
+    let r = run_testbench(20_000, |x: &mut Box<MacRx>| x.clock.next = !x.clock.val(), move |sim, mut x| {
         x.max_frame_len.next = Bits::<16>::from(9022u64);
         x.s_valid.next = false;
         x.s_user.next = false;
         x.m_ready.next = true;
-        x.reset.next = true;
-        wait_clock_cycles!(sim, clock, x, 3);
-        x.reset.next = false;
+        reset_for!(sim, x, 3);
         wait_clock_cycles!(sim, clock, x, 3);
         let mut cycle = 0u64;
         let mut out = Vec::new();
         for w in &wires {
-            let bs = beats(w);
-            let mut t = StreamTimes::default();
-            let (mut bi, mut got_first, mut done) = (0usize, false, false);
-            let mut guard = 0;
-            while !done {
-                guard += 1;
-                assert!(guard < 1000, "MAC RX: frame did not come out");
-                let offering = bi < bs.len();
-                if offering {
-                    let (d, l, last) = bs[bi];
+            let mut status = 0u8;
+            let t = frame_through!(sim, x, cycle, w, "MAC RX",
+                in: s_valid ready s_ready, |d, l, last| {
                     x.s_data.next = Bits::<64>::from(d);
                     x.s_keep.next = Bits::<8>::from((1u64 << l) - 1);
                     x.s_last.next = last;
-                }
-                x.s_valid.next = offering;
-                x = sim.wait(1, x)?;
-                if offering && x.s_ready.val() {
-                    if bi == 0 {
-                        t.first_in = cycle;
-                    }
-                    if bs[bi].2 {
-                        t.last_in = cycle;
-                    }
-                    bi += 1;
-                }
-                if x.m_valid.val() {
-                    if !got_first {
-                        t.first_out = cycle;
-                        got_first = true;
-                    }
-                    let len = x.m_len.val().to_u64() as usize;
-                    t.bytes.extend_from_slice(&x.m_data.val().to_u64().to_le_bytes()[..len.min(8)]);
-                    if x.m_last.val() {
-                        t.last_out = cycle;
-                        t.status = x.m_status.val().to_u64() as u8;
-                        done = true;
-                    }
-                }
-                wait_clock_cycle!(sim, clock, x);
-                cycle += 1;
-            }
-            out.push(t);
-            x.s_valid.next = false;
+                },
+                out: m_valid, m_data, m_len, m_last,
+                last: { status = x.m_status.val().to_u64() as u8; });
+            out.push((t, status));
             wait_clock_cycles!(sim, clock, x, 4);
             cycle += 4;
         }
-        *res.lock().unwrap() = out;
-        sim.done(x)
+        Ok((x, out))
     });
-    let mut uut = MacRx::default();
-    uut.connect_all();
-    sim.run(Box::new(uut), 20_000).unwrap();
-    let r = result.lock().unwrap().clone();
-    for (f, t) in frames.iter().zip(&r) {
+    for (f, (t, status)) in frames.iter().zip(&r) {
         assert_eq!(&t.bytes, f, "MAC RX: bytes differ");
-        assert_eq!(t.status, 0, "MAC RX: bad status");
+        assert_eq!(*status, 0, "MAC RX: bad status");
     }
-    r
+    r.into_iter().map(|(t, _)| t).collect()
 }
 
 // ---------------------------------------------------------------- parser
@@ -250,50 +183,47 @@ struct Record {
     udp0: bool,
 }
 
+/// Presents a beat to the parser (its `fire` says whether there is one).
+fn drive_parser(x: &mut RxParser, (d, l, last): Beat) {
+    x.data.next = Bits::<64>::from(d);
+    x.len.next = Bits::<4>::from(l);
+    x.last.next = last;
+}
+
 fn measure_parser(frames: &[Vec<u8>]) -> Vec<Record> {
     let frames = frames.to_vec();
-    let result = Arc::new(Mutex::new(Vec::new()));
-    let res = result.clone();
-    let mut sim = Simulation::new();
-    sim.add_clock(5, |x: &mut Box<RxParser>| x.clock.next = !x.clock.val());
-    sim.add_testbench(move |mut sim: Sim<RxParser>| {
-        let mut x = sim.init()?;
+    let r = run_testbench(50_000, |x: &mut Box<RxParser>| x.clock.next = !x.clock.val(), move |sim, mut x| {
         x.fire.next = false;
         x.rec_take.next = false;
-        x.reset.next = true;
-        wait_clock_cycles!(sim, clock, x, 3);
-        x.reset.next = false;
+        reset_for!(sim, x, 3);
         wait_clock_cycles!(sim, clock, x, 3);
         let mut cycle = 0u64;
         let mut out = Vec::new();
         for f in &frames {
-            let bs = beats(f);
+            let mut feed = Feed::one(f);
             let mut r = Record::default();
-            let mut bi = 0usize;
             let mut guard = 0;
             loop {
                 guard += 1;
                 assert!(guard < 1000, "parser: no record");
-                let offering = bi < bs.len();
-                if offering {
-                    let (d, l, last) = bs[bi];
-                    x.data.next = Bits::<64>::from(d);
-                    x.len.next = Bits::<4>::from(l);
-                    x.last.next = last;
+                let beat = feed.beat();
+                if let Some(b) = beat {
+                    drive_parser(&mut x, b);
                 }
-                x.fire.next = offering;
+                x.fire.next = beat.is_some();
                 x.rec_take.next = false;
                 x = sim.wait(1, x)?;
-                if offering {
+                if let Some((_, _, last)) = beat {
+                    let bi = feed.index();
                     if bi == 0 {
                         r.first_in = cycle;
                     }
                     // the beat that closes the window: beat 12, or the last one if sooner
-                    if bi == WINDOW_BEAT || (bs[bi].2 && bi < WINDOW_BEAT) {
-                        assert!(x.window_end.val() || (bs[bi].2 && x.window_open.val()), "parser: window not closing at beat {bi}");
+                    if bi == WINDOW_BEAT || (last && bi < WINDOW_BEAT) {
+                        assert!(x.window_end.val() || (last && x.window_open.val()), "parser: window not closing at beat {bi}");
                         r.window_closed = cycle;
                     }
-                    bi += 1;
+                    feed.take();
                 }
                 if x.rec_valid.val() {
                     r.valid = cycle;
@@ -321,15 +251,12 @@ fn measure_parser(frames: &[Vec<u8>]) -> Vec<Record> {
                     x.rec_take.next = false;
                     x.fire.next = false;
                     // the rest of a long frame (outside the window: ignored by the parser)
-                    while bi < bs.len() {
-                        let (d, l, last) = bs[bi];
-                        x.data.next = Bits::<64>::from(d);
-                        x.len.next = Bits::<4>::from(l);
-                        x.last.next = last;
+                    while let Some(b) = feed.beat() {
+                        drive_parser(&mut x, b);
                         x.fire.next = true;
                         wait_clock_cycle!(sim, clock, x);
                         cycle += 1;
-                        bi += 1;
+                        feed.take();
                     }
                     x.fire.next = false;
                     break;
@@ -341,13 +268,8 @@ fn measure_parser(frames: &[Vec<u8>]) -> Vec<Record> {
             wait_clock_cycles!(sim, clock, x, 4);
             cycle += 4;
         }
-        *res.lock().unwrap() = out;
-        sim.done(x)
+        Ok((x, out))
     });
-    let mut uut = RxParser::default();
-    uut.connect_all();
-    sim.run(Box::new(uut), 50_000).unwrap();
-    let r = result.lock().unwrap().clone();
     // sanity: untagged TCP/IPv4, TCP/IPv4, UDP/IPv6, all well-formed
     assert_eq!(r.iter().map(|x| x.ptype).collect::<Vec<_>>(), [0x05, 0x05, 0x0a], "parser: ptypes");
     assert!(r[0].tcp_ok && r[1].tcp_ok && r[2].udp_ok && r[0].chk3 && r[2].chk4, "parser: flags {r:?}");
@@ -358,12 +280,7 @@ fn measure_parser(frames: &[Vec<u8>]) -> Vec<Record> {
 
 fn measure_filter(frames: &[Vec<u8>]) -> Vec<u64> {
     let dsts: Vec<[u8; 6]> = frames.iter().map(|f| f[..6].try_into().unwrap()).collect();
-    let result = Arc::new(Mutex::new(Vec::new()));
-    let res = result.clone();
-    let mut sim = Simulation::new();
-    sim.add_clock(5, |x: &mut Box<RxFilter>| x.clock.next = !x.clock.val());
-    sim.add_testbench(move |mut sim: Sim<RxFilter>| {
-        let mut x = sim.init()?;
+    run_testbench(50_000, |x: &mut Box<RxFilter>| x.clock.next = !x.clock.val(), move |sim, mut x| {
         // BROADCAST only: unicast must hit the exact table, multicast the hash table
         x.filter_ctrl.next = Bits::<3>::from(0b100u64);
         let (lo, hi) = mac_words(&OURS);
@@ -375,19 +292,9 @@ fn measure_filter(frames: &[Vec<u8>]) -> Vec<u64> {
         x.mcast_wr.next = false;
         let baseline = dst48(&[0x02, 0xaa, 0xbb, 0xcc, 0xdd, 0xee]);
         x.dst.next = Bits::<48>::from(baseline);
-        x.reset.next = true;
-        wait_clock_cycles!(sim, clock, x, 3);
-        x.reset.next = false;
-        let mut guard = 0;
-        loop {
-            x = sim.wait(1, x)?;
-            if x.ready.val() {
-                break;
-            }
-            wait_clock_cycle!(sim, clock, x);
-            guard += 1;
-            assert!(guard < 1000, "filter never ready");
-        }
+        reset_for!(sim, x, 3);
+        let ready = cycles_until!(sim, x, 0..1000, x.ready.val());
+        assert!(ready.is_some(), "filter never ready");
         wait_clock_cycle!(sim, clock, x);
         // subscribe GROUP in the multicast hash table
         let idx = mcast_index(&GROUP) as u64;
@@ -406,30 +313,16 @@ fn measure_filter(frames: &[Vec<u8>]) -> Vec<u64> {
             assert_eq!(x.drop.val().to_u64(), 1, "filter: baseline is not a unicast miss");
             let steer = *d == OURS;
             x.dst.next = Bits::<48>::from(dst48(d));
-            let mut lat = None;
-            for c in 0..10u64 {
-                x = sim.wait(1, x)?;
-                if x.drop.val().to_u64() == 0 {
-                    assert_eq!(x.steer.val(), steer, "filter: steer");
-                    if steer {
-                        assert_eq!(x.steer_queue.val().to_u64(), STEER_QUEUE, "filter: steer queue");
-                    }
-                    lat = Some(c);
-                    break;
-                }
-                wait_clock_cycle!(sim, clock, x);
+            let lat = cycles_until!(sim, x, 0..10u64, x.drop.val().to_u64() == 0).expect("filter: no verdict");
+            assert_eq!(x.steer.val(), steer, "filter: steer");
+            if steer {
+                assert_eq!(x.steer_queue.val().to_u64(), STEER_QUEUE, "filter: steer queue");
             }
-            out.push(lat.expect("filter: no verdict"));
+            out.push(lat);
             wait_clock_cycle!(sim, clock, x);
         }
-        *res.lock().unwrap() = out;
-        sim.done(x)
-    });
-    let mut uut = RxFilter::default();
-    uut.connect_all();
-    sim.run(Box::new(uut), 50_000).unwrap();
-    let r = result.lock().unwrap().clone();
-    r
+        Ok((x, out))
+    })
 }
 
 // ---------------------------------------------------------------- RSS
@@ -443,12 +336,7 @@ fn measure_rss(frames: &[Vec<u8>], recs: &[Record]) -> Vec<u64> {
             (toeplitz::hash(&toeplitz::DEFAULT_KEY, &rss_input(f)), ty)
         })
         .collect();
-    let result = Arc::new(Mutex::new(Vec::new()));
-    let res = result.clone();
-    let mut sim = Simulation::new();
-    sim.add_clock(5, |x: &mut Box<RxRss>| x.clock.next = !x.clock.val());
-    sim.add_testbench(move |mut sim: Sim<RxRss>| {
-        let mut x = sim.init()?;
+    run_testbench(50_000, |x: &mut Box<RxRss>| x.clock.next = !x.clock.val(), move |sim, mut x| {
         x.rss_ctrl.next = Bits::<6>::from(0x3fu64);
         for i in 0..10 {
             let w = u32::from_be_bytes(toeplitz::DEFAULT_KEY[4 * i..4 * i + 4].try_into().unwrap());
@@ -456,9 +344,7 @@ fn measure_rss(frames: &[Vec<u8>], recs: &[Record]) -> Vec<u64> {
         }
         x.start.next = false;
         x.reta_wr.next = false;
-        x.reset.next = true;
-        wait_clock_cycles!(sim, clock, x, 3);
-        x.reset.next = false;
+        reset_for!(sim, x, 3);
         wait_clock_cycles!(sim, clock, x, 40);
         x = sim.wait(1, x)?;
         assert!(x.ready.val() && x.idle.val(), "RSS not ready");
@@ -476,49 +362,28 @@ fn measure_rss(frames: &[Vec<u8>], recs: &[Record]) -> Vec<u64> {
             assert!(x.idle.val(), "RSS busy at start");
             wait_clock_cycle!(sim, clock, x);
             x.start.next = false;
-            let mut lat = None;
-            for c in 1..20u64 {
-                x = sim.wait(1, x)?;
-                if x.done.val() {
-                    assert_eq!(x.hash.val().to_u64() as u32, *hash, "RSS: hash");
-                    assert_eq!(x.hash_type.val().to_u64(), *ty, "RSS: hash type");
-                    // the reset indirection table: entry j = j
-                    assert_eq!(x.reta_queue.val().to_u64(), (*hash & 127) as u64, "RSS: queue");
-                    lat = Some(c);
-                    break;
-                }
-                wait_clock_cycle!(sim, clock, x);
-            }
-            out.push(lat.expect("RSS: no done"));
+            let lat = cycles_until!(sim, x, 1..20u64, x.done.val()).expect("RSS: no done");
+            assert_eq!(x.hash.val().to_u64() as u32, *hash, "RSS: hash");
+            assert_eq!(x.hash_type.val().to_u64(), *ty, "RSS: hash type");
+            // the reset indirection table: entry j = j
+            assert_eq!(x.reta_queue.val().to_u64(), (*hash & 127) as u64, "RSS: queue");
+            out.push(lat);
             wait_clock_cycles!(sim, clock, x, 4);
         }
-        *res.lock().unwrap() = out;
-        sim.done(x)
-    });
-    let mut uut = RxRss::default();
-    uut.connect_all();
-    sim.run(Box::new(uut), 50_000).unwrap();
-    let r = result.lock().unwrap().clone();
-    r
+        Ok((x, out))
+    })
 }
 
 // ---------------------------------------------------------------- checksum
 
-fn measure_csum(frames: &[Vec<u8>], recs: &[Record]) -> Vec<StreamTimes> {
+fn measure_csum(frames: &[Vec<u8>], recs: &[Record]) -> Vec<FrameTimes> {
     let owned = frames.to_vec();
     let recs = recs.to_vec();
-    let result = Arc::new(Mutex::new(Vec::new()));
-    let res = result.clone();
-    let mut sim = Simulation::new();
-    sim.add_clock(5, |x: &mut Box<RxCsum>| x.clock.next = !x.clock.val());
-    sim.add_testbench(move |mut sim: Sim<RxCsum>| {
-        let mut x = sim.init()?;
+    let r = run_testbench(50_000, |x: &mut Box<RxCsum>| x.clock.next = !x.clock.val(), move |sim, mut x| {
         x.en.next = true;
         x.in_valid.next = false;
         x.in_status.next = Bits::<3>::from(0u64);
-        x.reset.next = true;
-        wait_clock_cycles!(sim, clock, x, 3);
-        x.reset.next = false;
+        reset_for!(sim, x, 3);
         wait_clock_cycles!(sim, clock, x, 3);
         let mut cycle = 0u64;
         let mut out = Vec::new();
@@ -533,181 +398,97 @@ fn measure_csum(frames: &[Vec<u8>], recs: &[Record]) -> Vec<StreamTimes> {
             x.chk4.next = r.chk4;
             x.udp0.next = r.udp0;
             x.v6.next = r.v6ok;
-            let bs = beats(f);
-            let mut t = StreamTimes::default();
-            let (mut bi, mut got_first, mut done) = (0usize, false, false);
-            let mut guard = 0;
-            while !done {
-                guard += 1;
-                assert!(guard < 1000, "csum: frame did not come out");
-                let offering = bi < bs.len();
-                if offering {
-                    let (d, l, last) = bs[bi];
+            let (mut l3, mut l4) = (0u8, 0u8);
+            // RxCsum has no input ready: it takes a beat in every cycle
+            let t = frame_through!(sim, x, cycle, f, "csum",
+                in: in_valid, |d, l, last| {
                     x.in_data.next = Bits::<64>::from(d);
                     x.in_len.next = Bits::<4>::from(l);
                     x.in_last.next = last;
-                }
-                x.in_valid.next = offering;
-                x = sim.wait(1, x)?;
-                if offering {
-                    if bi == 0 {
-                        t.first_in = cycle;
-                    }
-                    if bs[bi].2 {
-                        t.last_in = cycle;
-                    }
-                    bi += 1;
-                }
-                if x.out_valid.val() {
-                    if !got_first {
-                        t.first_out = cycle;
-                        got_first = true;
-                    }
-                    let len = x.out_len.val().to_u64() as usize;
-                    t.bytes.extend_from_slice(&x.out_data.val().to_u64().to_le_bytes()[..len.min(8)]);
-                    if x.out_last.val() {
-                        t.last_out = cycle;
-                        t.l3 = x.out_l3.val().to_u64() as u8;
-                        t.l4 = x.out_l4.val().to_u64() as u8;
-                        done = true;
-                    }
-                }
-                wait_clock_cycle!(sim, clock, x);
-                cycle += 1;
-            }
-            out.push(t);
-            x.in_valid.next = false;
+                },
+                out: out_valid, out_data, out_len, out_last,
+                last: {
+                    l3 = x.out_l3.val().to_u64() as u8;
+                    l4 = x.out_l4.val().to_u64() as u8;
+                });
+            out.push((t, l3, l4));
             wait_clock_cycles!(sim, clock, x, 4);
             cycle += 4;
         }
-        *res.lock().unwrap() = out;
-        sim.done(x)
+        Ok((x, out))
     });
-    let mut uut = RxCsum::default();
-    uut.connect_all();
-    sim.run(Box::new(uut), 50_000).unwrap();
-    let r = result.lock().unwrap().clone();
-    for (i, (f, t)) in frames.iter().zip(&r).enumerate() {
+    for (i, (f, (t, l3, l4))) in frames.iter().zip(&r).enumerate() {
         assert_eq!(&t.bytes, f, "csum: bytes differ");
         // IPv4 frames: both verdicts good; IPv6: no L3 checksum, L4 good
-        let l3 = if i < 2 { 1 } else { 0 };
-        assert_eq!((t.l3, t.l4), (l3, 1), "csum: verdicts of frame {i}");
+        let want_l3 = if i < 2 { 1 } else { 0 };
+        assert_eq!((*l3, *l4), (want_l3, 1), "csum: verdicts of frame {i}");
     }
-    r
+    r.into_iter().map(|(t, _, _)| t).collect()
 }
 
 // ---------------------------------------------------------------- classifier
 
-fn measure_classifier(frames: &[Vec<u8>]) -> Vec<(StreamTimes, u32, u8)> {
+/// What the classifier says about a frame: hash and hash type (first beat), checksum
+/// verdicts and status (last beat).
+#[derive(Clone, Debug, Default)]
+struct ClassOut {
+    hash: u32,
+    hash_type: u8,
+    l3: u8,
+    l4: u8,
+    status: u8,
+}
+
+fn measure_classifier(frames: &[Vec<u8>]) -> Vec<FrameTimes> {
     let owned = frames.to_vec();
     let cfg = RxClassConfig::reset_default(4);
-    let result = Arc::new(Mutex::new(Vec::new()));
-    let res = result.clone();
-    let mut sim = Simulation::new();
-    sim.add_clock(5, |x: &mut Box<RxClassifier>| x.clock.next = !x.clock.val());
-    sim.add_testbench(move |mut sim: Sim<RxClassifier>| {
-        let mut x = sim.init()?;
+    let r = run_testbench(100_000, |x: &mut Box<RxClassifier>| x.clock.next = !x.clock.val(), move |sim, mut x| {
         // the reset configuration (PROMISC | BROADCAST, all hash types, default key); the
         // tables keep the values the blocks write after reset
-        x.filter_ctrl.next = Bits::<32>::from(cfg.filter_ctrl_word() as u64);
-        for i in 0..16 {
-            let (lo, hi) = cfg.mac_filter_words(i);
-            x.mac_filter[2 * i].next = Bits::<32>::from(lo as u64);
-            x.mac_filter[2 * i + 1].next = Bits::<32>::from(hi as u64);
-        }
-        x.rss_ctrl.next = Bits::<32>::from(cfg.rss_types as u64);
-        for (i, w) in cfg.rss_key_words().iter().enumerate() {
-            x.rss_key[i].next = Bits::<32>::from(*w as u64);
-        }
-        x.queue_mask.next = Bits::<8>::from(cfg.queue_mask() as u64);
+        configure_classifier(&mut x, &cfg);
         x.mcast_wr.next = false;
         x.reta_wr.next = false;
         x.m_ready.next = true;
         x.s_valid.next = false;
-        x.reset.next = true;
-        wait_clock_cycles!(sim, clock, x, 3);
-        x.reset.next = false;
-        let mut guard = 0;
-        loop {
-            x = sim.wait(1, x)?;
-            if x.s_ready.val() {
-                break;
-            }
-            wait_clock_cycle!(sim, clock, x);
-            guard += 1;
-            assert!(guard < 1000, "classifier never ready");
-        }
+        reset_for!(sim, x, 3);
+        let ready = cycles_until!(sim, x, 0..1000, x.s_ready.val());
+        assert!(ready.is_some(), "classifier never ready");
         wait_clock_cycle!(sim, clock, x);
         let mut cycle = 0u64;
         let mut out = Vec::new();
         for f in &owned {
-            let bs = beats(f);
-            let mut t = StreamTimes::default();
-            let (mut hash, mut hash_type) = (0u32, 0u8);
-            let (mut bi, mut got_first, mut done) = (0usize, false, false);
-            let mut guard = 0;
-            while !done {
-                guard += 1;
-                assert!(guard < 1000, "classifier: frame did not come out");
-                let offering = bi < bs.len();
-                if offering {
-                    let (d, l, last) = bs[bi];
+            let mut c = ClassOut::default();
+            let t = frame_through!(sim, x, cycle, f, "classifier",
+                in: s_valid ready s_ready, |d, l, last| {
                     x.s_data.next = Bits::<64>::from(d);
                     x.s_len.next = Bits::<4>::from(l);
                     x.s_last.next = last;
                     x.s_status.next = Bits::<3>::from(0u64);
-                }
-                x.s_valid.next = offering;
-                x = sim.wait(1, x)?;
-                if offering && x.s_ready.val() {
-                    if bi == 0 {
-                        t.first_in = cycle;
-                    }
-                    if bs[bi].2 {
-                        t.last_in = cycle;
-                    }
-                    bi += 1;
-                }
-                if x.m_valid.val() {
-                    if !got_first {
-                        t.first_out = cycle;
-                        got_first = true;
-                        hash = x.m_hash.val().to_u64() as u32;
-                        hash_type = x.m_hash_type.val().to_u64() as u8;
-                    }
-                    let len = x.m_len.val().to_u64() as usize;
-                    t.bytes.extend_from_slice(&x.m_data.val().to_u64().to_le_bytes()[..len.min(8)]);
-                    if x.m_last.val() {
-                        t.last_out = cycle;
-                        t.status = x.m_status.val().to_u64() as u8;
-                        t.l3 = x.m_l3_csum.val().to_u64() as u8;
-                        t.l4 = x.m_l4_csum.val().to_u64() as u8;
-                        done = true;
-                    }
-                }
-                wait_clock_cycle!(sim, clock, x);
-                cycle += 1;
-            }
-            out.push((t, hash, hash_type));
-            x.s_valid.next = false;
+                },
+                out: m_valid, m_data, m_len, m_last,
+                first: {
+                    c.hash = x.m_hash.val().to_u64() as u32;
+                    c.hash_type = x.m_hash_type.val().to_u64() as u8;
+                },
+                last: {
+                    c.status = x.m_status.val().to_u64() as u8;
+                    c.l3 = x.m_l3_csum.val().to_u64() as u8;
+                    c.l4 = x.m_l4_csum.val().to_u64() as u8;
+                });
+            out.push((t, c));
             wait_clock_cycles!(sim, clock, x, 8);
             cycle += 8;
         }
-        *res.lock().unwrap() = out;
-        sim.done(x)
+        Ok((x, out))
     });
-    let mut uut = RxClassifier::default();
-    uut.connect_all();
-    sim.run(Box::new(uut), 100_000).unwrap();
-    let r = result.lock().unwrap().clone();
-    for (i, (f, (t, hash, ty))) in frames.iter().zip(&r).enumerate() {
+    for (i, (f, (t, c))) in frames.iter().zip(&r).enumerate() {
         assert_eq!(&t.bytes, f, "classifier: bytes of frame {i} differ");
         let l3 = if i < 2 { 1 } else { 0 };
-        assert_eq!((t.l3, t.l4, t.status), (l3, 1, 0), "classifier: verdicts of frame {i}");
-        assert_eq!(*hash, toeplitz::hash(&toeplitz::DEFAULT_KEY, &rss_input(f)), "classifier: hash of frame {i}");
-        assert_eq!(*ty, if i < 2 { 2 } else { 6 }, "classifier: hash type of frame {i}");
+        assert_eq!((c.l3, c.l4, c.status), (l3, 1, 0), "classifier: verdicts of frame {i}");
+        assert_eq!(c.hash, toeplitz::hash(&toeplitz::DEFAULT_KEY, &rss_input(f)), "classifier: hash of frame {i}");
+        assert_eq!(c.hash_type, if i < 2 { 2 } else { 6 }, "classifier: hash type of frame {i}");
     }
-    r
+    r.into_iter().map(|(t, _)| t).collect()
 }
 
 #[test]
@@ -722,16 +503,16 @@ fn per_stage_latency() {
     let cls = measure_classifier(&frames);
     let per = |f: &dyn Fn(usize) -> u64| -> [u64; 3] { [f(0), f(1), f(2)] };
     let measured: Vec<(&str, &str, [u64; 3])> = vec![
-        ("MacRx", "first beat in -> first beat out", per(&|i| mac[i].first_out - mac[i].first_in)),
-        ("MacRx", "last beat in -> last beat out", per(&|i| mac[i].last_out - mac[i].last_in)),
+        ("MacRx", "first beat in -> first beat out", per(&|i| mac[i].first_latency())),
+        ("MacRx", "last beat in -> last beat out", per(&|i| mac[i].last_latency())),
         ("RxParser", "first beat in -> record valid", per(&|i| recs[i].valid - recs[i].first_in)),
         ("RxParser", "window closed -> record valid", per(&|i| recs[i].valid - recs[i].window_closed)),
         ("RxFilter", "dst in -> verdict", per(&|i| filter[i])),
         ("RxRss", "start -> hash/queue valid (done)", per(&|i| rss[i])),
-        ("RxCsum", "first beat in -> first beat out", per(&|i| csum[i].first_out - csum[i].first_in)),
-        ("RxCsum", "last beat in -> verdict out", per(&|i| csum[i].last_out - csum[i].last_in)),
-        ("RxClassifier", "first beat in -> first beat out", per(&|i| cls[i].0.first_out - cls[i].0.first_in)),
-        ("RxClassifier", "last beat in -> last beat out", per(&|i| cls[i].0.last_out - cls[i].0.last_in)),
+        ("RxCsum", "first beat in -> first beat out", per(&|i| csum[i].first_latency())),
+        ("RxCsum", "last beat in -> verdict out", per(&|i| csum[i].last_latency())),
+        ("RxClassifier", "first beat in -> first beat out", per(&|i| cls[i].first_latency())),
+        ("RxClassifier", "last beat in -> last beat out", per(&|i| cls[i].last_latency())),
     ];
     eprintln!("RX per-stage latency in clock cycles (idle pipeline, output always ready; {:.1} s)", started.elapsed().as_secs_f64());
     eprintln!("| {:<12} | {:<34} | {:>13} | {:>15} | {:>14} |", "stage", "from -> to", FRAMES[0], FRAMES[1], FRAMES[2]);

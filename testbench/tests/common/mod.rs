@@ -1,6 +1,8 @@
 //! Helpers shared by the suites.
 #![allow(dead_code)]
 
+pub mod hdl;
+
 use nic_driver::{Device, Dir, DriverError, Nic, NicConfig, RxFrame, TxFrame};
 pub use nic_testbench::backend::{Backend, HwSize, TestDevice};
 use nic_testbench::gen::sequence_of;

@@ -1,0 +1,246 @@
+//! Harness for the tests that drive RTL blocks (`nic_hw`) in rust-hdl's own simulator:
+//! a frame as 64-bit beats with byte counts ([`beats`], [`Feed`]), the simulation around
+//! one testbench ([`run_testbench`]), the output bytes ([`push_beat`]), one frame through
+//! a streaming block with the cycles it went in and came out ([`frame_through!`]), and
+//! reset and waiting for a signal ([`reset_for!`], [`cycles_until!`]).
+//!
+//! The macros take the block's port names, which differ from block to block; they expect
+//! rust-hdl's prelude (`wait_clock_cycle!`, `Bits`) in scope where they are used, the
+//! block's clock in a field `clock`, and `?` to work there (inside a testbench).
+// Every suite that includes `common` compiles this; most use none of the macros.
+#![allow(unused_imports, unused_macros)]
+
+use nic_hw::rx::RxClassifier;
+use nic_testbench::rxclass::RxClassConfig;
+use rust_hdl::prelude::*;
+use std::panic::RefUnwindSafe;
+use std::sync::{Arc, Mutex};
+
+/// One beat of a frame: 8 bytes of data (little-endian, the unused ones zero), how many
+/// of them are the frame's (1..=8), and whether it is the frame's last beat.
+pub type Beat = (u64, u64, bool);
+
+/// A frame as beats.
+pub fn beats(frame: &[u8]) -> Vec<Beat> {
+    let n = frame.len().div_ceil(8);
+    (0..n)
+        .map(|k| {
+            let chunk = &frame[8 * k..(8 * k + 8).min(frame.len())];
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            (u64::from_le_bytes(b), chunk.len() as u64, k + 1 == n)
+        })
+        .collect()
+}
+
+/// Frames offered as beats, one after the other with no gap.
+pub struct Feed {
+    frames: Vec<Vec<Beat>>,
+    frame: usize,
+    beat: usize,
+}
+
+impl Feed {
+    pub fn new<F: AsRef<[u8]>>(frames: &[F]) -> Self {
+        Feed { frames: frames.iter().map(|f| beats(f.as_ref())).collect(), frame: 0, beat: 0 }
+    }
+
+    pub fn one(frame: &[u8]) -> Self {
+        Self::new(&[frame])
+    }
+
+    /// The beat to offer now; None when all were taken.
+    pub fn beat(&self) -> Option<Beat> {
+        self.frames.get(self.frame).map(|f| f[self.beat])
+    }
+
+    /// The frame the beat to offer belongs to.
+    pub fn frame(&self) -> usize {
+        self.frame
+    }
+
+    /// The place of the beat to offer in its frame.
+    pub fn index(&self) -> usize {
+        self.beat
+    }
+
+    /// The block took the beat: moves on; says whether it was its frame's first and last.
+    pub fn take(&mut self) -> (bool, bool) {
+        let first = self.beat == 0;
+        self.beat += 1;
+        let last = self.beat == self.frames[self.frame].len();
+        if last {
+            self.beat = 0;
+            self.frame += 1;
+        }
+        (first, last)
+    }
+}
+
+/// Appends an output beat's bytes: the first `len` (at most 8) of `data`, little-endian.
+pub fn push_beat(bytes: &mut Vec<u8>, data: u64, len: u64) {
+    bytes.extend_from_slice(&data.to_le_bytes()[..(len as usize).min(8)]);
+}
+
+/// The cycles a frame went into a block and came out (see [`frame_through!`]) and the bytes
+/// that came out.
+#[derive(Clone, Debug, Default)]
+pub struct FrameTimes {
+    pub first_in: u64,
+    pub last_in: u64,
+    pub first_out: u64,
+    pub last_out: u64,
+    pub bytes: Vec<u8>,
+}
+
+impl FrameTimes {
+    /// First beat in -> first beat out.
+    pub fn first_latency(&self) -> u64 {
+        self.first_out - self.first_in
+    }
+
+    /// Last beat in -> last beat out.
+    pub fn last_latency(&self) -> u64 {
+        self.last_out - self.last_in
+    }
+}
+
+/// Simulates a fresh `U` (connected) for at most `max_time`, `clock` toggling its clock
+/// every 5 time units, with one testbench: `bench` gets the simulation and the circuit
+/// (from `Sim::init`) and gives back the circuit and its result, which this returns.
+pub fn run_testbench<U, R>(
+    max_time: u64,
+    clock: impl Fn(&mut Box<U>) + Send + RefUnwindSafe + 'static,
+    bench: impl Fn(&mut Sim<U>, Box<U>) -> Result<(Box<U>, R), SimError> + Send + RefUnwindSafe + 'static,
+) -> R
+where
+    U: Block + Default + Send + 'static,
+    R: Send + 'static,
+{
+    let result = Arc::new(Mutex::new(None));
+    let res = result.clone();
+    let mut sim = Simulation::new();
+    sim.add_clock(5, clock);
+    sim.add_testbench(move |mut sim: Sim<U>| {
+        let x = sim.init()?;
+        let (x, r) = bench(&mut sim, x)?;
+        *res.lock().unwrap() = Some(r);
+        sim.done(x)
+    });
+    let mut uut = U::default();
+    uut.connect_all();
+    sim.run(Box::new(uut), max_time).unwrap();
+    let r = result.lock().unwrap().take();
+    r.expect("the testbench gave no result")
+}
+
+/// Sets the RX classifier's configuration inputs from `cfg`: filter control, exact MAC
+/// filters, RSS hash types and key, queue mask (not the tables, written through ports).
+pub fn configure_classifier(x: &mut RxClassifier, cfg: &RxClassConfig) {
+    x.filter_ctrl.next = Bits::<32>::from(cfg.filter_ctrl_word() as u64);
+    for i in 0..16 {
+        let (lo, hi) = cfg.mac_filter_words(i);
+        x.mac_filter[2 * i].next = Bits::<32>::from(lo as u64);
+        x.mac_filter[2 * i + 1].next = Bits::<32>::from(hi as u64);
+    }
+    x.rss_ctrl.next = Bits::<32>::from(cfg.rss_types as u64);
+    for (i, w) in cfg.rss_key_words().iter().enumerate() {
+        x.rss_key[i].next = Bits::<32>::from(*w as u64);
+    }
+    x.queue_mask.next = Bits::<8>::from(cfg.queue_mask() as u64);
+}
+
+/// One frame through an idle block with a beat stream in and out, until the output's last
+/// beat; evaluates to the frame's [`FrameTimes`].
+///
+/// ```ignore
+/// let t = frame_through!(sim, x, cycle, frame, "what",
+///     in: VALID [ready READY], |d, len, last| { /* set the beat's data ports */ },
+///     out: VALID, DATA, LEN, LAST
+///     [, first: { /* on the first output beat */ }] [, last: { /* on the last output beat */ }]);
+/// ```
+///
+/// Each cycle it offers the next beat (input `VALID` high; the given block sets the data
+/// ports from `d`, `len`, `last`), which the block takes in that cycle (when `READY` is
+/// high, if given), and collects the output beat (output `VALID`: the first `LEN` bytes of
+/// `DATA`; `LAST` ends the frame). An input event is the cycle its beat is offered and
+/// taken; an output event the first cycle it shows. `cycle` counts the cycles (it adds the
+/// ones it runs); 1000 without the last output beat fail the test. It leaves `VALID` low.
+macro_rules! frame_through {
+    (
+        $sim:ident, $x:ident, $cycle:ident, $frame:expr, $what:expr,
+        in: $valid:ident $(ready $ready:ident)?, |$d:ident, $l:ident, $last:ident| $drive:block,
+        out: $ovalid:ident, $odata:ident, $olen:ident, $olast:ident
+        $(, first: $on_first:block)? $(, last: $on_last:block)? $(,)?
+    ) => {{
+        let mut feed = $crate::common::hdl::Feed::one($frame);
+        let mut t = $crate::common::hdl::FrameTimes::default();
+        let (mut got_first, mut done, mut guard) = (false, false, 0);
+        while !done {
+            guard += 1;
+            assert!(guard < 1000, "{}: frame did not come out", $what);
+            let beat = feed.beat();
+            if let Some(($d, $l, $last)) = beat {
+                $drive
+            }
+            $x.$valid.next = beat.is_some();
+            $x = $sim.wait(1, $x)?;
+            if beat.is_some() $(&& $x.$ready.val())? {
+                let (first, last) = feed.take();
+                if first {
+                    t.first_in = $cycle;
+                }
+                if last {
+                    t.last_in = $cycle;
+                }
+            }
+            if $x.$ovalid.val() {
+                if !got_first {
+                    t.first_out = $cycle;
+                    got_first = true;
+                    $($on_first)?
+                }
+                $crate::common::hdl::push_beat(&mut t.bytes, $x.$odata.val().to_u64(), $x.$olen.val().to_u64());
+                if $x.$olast.val() {
+                    t.last_out = $cycle;
+                    done = true;
+                    $($on_last)?
+                }
+            }
+            wait_clock_cycle!($sim, clock, $x);
+            $cycle += 1;
+        }
+        $x.$valid.next = false;
+        t
+    }};
+}
+pub(crate) use frame_through;
+
+/// Holds the block's `reset` high for `cycles` clock cycles, then releases it.
+macro_rules! reset_for {
+    ($sim:ident, $x:ident, $cycles:expr) => {
+        $x.reset.next = true;
+        wait_clock_cycles!($sim, clock, $x, $cycles);
+        $x.reset.next = false;
+    };
+}
+pub(crate) use reset_for;
+
+/// Looks at the block once a cycle, `count` taking the values of `counts`, until `cond`
+/// holds; evaluates to the count it held at (the block is left in that cycle, its signals
+/// readable), or None.
+macro_rules! cycles_until {
+    ($sim:ident, $x:ident, $counts:expr, $cond:expr) => {{
+        let mut found = None;
+        for count in $counts {
+            $x = $sim.wait(1, $x)?;
+            if $cond {
+                found = Some(count);
+                break;
+            }
+            wait_clock_cycle!($sim, clock, $x);
+        }
+        found
+    }};
+}
+pub(crate) use cycles_until;
