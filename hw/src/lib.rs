@@ -21,5 +21,6 @@ pub mod rx;
 pub mod stream;
 pub mod top;
 pub mod top_axi;
+pub mod tx;
 
 pub use config::Config;
