@@ -4,7 +4,8 @@
 //!
 //! The two arbiters for the DMA port live here because they are a few lines each:
 //! reads go to the RX descriptor fetch first (RX must never starve for buffers), then
-//! the TX descriptor fetch, then TX data; writes keep an RX data burst together and
+//! the TX descriptor fetch, then TX data; writes (every RX data beat is a burst of its
+//! own, so nothing holds the port for a frame) keep a burst together and
 //! otherwise let the RX engine go first. A request or beat offered and not yet accepted
 //! keeps the grant (valid/ready: what is offered holds until taken). Responses are
 //! routed by tag.
@@ -382,7 +383,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         if self.dma_rd_rsp_tag.val() == 1 {
             self.dma_rd_rsp_ready.next = self.tx.data_rsp_ready.val();
         }
-        // ---- DMA writes: an RX data burst stays together; RX before TX write-back
+        // ---- DMA writes: a burst stays together; RX before TX write-back
         self.grant_rx_write.next = self.wr_lock_rx.q.val() | (self.rx.wr_valid.val() & !self.wr_hold_tx.q.val());
         self.rx.wr_ready.next = false;
         self.tx.wb_ready.next = false;

@@ -60,6 +60,9 @@ pub struct NicConfig {
     pub rx_queues: u32,
     pub irq_mode: IrqMode,
     pub moderation: Moderation,
+    /// Ask for a TX write-back (REPORT_STATUS) on every descriptor instead of once per
+    /// burst, as some drivers do; costs write bandwidth, frees buffers sooner.
+    pub tx_report_each_descriptor: bool,
     /// Longest wait for a queue to come up.
     pub enable_timeout_cycles: u64,
 }
@@ -76,6 +79,7 @@ impl Default for NicConfig {
             rx_queues: 1,
             irq_mode: IrqMode::Polling,
             moderation: Moderation::default(),
+            tx_report_each_descriptor: false,
             enable_timeout_cycles: 10_000,
         }
     }
@@ -141,6 +145,7 @@ impl<D: Device> Nic<D> {
         for q in 0..nic.config.tx_queues {
             let reg_base = nic.layout.queue_reg(Dir::Tx, q, 0);
             let mut t = TxQueue::new(&mut nic.dev, q, reg_base, tx_ring, nic.config.tx_buf_len)?;
+            t.report_each_descriptor = nic.config.tx_report_each_descriptor;
             t.start(&mut nic.dev, nic.config.enable_timeout_cycles)?;
             nic.tx.push(t);
             nic.set_irq_moderation(Dir::Tx, q, nic.config.moderation)?;

@@ -72,6 +72,8 @@ struct TxSlot {
 
 pub(crate) struct TxQueue {
     pub id: u32,
+    /// REPORT_STATUS on every descriptor (`NicConfig::tx_report_each_descriptor`).
+    pub report_each_descriptor: bool,
     pub ring: Ring,
     pub ring_mem: DmaRegion,
     pub pool: Mempool,
@@ -89,7 +91,7 @@ impl TxQueue {
     pub fn new<D: Device + ?Sized>(dev: &mut D, id: u32, reg_base: u32, ring: Ring, buf_len: usize) -> Result<TxQueue, DriverError> {
         let ring_mem = dev.alloc_dma(ring.bytes())?;
         let pool = Mempool::new(dev, usize::from(ring.size()), buf_len)?;
-        Ok(TxQueue { id, ring, ring_mem, pool, slots: vec![TxSlot::default(); usize::from(ring.size())], tail: 0, clean: 0, rs_ends: VecDeque::new(), reg_base })
+        Ok(TxQueue { id, report_each_descriptor: false, ring, ring_mem, pool, slots: vec![TxSlot::default(); usize::from(ring.size())], tail: 0, clean: 0, rs_ends: VecDeque::new(), reg_base })
     }
 
     pub fn reg(&self, offset: u32) -> u32 {
@@ -205,16 +207,22 @@ impl TxQueue {
                     TxSegment::Raw { bus_addr, len } => (bus_addr, len, None),
                 };
                 let mut flags = if eop { desc::TX_EOP } else { 0 };
-                if eop && last_frame {
+                if (eop && last_frame) || self.report_each_descriptor {
                     flags |= desc::TX_REPORT_STATUS;
                 }
                 dev.mem_write(self.ring.desc_addr(self.ring_mem.bus_addr, self.tail), &encode(addr, len, flags))?;
                 let slot = self.ring.slot(self.tail);
                 self.slots[slot] = TxSlot { buf, eop };
                 self.tail = self.tail.wrapping_add(1);
+                if self.report_each_descriptor {
+                    // every slot waits for its own write-back before it is reused
+                    self.rs_ends.push_back(self.tail);
+                }
             }
         }
-        self.rs_ends.push_back(self.tail);
+        if !self.report_each_descriptor {
+            self.rs_ends.push_back(self.tail);
+        }
         dev.set_reg32(self.reg(txq::Q_TAIL), u32::from(self.tail))?;
         Ok(count)
     }

@@ -148,6 +148,27 @@ fn proptest_wire_fcs_and_rx() {
     });
 }
 
+/// Jumbo frames in 18 descriptors each, every descriptor asking for a write-back, in
+/// loopback: while RX writes a frame (cut-through, holding the write port) TX must keep
+/// taking read responses to finish that very frame, with more write-backs pending than
+/// the NIC queues. A NIC that refused read responses while its write-back queue was
+/// full deadlocked here.
+#[test]
+fn jumbo_frames_with_a_write_back_per_descriptor() {
+    for size in [HwSize::Small, HwSize::Full] {
+        each_backend(size, |_, dev| {
+            let mut nic = open(dev, NicConfig { tx_report_each_descriptor: true, ..NicConfig::default() });
+            nic.set_loopback(true).unwrap();
+            let mut g = FrameGen::new(43);
+            let opts = LoopbackOptions { bursts: vec![1, 3], rx_burst: 64, ..LoopbackOptions::default() };
+            let cuts: Vec<usize> = (1..18).map(|k| k * 500).collect();
+            let r = run_loopback(&mut nic, 40, |_| PlannedFrame { data: g.frame(9000), cuts: cuts.clone() }, &opts, |_| {});
+            let r = r.unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(r.frames, 40);
+        });
+    }
+}
+
 /// 70,000 minimum-size frames: the free-running 16-bit indices wrap.
 #[test]
 fn indices_wrap_past_16_bits() {

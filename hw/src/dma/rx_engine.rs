@@ -8,7 +8,8 @@
 //! at the chosen queue's next posted descriptor: when that queue is stopped or has none
 //! posted, or the filter rejected the frame, the frame is dropped and counted, and the
 //! other queues go on receiving. Otherwise the frame is written into the buffer as it
-//! comes (cut-through); bytes past the buffer's length are not written. Once the host
+//! comes (cut-through, every 16-byte beat a write burst of its own, so TX write-backs
+//! share the port); bytes past the buffer's length are not written. Once the host
 //! has acknowledged the data write, a good frame is completed: the whole descriptor is
 //! written back (packet type, length, flags with the checksum verdicts and hash type,
 //! RSS hash), the descriptor is consumed and the queue's HEAD advances. A frame the MAC
@@ -148,6 +149,14 @@ pub struct RxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     /// beat must not change while offered, whatever software writes meanwhile.
     wb_addr: DFF<Bits<64>>,
     wb_tag: DFF<Bits<4>>,
+    /// Data beats written whose responses are still out, and whether one came back
+    /// refused. Every data beat is a write burst of its own, so the write port is never
+    /// held for a whole frame: TX write-backs slip in between (a cut-through frame that
+    /// held the port could wait for a TX frame whose reads waited for write-back room).
+    wr_pending: DFF<Bits<12>>,
+    wr_failed: DFF<Bit>,
+    /// The frame's data writes are all answered (this cycle, in CheckWrite).
+    writes_done: Signal<Local, Bit>,
     /// Write-backs accepted by the host port whose responses are still out: a queue is
     /// flushed only when none is, so a late fault cannot stop the restarted queue.
     wb_out: DFF<Bits<4>>,
@@ -250,6 +259,9 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for RxEngine<FN
             wb_addr: Default::default(),
             wb_tag: Default::default(),
             wb_out: Default::default(),
+            wr_pending: Default::default(),
+            wr_failed: Default::default(),
+            writes_done: Default::default(),
             rd_sel: Default::default(),
             rd_hold: Default::default(),
             run: std::array::from_fn(|_| Default::default()),
@@ -279,7 +291,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for RxEngine<FN
 impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, FNP1, Q> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, cur_q, buf_addr, buf_len, written, truncated, meta, wb_addr, wb_tag, wb_out, rd_sel, rd_hold);
+        dff_setup!(self, clock, state, cur_q, buf_addr, buf_len, written, truncated, meta, wb_addr, wb_tag, wb_out, wr_pending, wr_failed, rd_sel, rd_hold);
         clock!(self, clock, upsizer, fifo);
         self.head_meta.next = self.fifo.data_out.val().get_bits::<72>(134);
         self.q_now.next = self.cur_q.q.val();
@@ -378,7 +390,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
         self.wr_addr.next = self.buf_addr.q.val() + bit_cast::<64, 16>(self.written.q.val());
         self.wr_data.next = self.fifo.data_out.val().get_bits::<128>(0);
         self.wr_strb.next = 0.into();
-        self.wr_last.next = self.fifo.data_out.val().get_bit(133);
+        self.wr_last.next = true;
         self.wr_tag.next = 0.into();
         self.stat_frame.next = false;
         self.stat_bytes.next = self.written.q.val();
@@ -395,6 +407,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
         self.csum_l4_bad.next = false;
         self.done_frame.next = false;
         self.drop_frame.next = false;
+        self.writes_done.next = false;
         self.beat_len.next = bit_cast::<16, 5>(self.fifo.data_out.val().get_bits::<5>(128));
         self.fits.next = (bit_cast::<17, 16>(self.written.q.val()) + bit_cast::<17, 16>(self.beat_len.val()))
             <= bit_cast::<17, 16>(self.buf_len.q.val());
@@ -435,11 +448,13 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
                 }
             }
             RxState::CheckWrite => {
-                if self.wr_rsp_valid.val() {
+                // every data beat answered (the last answer may be this cycle's)
+                if (self.wr_pending.q.val() == 0) | ((self.wr_pending.q.val() == 1) & self.wr_rsp_valid.val()) {
+                    self.writes_done.next = true;
                     self.state.d.next = RxState::Idle;
                     self.written.d.next = 0.into();
                     self.truncated.d.next = false;
-                    if self.wr_rsp_error.val() {
+                    if self.wr_failed.q.val() | (self.wr_rsp_valid.val() & self.wr_rsp_error.val()) {
                         for i in 0..Q {
                             if (self.cur_q.q.val() == self.q_id[i].val()) & (self.error[i].q.val() == 0) {
                                 self.error[i].d.next = 3.into(); // QueueError::WriteFault
@@ -522,6 +537,22 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
                 self.state.d.next = RxState::Idle;
             }
         }
+        // ---- data writes in flight
+        self.wr_pending.d.next = self.wr_pending.q.val();
+        if (self.state.q.val() == RxState::WriteData) & self.wr_valid.val() & self.wr_ready.val() {
+            self.wr_pending.d.next = self.wr_pending.q.val() + 1;
+            if self.wr_rsp_valid.val() {
+                self.wr_pending.d.next = self.wr_pending.q.val();
+            }
+        } else if self.wr_rsp_valid.val() {
+            self.wr_pending.d.next = self.wr_pending.q.val() - 1;
+        }
+        if self.wr_rsp_valid.val() & self.wr_rsp_error.val() {
+            self.wr_failed.d.next = true;
+        }
+        if self.writes_done.val() {
+            self.wr_failed.d.next = false;
+        }
         // ---- write-backs in flight
         self.wb_out.d.next = self.wb_out.q.val();
         if (self.state.q.val() == RxState::WriteBack) & self.wr_ready.val() {
@@ -562,6 +593,8 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
             self.rd_hold.d.next = false;
             self.rd_sel.d.next = 0.into();
             self.wb_out.d.next = 0.into();
+            self.wr_pending.d.next = 0.into();
+            self.wr_failed.d.next = false;
         }
     }
 }

@@ -94,7 +94,8 @@ pub struct TxEngine<const FN: usize, const FNP1: usize> {
     /// Write-back slots promised to reads in flight that end a REPORT_STATUS descriptor:
     /// such a read is issued only with a slot free, so a full write-back queue never
     /// stops TX from taking read responses (which would stall the shared read channel,
-    /// and in loopback deadlock: RX holds the write port for the frame TX cannot finish).
+    /// and could deadlock loopback while the write port is busy with the frame TX has
+    /// not finished).
     wb_promised: DFF<Bits<3>>,
     /// Write-backs taken by the host port whose responses are still out.
     wb_out: DFF<Bits<4>>,
