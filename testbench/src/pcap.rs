@@ -124,23 +124,26 @@ pub fn write_file(path: &Path, frames: &[Vec<u8>]) -> io::Result<()> {
     w.into_inner().flush()
 }
 
+/// Runs `tshark -r path args...` and returns what it printed; `None` when tshark is not
+/// installed, an error when it failed.
+fn tshark(path: &Path, args: &[&str]) -> Option<io::Result<String>> {
+    match Command::new("tshark").arg("-r").arg(path).args(args).output() {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => Some(Err(e)),
+        Ok(out) if !out.status.success() => Some(Err(io::Error::other(format!("tshark failed: {}", String::from_utf8_lossy(&out.stderr))))),
+        Ok(out) => Some(Ok(String::from_utf8_lossy(&out.stdout).into_owned())),
+    }
+}
+
 /// tshark's verdict on the FCS of every frame in a pcap whose frames carry their FCS:
 /// `Some(good?)` per frame, or `None` when tshark is not installed.
 pub fn tshark_fcs_verdicts(path: &Path) -> Option<io::Result<Vec<bool>>> {
-    let out = Command::new("tshark")
-        .arg("-r")
-        .arg(path)
-        .args(["-o", "eth.fcs:Always", "-o", "eth.check_fcs:TRUE", "-T", "fields", "-e", "eth.fcs.status"])
-        .output();
-    let out = match out {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return None,
+    let text = match tshark(path, &[
+        "-o", "eth.fcs:Always", "-o", "eth.check_fcs:TRUE", "-T", "fields", "-e", "eth.fcs.status",
+    ])? {
+        Ok(t) => t,
         Err(e) => return Some(Err(e)),
-        Ok(o) => o,
     };
-    if !out.status.success() {
-        return Some(Err(io::Error::other(format!("tshark failed: {}", String::from_utf8_lossy(&out.stderr)))));
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
     Some(
         text.lines()
             .map(|l| match l.trim() {
@@ -165,27 +168,19 @@ pub struct TsharkCsum {
 /// without FCS) and returns its verdicts per frame, or `None` when tshark is not
 /// installed.
 pub fn tshark_checksum_verdicts(path: &Path) -> Option<io::Result<Vec<TsharkCsum>>> {
-    let out = Command::new("tshark")
-        .arg("-r")
-        .arg(path)
-        .args(["-o", "ip.check_checksum:TRUE", "-o", "tcp.check_checksum:TRUE", "-o", "udp.check_checksum:TRUE"])
-        .args(["-T", "fields", "-E", "separator=;", "-e", "ip.checksum.status", "-e", "tcp.checksum.status", "-e", "udp.checksum.status"])
-        .output();
-    let out = match out {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return None,
+    let text = match tshark(path, &[
+        "-o", "ip.check_checksum:TRUE", "-o", "tcp.check_checksum:TRUE", "-o", "udp.check_checksum:TRUE",
+        "-T", "fields", "-E", "separator=;", "-e", "ip.checksum.status", "-e", "tcp.checksum.status", "-e", "udp.checksum.status",
+    ])? {
+        Ok(t) => t,
         Err(e) => return Some(Err(e)),
-        Ok(o) => o,
     };
-    if !out.status.success() {
-        return Some(Err(io::Error::other(format!("tshark failed: {}", String::from_utf8_lossy(&out.stderr)))));
-    }
     // status: 0 bad, 1 good, 2 unverified; a field lists one value per header, outer first
     let verdict = |f: &str| match f.split(',').next().unwrap_or("").trim() {
         "1" => Some(true),
         "0" => Some(false),
         _ => None,
     };
-    let text = String::from_utf8_lossy(&out.stdout);
     Some(Ok(text
         .lines()
         .map(|l| {
@@ -207,21 +202,13 @@ pub struct TsharkTcp {
 /// overall when tshark is not installed. Reassembly and sequence analysis are off, so
 /// each frame's own payload bytes are reported.
 pub fn tshark_tcp_payloads(path: &Path) -> Option<io::Result<Vec<Option<TsharkTcp>>>> {
-    let out = Command::new("tshark")
-        .arg("-r")
-        .arg(path)
-        .args(["-o", "tcp.desegment_tcp_streams:FALSE", "-o", "tcp.analyze_sequence_numbers:FALSE"])
-        .args(["-T", "fields", "-E", "separator=;", "-e", "tcp.seq_raw", "-e", "tcp.payload"])
-        .output();
-    let out = match out {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return None,
+    let text = match tshark(path, &[
+        "-o", "tcp.desegment_tcp_streams:FALSE", "-o", "tcp.analyze_sequence_numbers:FALSE",
+        "-T", "fields", "-E", "separator=;", "-e", "tcp.seq_raw", "-e", "tcp.payload",
+    ])? {
+        Ok(t) => t,
         Err(e) => return Some(Err(e)),
-        Ok(o) => o,
     };
-    if !out.status.success() {
-        return Some(Err(io::Error::other(format!("tshark failed: {}", String::from_utf8_lossy(&out.stderr)))));
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
     let first = |f: &str| f.split(',').next().unwrap_or("").trim().to_string();
     Some(
         text.lines()
