@@ -49,6 +49,8 @@
 #define NIC_STATS_RX_DROP_BCAST_FILTER 0x0144u /* RO */
 #define NIC_STATS_RX_CSUM_L3_BAD 0x0148u /* RO */
 #define NIC_STATS_RX_CSUM_L4_BAD 0x014cu /* RO */
+#define NIC_STATS_TX_OFFLOAD_ERRORS 0x0150u /* RO */
+#define NIC_STATS_TX_TSO_SEGMENTS 0x0154u /* RO */
 
 /* block txq: TX descriptor rings. */
 #define NIC_TXQ_BASE 0x1000u

@@ -324,6 +324,8 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.csr.count_inc[13].next = bit_cast::<32, 1>(self.rx.drop_bcast.val().into());
         self.csr.count_inc[14].next = bit_cast::<32, 1>(self.rx.csum_l3_bad.val().into());
         self.csr.count_inc[15].next = bit_cast::<32, 1>(self.rx.csum_l4_bad.val().into());
+        self.csr.count_inc[16].next = 0.into();
+        self.csr.count_inc[17].next = 0.into();
         // ---- DMA reads: RX descriptors, then TX descriptors, then TX data
         self.rx.desc_req_ready.next = false;
         self.tx.desc_req_ready.next = false;

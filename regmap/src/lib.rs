@@ -252,6 +252,8 @@ pub mod stats {
         RX_DROP_BCAST_FILTER @ 0x44 : Ro = 0, "Frames dropped by the MAC filter: broadcast while rxc FILTER_CTRL.BROADCAST is clear.";
         RX_CSUM_L3_BAD @ 0x48 : Ro = 0, "Frames delivered with a bad IPv4 header checksum.";
         RX_CSUM_L4_BAD @ 0x4C : Ro = 0, "Frames delivered with a bad TCP/UDP checksum.";
+        TX_OFFLOAD_ERRORS @ 0x50 : Ro = 0, "TX frames refused by the offload engine (invalid request, docs/tx-offload.md): not sent, completed with the ERROR write-back flag.";
+        TX_TSO_SEGMENTS @ 0x54 : Ro = 0, "TCP segments sent by TSO (each also counts in TX_FRAMES).";
     });
 }
 
@@ -446,6 +448,31 @@ pub mod desc {
     pub const TX_EOP: u16 = 1 << 0;
     /// TX flags: write this descriptor back (set DONE) once its data has been read.
     pub const TX_REPORT_STATUS: u16 = 1 << 1;
+    /// TX flags: a context descriptor (no data; carries the frame's offload request,
+    /// docs/tx-offload.md). Its other fields: bytes 0..2 `l3_offset`, 2..4 `l4_offset`,
+    /// 4..6 `csum_start`, 6..8 `csum_offset`, 8..10 `mss`, 12..14 `hdr_len`.
+    pub const TX_CTX: u16 = 1 << 2;
+    /// TX context flags: generic checksum (`csum_start`/`csum_offset`).
+    pub const TX_GENERIC_CSUM: u16 = 1 << 3;
+    /// TX context flags: compute the IPv4 header checksum.
+    pub const TX_IPV4_CSUM: u16 = 1 << 4;
+    /// TX context flags: compute the TCP/UDP checksum with the pseudo-header.
+    pub const TX_L4_CSUM: u16 = 1 << 5;
+    /// TX context flags: TCP segmentation (`mss`, `hdr_len`).
+    pub const TX_TSO: u16 = 1 << 6;
+    /// TX context flags: the L3 header is IPv6 (else IPv4).
+    pub const TX_IPV6: u16 = 1 << 7;
+    /// TX context flags: the L4 header is UDP (else TCP).
+    pub const TX_UDP: u16 = 1 << 8;
+    /// TX write-back flags: the frame's offload request was refused; it was not sent.
+    pub const TX_ERROR: u16 = 1 << 14;
+    /// Context descriptor: byte offsets of its 16-bit fields.
+    pub const CTX_L3_OFFSET: usize = 0;
+    pub const CTX_L4_OFFSET: usize = 2;
+    pub const CTX_CSUM_START: usize = 4;
+    pub const CTX_CSUM_OFFSET: usize = 6;
+    pub const CTX_MSS: usize = 8;
+    pub const CTX_HDR_LEN: usize = 12;
     /// Set by the NIC in the write-back.
     pub const DONE: u16 = 1 << 15;
     /// RX write-back flags: the frame ends in this buffer (always 1: no RX scatter yet).

@@ -46,17 +46,18 @@ use std::net::IpAddr;
 /// Bits of the context descriptor's flags word (bytes 10..12); the data descriptors'
 /// `EOP` and the write-back `ERROR` share the word.
 pub mod flags {
+    use nic_regmap::desc;
     /// Data descriptors only: last descriptor of the frame.
-    pub const EOP: u16 = 1 << 0;
-    pub const CTX: u16 = 1 << 2;
-    pub const GENERIC_CSUM: u16 = 1 << 3;
-    pub const IPV4_CSUM: u16 = 1 << 4;
-    pub const L4_CSUM: u16 = 1 << 5;
-    pub const TSO: u16 = 1 << 6;
-    pub const IPV6: u16 = 1 << 7;
-    pub const UDP: u16 = 1 << 8;
+    pub const EOP: u16 = desc::TX_EOP;
+    pub const CTX: u16 = desc::TX_CTX;
+    pub const GENERIC_CSUM: u16 = desc::TX_GENERIC_CSUM;
+    pub const IPV4_CSUM: u16 = desc::TX_IPV4_CSUM;
+    pub const L4_CSUM: u16 = desc::TX_L4_CSUM;
+    pub const TSO: u16 = desc::TX_TSO;
+    pub const IPV6: u16 = desc::TX_IPV6;
+    pub const UDP: u16 = desc::TX_UDP;
     /// Write-back: the frame was refused.
-    pub const ERROR: u16 = 1 << 14;
+    pub const ERROR: u16 = desc::TX_ERROR;
 }
 
 /// Bytes the MAC appends; `MAX_FRAME_LEN` counts them.

@@ -53,7 +53,7 @@ pub const RW_REGS: [(&str, &str); 5] = [
 ];
 
 /// Statistics counters, in the order of `CsrBlock::count_inc`.
-pub const COUNTER_REGS: [&str; 16] = [
+pub const COUNTER_REGS: [&str; N_COUNTERS] = [
     "TX_FRAMES",         // 0
     "TX_BYTES",          // 1
     "TX_ERRORS",         // 2
@@ -70,7 +70,11 @@ pub const COUNTER_REGS: [&str; 16] = [
     "RX_DROP_BCAST_FILTER", // 13
     "RX_CSUM_L3_BAD",    // 14
     "RX_CSUM_L4_BAD",    // 15
+    "TX_OFFLOAD_ERRORS", // 16
+    "TX_TSO_SEGMENTS",   // 17
 ];
+/// Number of statistics counters.
+pub const N_COUNTERS: usize = 18;
 
 #[derive(LogicBlock)]
 pub struct CsrBlock {
@@ -109,7 +113,7 @@ pub struct CsrBlock {
     /// IRQ_STATUS & IRQ_MASK.
     pub irq: Signal<Out, Bits<16>>,
     /// Per-cycle increments of the statistics counters (COUNTER_REGS order).
-    pub count_inc: [Signal<In, Bits<32>>; 16],
+    pub count_inc: [Signal<In, Bits<32>>; N_COUNTERS],
     const_addr: [Constant<Bits<16>>; 16],
     const_value: [Constant<Bits<32>>; 16],
     rw_addr: [Constant<Bits<16>>; 5],
@@ -117,8 +121,8 @@ pub struct CsrBlock {
     /// The bits each RW register holds (its declared fields).
     rw_bits: [Constant<Bits<32>>; 5],
     rw: [DFF<Bits<32>>; 5],
-    counter_addr: [Constant<Bits<16>>; 16],
-    counter: [DFF<Bits<32>>; 16],
+    counter_addr: [Constant<Bits<16>>; N_COUNTERS],
+    counter: [DFF<Bits<32>>; N_COUNTERS],
     byte_lane: Constant<Bits<32>>,
     addr_irq_status: Constant<Bits<16>>,
     addr_cycle_count: Constant<Bits<16>>,
@@ -221,7 +225,8 @@ impl Logic for CsrBlock {
             self.rw[i].d.next = self.rw[i].q.val();
             self.rw_value[i].next = self.rw[i].q.val();
         }
-        for i in 0..16 {
+        // 18 = N_COUNTERS (an hdl_gen loop bound is a literal or a const generic)
+        for i in 0..18 {
             self.counter[i].clock.next = self.clock.val();
             self.counter[i].d.next = self.counter[i].q.val() + self.count_inc[i].val();
         }
@@ -289,7 +294,7 @@ impl Logic for CsrBlock {
                 self.read_value.next = self.rw[i].q.val();
             }
         }
-        for i in 0..16 {
+        for i in 0..18 {
             if self.s_axil_araddr.val() == self.counter_addr[i].val() {
                 self.read_value.next = self.counter[i].q.val();
             }
@@ -319,7 +324,7 @@ impl Logic for CsrBlock {
             for i in 0..5 {
                 self.rw[i].d.next = self.rw_reset[i].val();
             }
-            for i in 0..16 {
+            for i in 0..18 {
                 self.counter[i].d.next = 0.into();
             }
             self.irq_status.d.next = 0.into();
