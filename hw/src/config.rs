@@ -9,8 +9,8 @@ use std::str::FromStr;
 pub enum Config {
     /// One TX and one RX queue, small FIFOs: fits an iCE40 HX8K.
     Small,
-    /// The growing full NIC (targets an ECP5-85F): deeper FIFOs and 8 RX queues with
-    /// RSS; TX queues, offloads and RDMA arrive with their issues.
+    /// The growing full NIC (targets an ECP5-85F): deeper FIFOs, 8 RX queues with RSS,
+    /// 8 TX queues with a scheduler, a 32 KiB TX offload buffer; RDMA arrives with its issue.
     Full,
 }
 
@@ -24,7 +24,10 @@ impl Config {
         }
     }
     pub fn tx_queues(self) -> u32 {
-        1
+        match self {
+            Config::Small => 1,
+            Config::Full => 8,
+        }
     }
     pub fn rx_queues(self) -> u32 {
         match self {

@@ -15,6 +15,7 @@ use crate::dma::{RxEngine, TxEngine};
 use crate::mac::{MacRx, MacTx};
 use crate::rx::RxClassifier;
 use crate::stream::RegSlice;
+use crate::tx::TxOffload;
 use crate::Config;
 use rust_hdl::prelude::*;
 
@@ -30,9 +31,10 @@ pub const TAG_TX_WRITEBACK: u64 = 2;
 pub const TAG_RX_WRITEBACK: u64 = 8;
 
 /// `TN`/`TNP1`: log2 depth of the TX data FIFO (+1); `RN`/`RNP1`: of the RX FIFO;
-/// `RQ`: number of RX queues.
+/// `RQ`: number of RX queues; `TQ`: number of TX queues; `BN`/`BNP1`: log2 of the TX
+/// offload buffer in 8-byte beats (+1).
 #[derive(LogicBlock)]
-pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize> {
+pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     // AXI4-Lite register slave
@@ -93,9 +95,10 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     // interrupts: bit q = TX queue q, bit 8 + q = RX queue q
     pub irq: Signal<Out, Bits<16>>,
     csr: CsrBlock,
-    tx: TxEngine<TN, TNP1>,
+    tx: TxEngine<TN, TNP1, TQ>,
+    tx_offload: TxOffload<BN, BNP1>,
     rx: RxEngine<RN, RNP1, RQ>,
-    txq_regs: QueueRegs,
+    txq_regs: [QueueRegs; TQ],
     rxq_regs: [QueueRegs; RQ],
     rxc_regs: RxcRegs,
     rx_class: RxClassifier,
@@ -117,13 +120,16 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     grant_rx_write: Signal<Local, Bit>,
     rx_meta: Signal<Local, Bits<72>>,
     rx_irq_bits: Signal<Local, Bits<16>>,
+    tx_irq_bits: Signal<Local, Bits<16>>,
+    /// IRQ_STATUS bit of TX queue q: q.
+    tx_irq_bit: [Constant<Bits<16>>; TQ],
     /// IRQ_STATUS bit of RX queue q: 8 + q.
     rx_irq_bit: [Constant<Bits<16>>; RQ],
     /// RQ - 1: the classifier masks queue numbers with it.
     rx_queue_mask: Constant<Bits<8>>,
 }
 
-impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize> NicTop<TN, TNP1, RN, RNP1, RQ> {
+impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize> NicTop<TN, TNP1, RN, RNP1, RQ, TQ, BN, BNP1> {
     pub fn new(config: Config) -> Self {
         Self {
             clock: Default::default(),
@@ -181,8 +187,10 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             irq: Default::default(),
             csr: CsrBlock::new(config),
             tx: Default::default(),
+            tx_offload: Default::default(),
             rx: Default::default(),
-            txq_regs: QueueRegs::new(QueueDir::Tx, 0),
+            txq_regs: std::array::from_fn(|q| QueueRegs::new(QueueDir::Tx, q as u32)),
+            tx_irq_bit: std::array::from_fn(|q| Constant::new(Bits::<16>::from(1u64 << q))),
             rxq_regs: std::array::from_fn(|q| QueueRegs::new(QueueDir::Rx, q as u32)),
             rxc_regs: Default::default(),
             rx_class: Default::default(),
@@ -199,6 +207,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             grant_rx_write: Default::default(),
             rx_meta: Default::default(),
             rx_irq_bits: Default::default(),
+            tx_irq_bits: Default::default(),
             rx_irq_bit: std::array::from_fn(|q| Constant::new(Bits::<16>::from(1u64 << (nic_regmap::RX_IRQ_BASE as usize + q)))),
             rx_queue_mask: {
                 assert!(RQ.is_power_of_two(), "RX queue counts are powers of two (RSS masks with RQ - 1)");
@@ -208,11 +217,11 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
     }
 }
 
-impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize> Logic for NicTop<TN, TNP1, RN, RNP1, RQ> {
+impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize> Logic for NicTop<TN, TNP1, RN, RNP1, RQ, TQ, BN, BNP1> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, wr_lock_rx, wr_hold_tx, rd_hold);
-        clock!(self, clock, csr, tx, rx, rxc_regs, rx_class, mac_tx, mac_rx, slice_tx, slice_wire, slice_rx, txq_regs);
+        clock!(self, clock, csr, tx, tx_offload, rx, rxc_regs, rx_class, mac_tx, mac_rx, slice_tx, slice_wire, slice_rx);
         self.slice_tx.reset.next = self.reset.val();
         self.slice_wire.reset.next = self.reset.val();
         self.slice_rx.reset.next = self.reset.val();
@@ -221,7 +230,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.rx.reset.next = self.reset.val();
         self.mac_tx.reset.next = self.reset.val();
         self.mac_rx.reset.next = self.reset.val();
-        self.txq_regs.reset.next = self.reset.val();
+        self.tx_offload.reset.next = self.reset.val();
         self.rxc_regs.reset.next = self.reset.val();
         self.rx_class.reset.next = self.reset.val();
         // ---- registers (RW_REGS indices: see csr::RW_REGS)
@@ -243,22 +252,32 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.s_axil_rvalid.next = self.csr.s_axil_rvalid.val();
         self.csr.s_axil_rready.next = self.s_axil_rready.val();
         self.loopback.next = self.csr.rw_value[0].val().get_bit(0);
-        // TX queue 0: its register window on the CSR register bus
-        self.txq_regs.bus_wr.next = self.csr.bus_wr.val();
-        self.txq_regs.bus_addr.next = self.csr.bus_addr.val();
-        self.txq_regs.bus_wdata.next = self.csr.bus_wdata.val();
-        self.txq_regs.bus_wmask.next = self.csr.bus_wmask.val();
-        self.txq_regs.bus_rd_addr.next = self.csr.bus_rd_addr.val();
-        self.tx.enable.next = self.txq_regs.enable.val();
-        self.tx.ring_base.next = self.txq_regs.ring_base.val();
-        self.tx.ring_mask.next = self.txq_regs.ring_mask.val();
-        self.tx.tail.next = self.txq_regs.tail.val();
+        // TX queues: register windows on the CSR register bus, and the engine
         self.tx.max_frame_len.next = self.csr.rw_value[3].val().get_bits::<16>(0);
-        self.txq_regs.head.next = self.tx.head.val();
-        self.txq_regs.active.next = self.tx.active.val();
-        self.txq_regs.error_code.next = self.tx.error_code.val();
-        self.txq_regs.completion.next = self.tx.completion.val();
-        self.txq_regs.dropped.next = false;
+        self.tx_irq_bits.next = 0.into();
+        for i in 0..TQ {
+            self.txq_regs[i].clock.next = self.clock.val();
+            self.txq_regs[i].reset.next = self.reset.val();
+            self.txq_regs[i].bus_wr.next = self.csr.bus_wr.val();
+            self.txq_regs[i].bus_addr.next = self.csr.bus_addr.val();
+            self.txq_regs[i].bus_wdata.next = self.csr.bus_wdata.val();
+            self.txq_regs[i].bus_wmask.next = self.csr.bus_wmask.val();
+            self.txq_regs[i].bus_rd_addr.next = self.csr.bus_rd_addr.val();
+            self.tx.enable[i].next = self.txq_regs[i].enable.val();
+            self.tx.ring_base[i].next = self.txq_regs[i].ring_base.val();
+            self.tx.ring_mask[i].next = self.txq_regs[i].ring_mask.val();
+            self.tx.tail[i].next = self.txq_regs[i].tail.val();
+            self.tx.weight[i].next = self.txq_regs[i].weight.val();
+            self.tx.strict[i].next = self.txq_regs[i].strict.val();
+            self.txq_regs[i].head.next = self.tx.head[i].val();
+            self.txq_regs[i].active.next = self.tx.active[i].val();
+            self.txq_regs[i].error_code.next = self.tx.error_code[i].val();
+            self.txq_regs[i].completion.next = self.tx.completion[i].val();
+            self.txq_regs[i].dropped.next = false;
+            if self.txq_regs[i].irq_fire.val() {
+                self.tx_irq_bits.next = self.tx_irq_bits.val() | self.tx_irq_bit[i].val();
+            }
+        }
         self.mac_rx.max_frame_len.next = self.csr.rw_value[3].val().get_bits::<16>(0);
         // RX queues: register windows on the CSR register bus, and the engine
         self.rxc_regs.bus_wr.next = self.csr.bus_wr.val();
@@ -268,9 +287,11 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.rxc_regs.bus_rd_addr.next = self.csr.bus_rd_addr.val();
         self.csr.bus_rdata.next = self.rxc_regs.bus_rdata.val();
         self.csr.bus_rhit.next = self.rxc_regs.bus_rhit.val();
-        if self.txq_regs.bus_rhit.val() {
-            self.csr.bus_rhit.next = true;
-            self.csr.bus_rdata.next = self.txq_regs.bus_rdata.val();
+        for i in 0..TQ {
+            if self.txq_regs[i].bus_rhit.val() {
+                self.csr.bus_rhit.next = true;
+                self.csr.bus_rdata.next = self.txq_regs[i].bus_rdata.val();
+            }
         }
         self.rx_irq_bits.next = 0.into();
         for i in 0..RQ {
@@ -299,7 +320,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             }
         }
         // interrupts with moderation
-        self.csr.irq_set.next = bit_cast::<16, 1>(self.txq_regs.irq_fire.val().into()) | self.rx_irq_bits.val();
+        self.csr.irq_set.next = self.tx_irq_bits.val() | self.rx_irq_bits.val();
         self.irq.next = self.csr.irq.val();
         // statistics (COUNTER_REGS indices: see csr::COUNTER_REGS)
         self.csr.count_inc[0].next = bit_cast::<32, 1>(self.mac_tx.stat_frame.val().into());
@@ -324,8 +345,8 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.csr.count_inc[13].next = bit_cast::<32, 1>(self.rx.drop_bcast.val().into());
         self.csr.count_inc[14].next = bit_cast::<32, 1>(self.rx.csum_l3_bad.val().into());
         self.csr.count_inc[15].next = bit_cast::<32, 1>(self.rx.csum_l4_bad.val().into());
-        self.csr.count_inc[16].next = 0.into();
-        self.csr.count_inc[17].next = 0.into();
+        self.csr.count_inc[16].next = bit_cast::<32, 1>(self.tx.stat_refused.val().into());
+        self.csr.count_inc[17].next = bit_cast::<32, 1>(self.tx_offload.stat_segments.val().into());
         // ---- DMA reads: RX descriptors, then TX descriptors, then TX data
         self.rx.desc_req_ready.next = false;
         self.tx.desc_req_ready.next = false;
@@ -417,13 +438,29 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.rx.wb_fault_tag.next = self.dma_wr_rsp_tag.val();
         self.tx.wb_rsp_valid.next = self.dma_wr_rsp_valid.val() & (self.dma_wr_rsp_tag.val() == 2);
         self.tx.wb_rsp_error.next = self.dma_wr_rsp_error.val();
-        // ---- TX engine → slice → MAC TX
-        self.slice_tx.s_data.next = bit_cast::<70, 64>(self.tx.m_data.val())
-            | (bit_cast::<70, 4>(self.tx.m_len.val()) << 64)
-            | (bit_cast::<70, 1>(self.tx.m_last.val().into()) << 68)
-            | (bit_cast::<70, 1>(self.tx.m_user.val().into()) << 69);
-        self.slice_tx.s_valid.next = self.tx.m_valid.val();
-        self.tx.m_ready.next = self.slice_tx.s_ready.val();
+        // ---- TX engine → offload engine → slice → MAC TX
+        self.tx_offload.max_frame_len.next = self.csr.rw_value[3].val().get_bits::<16>(0);
+        self.tx_offload.s_data.next = self.tx.m_data.val();
+        self.tx_offload.s_len.next = self.tx.m_len.val();
+        self.tx_offload.s_last.next = self.tx.m_last.val();
+        self.tx_offload.s_user.next = self.tx.m_user.val();
+        self.tx_offload.s_valid.next = self.tx.m_valid.val();
+        self.tx.m_ready.next = self.tx_offload.s_ready.val();
+        self.tx_offload.s_l3_offset.next = self.tx.m_ctx.val().get_bits::<16>(0);
+        self.tx_offload.s_l4_offset.next = self.tx.m_ctx.val().get_bits::<16>(16);
+        self.tx_offload.s_csum_start.next = self.tx.m_ctx.val().get_bits::<16>(32);
+        self.tx_offload.s_csum_offset.next = self.tx.m_ctx.val().get_bits::<16>(48);
+        self.tx_offload.s_mss.next = self.tx.m_ctx.val().get_bits::<16>(64);
+        self.tx_offload.s_flags.next = self.tx.m_ctx.val().get_bits::<16>(80);
+        self.tx_offload.s_hdr_len.next = self.tx.m_ctx.val().get_bits::<16>(96);
+        self.tx.v_valid.next = self.tx_offload.v_valid.val();
+        self.tx.v_error.next = self.tx_offload.v_error.val();
+        self.slice_tx.s_data.next = bit_cast::<70, 64>(self.tx_offload.m_data.val())
+            | (bit_cast::<70, 4>(self.tx_offload.m_len.val()) << 64)
+            | (bit_cast::<70, 1>(self.tx_offload.m_last.val().into()) << 68)
+            | (bit_cast::<70, 1>(self.tx_offload.m_user.val().into()) << 69);
+        self.slice_tx.s_valid.next = self.tx_offload.m_valid.val();
+        self.tx_offload.m_ready.next = self.slice_tx.s_ready.val();
         self.mac_tx.s_data.next = self.slice_tx.m_data.val().get_bits::<64>(0);
         self.mac_tx.s_len.next = self.slice_tx.m_data.val().get_bits::<4>(64);
         self.mac_tx.s_last.next = self.slice_tx.m_data.val().get_bit(68);
@@ -509,6 +546,6 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
 }
 
 /// `small`: 256-beat TX and RX FIFOs.
-pub type NicTopSmall = NicTop<8, 9, 8, 9, 1>;
+pub type NicTopSmall = NicTop<8, 9, 8, 9, 1, 1, 9, 10>;
 /// `full`: 512-beat TX FIFO, 1024-beat RX FIFO, 8 RX queues.
-pub type NicTopFull = NicTop<9, 10, 10, 11, 8>;
+pub type NicTopFull = NicTop<9, 10, 10, 11, 8, 8, 12, 13>;

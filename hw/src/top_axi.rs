@@ -8,7 +8,7 @@ use crate::Config;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
-pub struct NicTopAxi<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize> {
+pub struct NicTopAxi<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub s_axil_awaddr: Signal<In, Bits<16>>,
@@ -67,11 +67,11 @@ pub struct NicTopAxi<const TN: usize, const TNP1: usize, const RN: usize, const 
     pub m_axi_bresp: Signal<In, Bits<2>>,
     pub m_axi_bvalid: Signal<In, Bit>,
     pub m_axi_bready: Signal<Out, Bit>,
-    nic: NicTop<TN, TNP1, RN, RNP1, RQ>,
+    nic: NicTop<TN, TNP1, RN, RNP1, RQ, TQ, BN, BNP1>,
     bridge: DmaAxiBridge,
 }
 
-impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize> NicTopAxi<TN, TNP1, RN, RNP1, RQ> {
+impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize> NicTopAxi<TN, TNP1, RN, RNP1, RQ, TQ, BN, BNP1> {
     pub fn new(config: Config) -> Self {
         Self {
             clock: Default::default(),
@@ -137,7 +137,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
     }
 }
 
-impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize> Logic for NicTopAxi<TN, TNP1, RN, RNP1, RQ> {
+impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize> Logic for NicTopAxi<TN, TNP1, RN, RNP1, RQ, TQ, BN, BNP1> {
     #[hdl_gen]
     fn update(&mut self) {
         clock!(self, clock, nic, bridge);
@@ -223,6 +223,6 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
 }
 
 /// `small` with the AXI4 bridge.
-pub type NicTopAxiSmall = NicTopAxi<8, 9, 8, 9, 1>;
+pub type NicTopAxiSmall = NicTopAxi<8, 9, 8, 9, 1, 1, 9, 10>;
 /// `full` with the AXI4 bridge.
-pub type NicTopAxiFull = NicTopAxi<9, 10, 10, 11, 8>;
+pub type NicTopAxiFull = NicTopAxi<9, 10, 10, 11, 8, 8, 12, 13>;

@@ -13,8 +13,9 @@
 use crate::stream::NicFifo;
 use rust_hdl::prelude::*;
 
-/// Descriptor as stored: [63:0] address, [79:64] length, [95:80] flags.
-pub type DescWord = Bits<96>;
+/// Descriptor as stored: [63:0] address, [79:64] length, [95:80] flags, [111:96] bytes
+/// 12..14 (a TX context descriptor's `hdr_len`).
+pub type DescWord = Bits<112>;
 
 #[derive(LogicBlock)]
 pub struct DescFetch {
@@ -40,7 +41,11 @@ pub struct DescFetch {
     pub desc_addr: Signal<Out, Bits<64>>,
     pub desc_len: Signal<Out, Bits<16>>,
     pub desc_flags: Signal<Out, Bits<16>>,
+    pub desc_extra: Signal<Out, Bits<16>>,
     pub desc_pop: Signal<In, Bit>,
+    /// The FIFO holds a whole TX frame: a descriptor with `EOP` (flags bit 0), or 24 or
+    /// more descriptors (a frame longer than that is served as it arrives).
+    pub frame_ready: Signal<Out, Bit>,
     /// Nothing posted that is not already in the FIFO or on its way.
     pub ring_empty: Signal<Out, Bit>,
     /// Pulses when a fetch was refused by the host.
@@ -48,6 +53,8 @@ pub struct DescFetch {
     /// No fetch in flight: nothing fetched for an old ring can arrive any more.
     pub idle: Signal<Out, Bit>,
     fifo: NicFifo<DescWord, 5, 6>,
+    /// Descriptors with flags bit 0 (TX `EOP`) in the FIFO.
+    eop_count: DFF<Bits<6>>,
     fetch_ptr: DFF<Bits<16>>,
     busy: DFF<Bit>,
     req_pending: DFF<Bit>,
@@ -82,11 +89,14 @@ impl Default for DescFetch {
             desc_addr: Default::default(),
             desc_len: Default::default(),
             desc_flags: Default::default(),
+            desc_extra: Default::default(),
             desc_pop: Default::default(),
+            frame_ready: Default::default(),
             ring_empty: Default::default(),
             fault: Default::default(),
             idle: Default::default(),
             fifo: Default::default(),
+            eop_count: Default::default(),
             fetch_ptr: Default::default(),
             busy: Default::default(),
             req_pending: Default::default(),
@@ -104,7 +114,7 @@ impl Default for DescFetch {
 impl Logic for DescFetch {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, fetch_ptr, busy, busy_settle, req_pending, req_addr_r, req_len_r, req_count);
+        dff_setup!(self, clock, eop_count, fetch_ptr, busy, busy_settle, req_pending, req_addr_r, req_len_r, req_count);
         self.busy_settle.d.next = self.busy.q.val();
         clock!(self, clock, fifo);
         self.fifo.reset.next = self.reset.val() | (!self.active.val() & !self.busy.q.val());
@@ -139,7 +149,7 @@ impl Logic for DescFetch {
         }
         // responses: one descriptor per beat (bytes 0..12 kept: address, length, flags)
         self.fifo.write.next = false;
-        self.fifo.data_in.next = bit_cast::<96, 128>(self.rsp_data.val());
+        self.fifo.data_in.next = bit_cast::<112, 128>(self.rsp_data.val());
         self.fault.next = false;
         if self.rsp_valid.val() {
             if self.rsp_error.val() {
@@ -155,7 +165,19 @@ impl Logic for DescFetch {
         self.desc_addr.next = self.fifo.data_out.val().get_bits::<64>(0);
         self.desc_len.next = self.fifo.data_out.val().get_bits::<16>(64);
         self.desc_flags.next = self.fifo.data_out.val().get_bits::<16>(80);
+        self.desc_extra.next = self.fifo.data_out.val().get_bits::<16>(96);
         self.fifo.read.next = self.desc_pop.val();
+        self.eop_count.d.next = self.eop_count.q.val();
+        if self.fifo.write.val() & self.rsp_data.val().get_bit(80) & !(self.desc_pop.val() & self.fifo.data_out.val().get_bit(80)) {
+            self.eop_count.d.next = self.eop_count.q.val() + 1;
+        }
+        if !(self.fifo.write.val() & self.rsp_data.val().get_bit(80)) & self.desc_pop.val() & self.fifo.data_out.val().get_bit(80) {
+            self.eop_count.d.next = self.eop_count.q.val() - 1;
+        }
+        if self.fifo.reset.val() {
+            self.eop_count.d.next = 0.into();
+        }
+        self.frame_ready.next = (self.eop_count.q.val() != 0) | (self.fifo.count.val() >= 24);
         self.idle.next = !self.busy.q.val() & !self.busy_settle.q.val() & !self.req_pending.q.val();
         self.ring_empty.next = (self.avail.val() == 0) & !self.req_pending.q.val() & !self.busy.q.val() & !self.busy_settle.q.val() & self.fifo.empty.val();
         if self.reset.val() | !self.active.val() {

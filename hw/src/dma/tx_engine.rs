@@ -1,16 +1,32 @@
-//! TX queue engine: descriptors in, frame beats out to the MAC.
+//! TX queue engine for `Q` TX queues: descriptors in, whole frames out to the offload
+//! engine, one frame at a time, chosen by the scheduler (docs/tx-offload.md).
 //!
-//! Pipeline: `DescFetch` → issue (validates each descriptor, splits its buffer into
-//! reads of at most 256 bytes) → read responses (16 bytes a beat) → data FIFO →
-//! `Downsizer` (to 8 bytes a beat) → `BytePacker` (joins the scatter-gather fragments)
-//! → MAC TX.
+//! Pipeline: per-queue `DescFetch` (one descriptor fetch in flight for all queues,
+//! tagged `TAG_TX_DESC`) → scheduler (picks a queue with a whole frame posted) → issue
+//! (takes the frame's context descriptor, validates each data descriptor, splits its
+//! buffer into reads of at most 256 bytes) → read responses (16 bytes a beat, in order)
+//! → data FIFO → `Downsizer` (8 bytes a beat) → `BytePacker` (joins the scatter-gather
+//! fragments) → out, with the frame's offload request (`m_ctx`) beside it.
 //!
-//! A read is issued only when the data FIFO has room for all of its beats (`reserved`
-//! counts beats promised but not yet arrived), so responses never stall the shared read
-//! channel. A descriptor completes (HEAD advances; written back when it asked for
-//! REPORT_STATUS) once all its bytes arrived. Errors stop the queue with a code; a frame
-//! already partly sent is terminated with an abort beat, which the MAC sends with a bad
-//! FCS so that no receiver accepts it.
+//! Every entry the issue stage makes (a read, a context descriptor, an abort marker)
+//! goes into the in-order info FIFO with its queue; the response side consumes them in
+//! the same order. A read is issued only when the data FIFO has room for all of its
+//! beats (`reserved` counts beats promised but not yet arrived), and only with room
+//! for its completion, so read responses never stall the shared read channel.
+//!
+//! Completions wait for the frame's verdict from the offload engine (one per frame, in
+//! frame order): a descriptor completes (HEAD advances; written back when it asked for
+//! REPORT_STATUS, with `ERROR` when the frame was refused) once its data arrived and
+//! its frame was judged. Errors stop a queue with a code; a frame already begun is
+//! terminated with an abort beat, which the offload engine drops (offload) or the MAC
+//! sends with a bad FCS (no offload), so that no receiver accepts it. The other queues
+//! go on.
+//!
+//! Scheduler: strict-priority queues first (round-robin by frame), then deficit round-
+//! robin on bytes (`weight` added at each visit, a queue sends while its deficit is
+//! positive, each frame's data descriptor bytes subtracted). Round-robin order is
+//! descending queue index with wrap. A queue is eligible when running with a whole frame
+//! in its descriptor FIFO.
 
 use super::desc_fetch::DescFetch;
 use crate::stream::{BytePacker, Downsizer, NicFifo};
@@ -18,27 +34,74 @@ use rust_hdl::prelude::*;
 
 /// Data FIFO word: [127:0] data, [132:128] byte count, [133] frame end, [134] abort.
 pub type TxBeat = Bits<135>;
-/// Chunk bookkeeping: [15:0] chunk length, [31:16] descriptor index, [47:32] descriptor
-/// length, [48] last chunk of the descriptor, [49] EOP, [50] REPORT_STATUS.
-pub type ChunkInfo = Bits<64>;
 
-/// `FN` = log2 of the data FIFO depth, `FNP1` = FN + 1.
+/// Info FIFO entry: what the issue stage did, in order.
+pub mod info {
+    /// [15:0] bytes read by this entry (0 for an entry without a read).
+    pub const CHUNK: usize = 0;
+    /// [31:16] ring index of the descriptor.
+    pub const IDX: usize = 16;
+    /// [47:32] descriptor length field (written back).
+    pub const LEN: usize = 32;
+    /// [48] the descriptor's last read.
+    pub const DESC_END: usize = 48;
+    /// [51:49] descriptor flags EOP, REPORT_STATUS, CTX (written back).
+    pub const FLAGS: usize = 49;
+    /// [52] no read: a context descriptor or an abort marker.
+    pub const NO_READ: usize = 52;
+    /// [53] abort marker: the issue stage gave up a frame it had begun.
+    pub const ABORT: usize = 53;
+    /// [54] the frame's first entry.
+    pub const FIRST: usize = 54;
+    /// [55] refused at once (a context descriptor with EOP): completes with ERROR
+    /// without a verdict.
+    pub const IMM_ERR: usize = 55;
+    /// [59:56] queue.
+    pub const QUEUE: usize = 56;
+}
+
+/// Completion FIFO entry.
+pub mod comp {
+    /// [15:0] ring index.
+    pub const IDX: usize = 0;
+    /// [31:16] descriptor length field.
+    pub const LEN: usize = 16;
+    /// [34:32] descriptor flags EOP, REPORT_STATUS, CTX.
+    pub const FLAGS: usize = 32;
+    /// [35] completes a descriptor (else only ends an aborted frame).
+    pub const DESC: usize = 35;
+    /// [36] last entry of its frame: takes the frame's verdict.
+    pub const END: usize = 36;
+    /// [37] refused at once: no verdict.
+    pub const IMM_ERR: usize = 37;
+    /// [41:38] queue.
+    pub const QUEUE: usize = 38;
+}
+
+/// Offload request of a frame (`m_ctx`): the context descriptor's 16-bit fields
+/// [15:0] l3_offset, [31:16] l4_offset, [47:32] csum_start, [63:48] csum_offset,
+/// [79:64] mss, [95:80] flags, [111:96] hdr_len; all zero without a context descriptor.
+pub type TxCtx = Bits<112>;
+
+/// `FN` = log2 of the data FIFO depth, `FNP1` = FN + 1, `Q` = number of queues (≤ 16).
 #[derive(LogicBlock)]
-pub struct TxEngine<const FN: usize, const FNP1: usize> {
+pub struct TxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    // configuration and status (CSR)
-    pub enable: Signal<In, Bit>,
-    pub ring_base: Signal<In, Bits<64>>,
-    pub ring_mask: Signal<In, Bits<16>>,
-    pub tail: Signal<In, Bits<16>>,
-    pub max_frame_len: Signal<In, Bits<16>>,
-    pub head: Signal<Out, Bits<16>>,
-    pub active: Signal<Out, Bit>,
-    pub error_code: Signal<Out, Bits<8>>,
+    // per-queue configuration and status (QueueRegs)
+    pub enable: [Signal<In, Bit>; Q],
+    pub ring_base: [Signal<In, Bits<64>>; Q],
+    pub ring_mask: [Signal<In, Bits<16>>; Q],
+    pub tail: [Signal<In, Bits<16>>; Q],
+    pub weight: [Signal<In, Bits<16>>; Q],
+    pub strict: [Signal<In, Bit>; Q],
+    pub head: [Signal<Out, Bits<16>>; Q],
+    pub active: [Signal<Out, Bit>; Q],
+    pub error_code: [Signal<Out, Bits<8>>; Q],
     /// One pulse per completed descriptor (interrupt moderation counts these).
-    pub completion: Signal<Out, Bit>,
-    // descriptor reads
+    pub completion: [Signal<Out, Bit>; Q],
+    pub max_frame_len: Signal<In, Bits<16>>,
+    // descriptor reads (one in flight)
     pub desc_req_valid: Signal<Out, Bit>,
     pub desc_req_ready: Signal<In, Bit>,
     pub desc_req_addr: Signal<Out, Bits<64>>,
@@ -62,81 +125,172 @@ pub struct TxEngine<const FN: usize, const FNP1: usize> {
     pub wb_data: Signal<Out, Bits<64>>,
     pub wb_rsp_valid: Signal<In, Bit>,
     pub wb_rsp_error: Signal<In, Bit>,
-    // frame stream to the MAC
+    // frames out, with the offload request of the frame at the head
     pub m_data: Signal<Out, Bits<64>>,
     pub m_len: Signal<Out, Bits<4>>,
     pub m_last: Signal<Out, Bit>,
     pub m_user: Signal<Out, Bit>,
     pub m_valid: Signal<Out, Bit>,
     pub m_ready: Signal<In, Bit>,
-    fetch: DescFetch,
-    info: NicFifo<ChunkInfo, 4, 5>,
+    pub m_ctx: Signal<Out, TxCtx>,
+    /// The offload engine's verdict on each frame that left `m_*`, in order.
+    pub v_valid: Signal<In, Bit>,
+    pub v_error: Signal<In, Bit>,
+    /// One pulse per refused frame.
+    pub stat_refused: Signal<Out, Bit>,
+    // ---- blocks ----
+    fetch: [DescFetch; Q],
+    info: NicFifo<Bits<64>, 4, 5>,
     data: NicFifo<TxBeat, FN, FNP1>,
+    ctx_fifo: NicFifo<TxCtx, 4, 5>,
+    comp: NicFifo<Bits<64>, 5, 6>,
+    verdict: NicFifo<Bit, 5, 6>,
     downsizer: Downsizer,
     packer: BytePacker,
-    error: DFF<Bits<8>>,
+    /// Write-backs waiting for the write port: [63:0] address, [127:64] bytes 8..16,
+    /// [131:128] queue.
+    wb_fifo: NicFifo<Bits<132>, 2, 3>,
+    /// Queues of the write-backs the port took whose responses are still out (flip-flops:
+    /// a response may come the cycle after the write).
+    wbq_mem: [DFF<Bits<4>>; 8],
+    wbq_wp: DFF<Bits<3>>,
+    wbq_rp: DFF<Bits<3>>,
+    wbq_count: DFF<Bits<4>>,
+    slot_id: [Constant<Bits<3>>; 8],
+    // ---- per queue ----
+    error: [DFF<Bits<8>>; Q],
+    head_count: [DFF<Bits<16>>; Q],
+    pop_idx: [DFF<Bits<16>>; Q],
+    /// ENABLE was cleared: the queue stays inactive until nothing it issued is left in
+    /// the engine (`outstanding`) and its descriptor fetch is idle, so nothing meant for
+    /// the old ring lands after the driver restarts it.
+    flushing: [DFF<Bit>; Q],
+    /// Info entries, completions and write-backs of this queue inside the engine.
+    outstanding: [DFF<Bits<8>>; Q],
+    /// Deficit round-robin counter, signed.
+    deficit: [DFF<Bits<20>>; Q],
+    run: [Signal<Local, Bit>; Q],
+    /// Per queue, this cycle (`outstanding`): an info entry in / out, a completion
+    /// entry in / out, a write-back queued / answered.
+    ev_in: [Signal<Local, Bits<8>>; Q],
+    ev_info: [Signal<Local, Bits<8>>; Q],
+    ev_comp_in: [Signal<Local, Bits<8>>; Q],
+    ev_comp: [Signal<Local, Bits<8>>; Q],
+    ev_wb_in: [Signal<Local, Bits<8>>; Q],
+    ev_wb: [Signal<Local, Bits<8>>; Q],
+    visit_weight: Signal<Local, Bits<16>>,
+    visit_add: Signal<Local, Bits<20>>,
+    elig: [Signal<Local, Bit>; Q],
+    q_id: [Constant<Bits<4>>; Q],
+    // ---- descriptor fetch arbitration ----
+    f_busy: DFF<Bit>,
+    f_owner: DFF<Bits<4>>,
+    f_hold: DFF<Bit>,
+    f_sel: DFF<Bits<4>>,
+    f_pick: Signal<Local, Bits<4>>,
+    f_any_below: Signal<Local, Bit>,
+    f_below: Signal<Local, Bits<4>>,
+    // ---- scheduler ----
+    in_frame: DFF<Bit>,
+    cur_q: DFF<Bits<4>>,
+    s_ptr: DFF<Bits<4>>,
+    d_cur: DFF<Bits<4>>,
+    d_visiting: DFF<Bit>,
+    s_any: Signal<Local, Bit>,
+    s_any_below: Signal<Local, Bit>,
+    s_top: Signal<Local, Bits<4>>,
+    s_below: Signal<Local, Bits<4>>,
+    n_any: Signal<Local, Bit>,
+    n_any_below: Signal<Local, Bit>,
+    n_top: Signal<Local, Bits<4>>,
+    n_below: Signal<Local, Bits<4>>,
+    d_cur_ok: Signal<Local, Bit>,
+    // ---- issue ----
+    frame_started: DFF<Bit>,
+    /// A context descriptor with EOP inside a begun frame: give the frame up.
+    force_abandon: DFF<Bit>,
+    ctx_pushed: DFF<Bit>,
+    have_ctx: DFF<Bit>,
+    ctx: DFF<TxCtx>,
     cur_valid: DFF<Bit>,
     cur_addr: DFF<Bits<64>>,
     cur_remaining: DFF<Bits<16>>,
     cur_len: DFF<Bits<16>>,
     cur_flags: DFF<Bits<16>>,
     cur_idx: DFF<Bits<16>>,
-    pop_idx: DFF<Bits<16>>,
     frame_bytes: DFF<Bits<17>>,
-    abort_pending: DFF<Bit>,
     reserved: DFF<Bits<16>>,
-    chunk_off: DFF<Bits<16>>,
-    head_count: DFF<Bits<16>>,
-    /// Write-backs waiting for the write port: [63:0] address, [127:64] bytes 8..16. A
-    /// queue, so that a write port busy with an RX frame (cut-through RX holds it for a
-    /// whole frame) does not hold TX up.
-    wb_fifo: NicFifo<Bits<128>, 2, 3>,
-    /// Write-back slots promised to reads in flight that end a REPORT_STATUS descriptor:
-    /// such a read is issued only with a slot free, so a full write-back queue never
-    /// stops TX from taking read responses (which would stall the shared read channel,
-    /// and could deadlock loopback while the write port is busy with the frame TX has
-    /// not finished).
-    wb_promised: DFF<Bits<3>>,
-    /// Write-backs taken by the host port whose responses are still out.
-    wb_out: DFF<Bits<4>>,
-    /// ENABLE was cleared: the queue stays inactive until every read it issued has come
-    /// back (and been dropped) and every queued write-back has been written and answered,
-    /// so nothing meant for the old ring lands after the driver restarts it.
-    flushing: DFF<Bit>,
-    ends_rs: Signal<Local, Bit>,
-    wb_room: Signal<Local, Bit>,
+    sel_run: Signal<Local, Bit>,
+    sel_desc_valid: Signal<Local, Bit>,
+    sel_desc_addr: Signal<Local, Bits<64>>,
+    sel_desc_len: Signal<Local, Bits<16>>,
+    sel_desc_flags: Signal<Local, Bits<16>>,
+    sel_desc_extra: Signal<Local, Bits<16>>,
+    sel_pop_idx: Signal<Local, Bits<16>>,
+    info_room: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
+    pop_desc: Signal<Local, Bit>,
+    abandon: Signal<Local, Bit>,
+    /// Error code for the selected queue from its descriptor (0: none).
+    set_err: Signal<Local, Bits<8>>,
+    desc_sub: Signal<Local, Bits<20>>,
+    is_tso: Signal<Local, Bit>,
     chunk: Signal<Local, Bits<16>>,
     beats: Signal<Local, Bits<16>>,
+    issue: Signal<Local, Bit>,
+    push_info: Signal<Local, Bit>,
+    info_word: Signal<Local, Bits<64>>,
+    new_reserve: Signal<Local, Bits<16>>,
+    // ---- responses ----
+    frame_open: DFF<Bit>,
+    chunk_off: DFF<Bits<16>>,
+    h_q: Signal<Local, Bits<4>>,
+    h_run: Signal<Local, Bit>,
+    h_open: Signal<Local, Bit>,
+    h_no_read: Signal<Local, Bit>,
     left: Signal<Local, Bits<16>>,
     beat_len: Signal<Local, Bits<16>>,
-    issue: Signal<Local, Bit>,
     beat_fire: Signal<Local, Bit>,
-    push_beat: Signal<Local, Bit>,
-    run: Signal<Local, Bit>,
+    noread_pop: Signal<Local, Bit>,
+    comp_word: Signal<Local, Bits<64>>,
+    // ---- completions ----
+    c_q: Signal<Local, Bits<4>>,
+    c_needs_verdict: Signal<Local, Bit>,
+    c_go: Signal<Local, Bit>,
+    c_err: Signal<Local, Bit>,
+    c_base: Signal<Local, Bits<64>>,
+    c_mask: Signal<Local, Bits<16>>,
+    c_run: Signal<Local, Bit>,
+    c_wb: Signal<Local, Bit>,
+    wb_q: Signal<Local, Bits<4>>,
     depth: Constant<Bits<16>>,
     /// Data beats in flight on the read channel at most: enough to cover the host's
     /// latency, few enough that descriptor fetches queued behind them come back soon.
     max_in_flight: Constant<Bits<16>>,
-    /// ChunkInfo bit 48.
-    desc_end_flag: Constant<Bits<64>>,
     /// A one-byte beat with frame end and abort set.
     abort_beat: Constant<Bits<135>>,
+    /// Request flags TSO | UDP, never valid: a frame with two context descriptors is
+    /// refused by the offload engine with them.
+    refuse_flags: Constant<TxCtx>,
 }
 
-impl<const FN: usize, const FNP1: usize> Default for TxEngine<FN, FNP1> {
+impl<const FN: usize, const FNP1: usize, const Q: usize> Default for TxEngine<FN, FNP1, Q> {
     fn default() -> Self {
+        assert!(Q >= 1 && Q <= 16, "TX queues: 1..=16");
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            enable: Default::default(),
-            ring_base: Default::default(),
-            ring_mask: Default::default(),
-            tail: Default::default(),
+            enable: std::array::from_fn(|_| Default::default()),
+            ring_base: std::array::from_fn(|_| Default::default()),
+            ring_mask: std::array::from_fn(|_| Default::default()),
+            tail: std::array::from_fn(|_| Default::default()),
+            weight: std::array::from_fn(|_| Default::default()),
+            strict: std::array::from_fn(|_| Default::default()),
+            head: std::array::from_fn(|_| Default::default()),
+            active: std::array::from_fn(|_| Default::default()),
+            error_code: std::array::from_fn(|_| Default::default()),
+            completion: std::array::from_fn(|_| Default::default()),
             max_frame_len: Default::default(),
-            head: Default::default(),
-            active: Default::default(),
-            error_code: Default::default(),
-            completion: Default::default(),
             desc_req_valid: Default::default(),
             desc_req_ready: Default::default(),
             desc_req_addr: Default::default(),
@@ -163,109 +317,349 @@ impl<const FN: usize, const FNP1: usize> Default for TxEngine<FN, FNP1> {
             m_user: Default::default(),
             m_valid: Default::default(),
             m_ready: Default::default(),
-            fetch: Default::default(),
+            m_ctx: Default::default(),
+            v_valid: Default::default(),
+            v_error: Default::default(),
+            stat_refused: Default::default(),
+            fetch: std::array::from_fn(|_| Default::default()),
             info: Default::default(),
             data: Default::default(),
+            ctx_fifo: Default::default(),
+            comp: Default::default(),
+            verdict: Default::default(),
             downsizer: Default::default(),
             packer: Default::default(),
-            error: Default::default(),
+            wb_fifo: Default::default(),
+            wbq_mem: std::array::from_fn(|_| Default::default()),
+            wbq_wp: Default::default(),
+            wbq_rp: Default::default(),
+            wbq_count: Default::default(),
+            slot_id: std::array::from_fn(|i| Constant::new(Bits::<3>::from(i as u64))),
+            error: std::array::from_fn(|_| Default::default()),
+            head_count: std::array::from_fn(|_| Default::default()),
+            pop_idx: std::array::from_fn(|_| Default::default()),
+            flushing: std::array::from_fn(|_| Default::default()),
+            outstanding: std::array::from_fn(|_| Default::default()),
+            deficit: std::array::from_fn(|_| Default::default()),
+            run: std::array::from_fn(|_| Default::default()),
+            ev_in: std::array::from_fn(|_| Default::default()),
+            ev_info: std::array::from_fn(|_| Default::default()),
+            ev_comp: std::array::from_fn(|_| Default::default()),
+            ev_comp_in: std::array::from_fn(|_| Default::default()),
+            ev_wb_in: std::array::from_fn(|_| Default::default()),
+            ev_wb: std::array::from_fn(|_| Default::default()),
+            visit_weight: Default::default(),
+            visit_add: Default::default(),
+            elig: std::array::from_fn(|_| Default::default()),
+            q_id: std::array::from_fn(|i| Constant::new(Bits::<4>::from(i as u64))),
+            f_busy: Default::default(),
+            f_owner: Default::default(),
+            f_hold: Default::default(),
+            f_sel: Default::default(),
+            f_pick: Default::default(),
+            f_any_below: Default::default(),
+            f_below: Default::default(),
+            in_frame: Default::default(),
+            cur_q: Default::default(),
+            s_ptr: Default::default(),
+            d_cur: Default::default(),
+            d_visiting: Default::default(),
+            s_any: Default::default(),
+            s_any_below: Default::default(),
+            s_top: Default::default(),
+            s_below: Default::default(),
+            n_any: Default::default(),
+            n_any_below: Default::default(),
+            n_top: Default::default(),
+            n_below: Default::default(),
+            d_cur_ok: Default::default(),
+            frame_started: Default::default(),
+            force_abandon: Default::default(),
+            ctx_pushed: Default::default(),
+            have_ctx: Default::default(),
+            ctx: Default::default(),
             cur_valid: Default::default(),
             cur_addr: Default::default(),
             cur_remaining: Default::default(),
             cur_len: Default::default(),
             cur_flags: Default::default(),
             cur_idx: Default::default(),
-            pop_idx: Default::default(),
             frame_bytes: Default::default(),
-            abort_pending: Default::default(),
             reserved: Default::default(),
-            chunk_off: Default::default(),
-            head_count: Default::default(),
-            wb_fifo: Default::default(),
-            wb_promised: Default::default(),
-            wb_out: Default::default(),
-            flushing: Default::default(),
-            ends_rs: Default::default(),
-            wb_room: Default::default(),
+            sel_run: Default::default(),
+            sel_desc_valid: Default::default(),
+            sel_desc_addr: Default::default(),
+            sel_desc_len: Default::default(),
+            sel_desc_flags: Default::default(),
+            sel_desc_extra: Default::default(),
+            sel_pop_idx: Default::default(),
+            info_room: Default::default(),
+            take: Default::default(),
+            pop_desc: Default::default(),
+            abandon: Default::default(),
+            set_err: Default::default(),
+            desc_sub: Default::default(),
+            is_tso: Default::default(),
             chunk: Default::default(),
             beats: Default::default(),
+            issue: Default::default(),
+            push_info: Default::default(),
+            info_word: Default::default(),
+            new_reserve: Default::default(),
+            frame_open: Default::default(),
+            chunk_off: Default::default(),
+            h_q: Default::default(),
+            h_run: Default::default(),
+            h_open: Default::default(),
+            h_no_read: Default::default(),
             left: Default::default(),
             beat_len: Default::default(),
-            issue: Default::default(),
             beat_fire: Default::default(),
-            push_beat: Default::default(),
-            run: Default::default(),
+            noread_pop: Default::default(),
+            comp_word: Default::default(),
+            c_q: Default::default(),
+            c_needs_verdict: Default::default(),
+            c_go: Default::default(),
+            c_err: Default::default(),
+            c_base: Default::default(),
+            c_mask: Default::default(),
+            c_run: Default::default(),
+            c_wb: Default::default(),
+            wb_q: Default::default(),
             depth: Constant::new(Bits::<16>::from(1u64 << FN)),
             max_in_flight: Constant::new(Bits::<16>::from(32u64)),
-            desc_end_flag: Constant::new(Bits::<64>::from(1u64 << 48)),
             abort_beat: Constant::new((Bits::<135>::from(3u64) << 133) | (Bits::<135>::from(1u64) << 128)),
+            refuse_flags: Constant::new(Bits::<112>::from(u64::from(nic_regmap::desc::TX_TSO | nic_regmap::desc::TX_UDP)) << 80),
         }
     }
 }
 
-impl<const FN: usize, const FNP1: usize> Logic for TxEngine<FN, FNP1> {
+impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, FNP1, Q> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, error, cur_valid, cur_addr, cur_remaining, cur_len, cur_flags, cur_idx, pop_idx,
-            frame_bytes, abort_pending, reserved, chunk_off, head_count, wb_promised, wb_out, flushing
+            self, clock, f_busy, f_owner, f_hold, f_sel, in_frame, cur_q, s_ptr, d_cur, d_visiting, frame_started, ctx_pushed,
+            have_ctx, ctx, cur_valid, cur_addr, cur_remaining, cur_len, cur_flags, cur_idx, frame_bytes, reserved, frame_open,
+            chunk_off, force_abandon, wbq_wp, wbq_rp, wbq_count
         );
-        clock!(self, clock, fetch, info, data, downsizer, packer, wb_fifo);
-        self.run.next = self.enable.val() & (self.error.q.val() == 0) & !self.flushing.q.val();
-        if !self.enable.val() {
-            self.flushing.d.next = true;
+        clock!(self, clock, info, data, ctx_fifo, comp, verdict, downsizer, packer, wb_fifo);
+        self.info.reset.next = self.reset.val();
+        self.data.reset.next = self.reset.val();
+        self.ctx_fifo.reset.next = self.reset.val();
+        self.comp.reset.next = self.reset.val();
+        self.verdict.reset.next = self.reset.val();
+        self.downsizer.reset.next = self.reset.val();
+        self.packer.reset.next = self.reset.val();
+        self.wb_fifo.reset.next = self.reset.val();
+        // ================= per queue: state, fetch, views of the selected queues =========
+        self.h_q.next = self.info.data_out.val().get_bits::<4>(56);
+        self.c_q.next = self.comp.data_out.val().get_bits::<4>(38);
+        self.wb_q.next = 0.into();
+        for i in 0..8 {
+            self.wbq_mem[i].clock.next = self.clock.val();
+            self.wbq_mem[i].d.next = self.wbq_mem[i].q.val();
+            if self.wbq_rp.q.val() == self.slot_id[i].val() {
+                self.wb_q.next = self.wbq_mem[i].q.val();
+            }
         }
-        if self.flushing.q.val() & self.enable.val() & self.info.empty.val() & self.wb_fifo.empty.val() & (self.wb_out.q.val() == 0) {
-            self.flushing.d.next = false;
+        self.sel_run.next = false;
+        self.sel_desc_valid.next = false;
+        self.sel_desc_addr.next = 0.into();
+        self.sel_desc_len.next = 0.into();
+        self.sel_desc_flags.next = 0.into();
+        self.sel_desc_extra.next = 0.into();
+        self.sel_pop_idx.next = 0.into();
+        self.h_run.next = false;
+        self.c_run.next = false;
+        self.c_base.next = 0.into();
+        self.c_mask.next = 0.into();
+        self.d_cur_ok.next = false;
+        for i in 0..Q {
+            self.error[i].clock.next = self.clock.val();
+            self.error[i].d.next = self.error[i].q.val();
+            self.head_count[i].clock.next = self.clock.val();
+            self.head_count[i].d.next = self.head_count[i].q.val();
+            self.pop_idx[i].clock.next = self.clock.val();
+            self.pop_idx[i].d.next = self.pop_idx[i].q.val();
+            self.flushing[i].clock.next = self.clock.val();
+            self.flushing[i].d.next = self.flushing[i].q.val();
+            self.outstanding[i].clock.next = self.clock.val();
+            self.deficit[i].clock.next = self.clock.val();
+            self.deficit[i].d.next = self.deficit[i].q.val();
+            self.fetch[i].clock.next = self.clock.val();
+            self.run[i].next = self.enable[i].val() & (self.error[i].q.val() == 0) & !self.flushing[i].q.val();
+            self.elig[i].next = self.run[i].val() & self.fetch[i].frame_ready.val();
+            self.active[i].next = self.run[i].val();
+            self.error_code[i].next = self.error[i].q.val();
+            self.head[i].next = self.head_count[i].q.val();
+            self.completion[i].next = false;
+            self.fetch[i].reset.next = self.reset.val();
+            self.fetch[i].active.next = self.run[i].val();
+            self.fetch[i].ring_base.next = self.ring_base[i].val();
+            self.fetch[i].ring_mask.next = self.ring_mask[i].val();
+            self.fetch[i].tail.next = self.tail[i].val();
+            self.fetch[i].rsp_data.next = self.rsp_data.val();
+            self.fetch[i].rsp_last.next = self.rsp_last.val();
+            self.fetch[i].rsp_error.next = self.rsp_error.val();
+            self.fetch[i].rsp_valid.next = self.desc_rsp_valid.val() & (self.f_owner.q.val() == self.q_id[i].val());
+            self.fetch[i].req_ready.next = self.desc_req_ready.val() & (self.f_sel.q.val() == self.q_id[i].val()) & self.f_hold.q.val();
+            if self.fetch[i].fault.val() & (self.error[i].q.val() == 0) & !self.flushing[i].q.val() {
+                self.error[i].d.next = 1.into(); // QueueError::DescReadFault
+            }
+            if self.cur_q.q.val() == self.q_id[i].val() {
+                self.sel_run.next = self.run[i].val();
+                self.sel_desc_valid.next = self.fetch[i].desc_valid.val();
+                self.sel_desc_addr.next = self.fetch[i].desc_addr.val();
+                self.sel_desc_len.next = self.fetch[i].desc_len.val();
+                self.sel_desc_flags.next = self.fetch[i].desc_flags.val();
+                self.sel_desc_extra.next = self.fetch[i].desc_extra.val();
+                self.sel_pop_idx.next = self.pop_idx[i].q.val();
+            }
+            if self.h_q.val() == self.q_id[i].val() {
+                self.h_run.next = self.run[i].val();
+            }
+            if self.c_q.val() == self.q_id[i].val() {
+                self.c_run.next = self.run[i].val();
+                self.c_base.next = self.ring_base[i].val();
+                self.c_mask.next = self.ring_mask[i].val();
+            }
+            if (self.d_cur.q.val() == self.q_id[i].val()) & self.elig[i].val() & !self.strict[i].val() {
+                // deficit > 0 (signed)
+                self.d_cur_ok.next = !self.deficit[i].q.val().get_bit(19) & (self.deficit[i].q.val() != 0);
+            }
         }
-        self.active.next = self.run.val();
-        self.error_code.next = self.error.q.val();
-        self.head.next = self.head_count.q.val();
-        self.completion.next = false;
-        // descriptor fetch
-        self.fetch.reset.next = self.reset.val();
-        self.fetch.active.next = self.run.val();
-        self.fetch.ring_base.next = self.ring_base.val();
-        self.fetch.ring_mask.next = self.ring_mask.val();
-        self.fetch.tail.next = self.tail.val();
-        self.desc_req_valid.next = self.fetch.req_valid.val();
-        self.fetch.req_ready.next = self.desc_req_ready.val();
-        self.desc_req_addr.next = self.fetch.req_addr.val();
-        self.desc_req_len.next = self.fetch.req_len.val();
-        self.fetch.rsp_valid.next = self.desc_rsp_valid.val();
-        self.fetch.rsp_data.next = self.rsp_data.val();
-        self.fetch.rsp_last.next = self.rsp_last.val();
-        self.fetch.rsp_error.next = self.rsp_error.val();
-        self.fetch.desc_pop.next = false;
-        if self.fetch.fault.val() & (self.error.q.val() == 0) & !self.flushing.q.val() {
-            self.error.d.next = 1.into(); // QueueError::DescReadFault
-        }
-        // take the next descriptor: validate it first, nothing is read for a bad one
-        if self.run.val() & !self.cur_valid.q.val() & self.fetch.desc_valid.val() {
-            if self.fetch.desc_len.val() == 0 {
-                self.error.d.next = 4.into(); // QueueError::ZeroLength
-                self.abort_pending.d.next = self.frame_bytes.q.val() != 0;
-            } else if (self.frame_bytes.q.val() + bit_cast::<17, 16>(self.fetch.desc_len.val()) + 4)
-                > bit_cast::<17, 16>(self.max_frame_len.val())
-            {
-                self.error.d.next = 5.into(); // QueueError::FrameTooLong
-                self.abort_pending.d.next = self.frame_bytes.q.val() != 0;
-            } else {
-                self.fetch.desc_pop.next = true;
-                self.cur_valid.d.next = true;
-                self.cur_addr.d.next = self.fetch.desc_addr.val();
-                self.cur_remaining.d.next = self.fetch.desc_len.val();
-                self.cur_len.d.next = self.fetch.desc_len.val();
-                self.cur_flags.d.next = self.fetch.desc_flags.val();
-                self.cur_idx.d.next = self.pop_idx.q.val();
-                self.pop_idx.d.next = self.pop_idx.q.val() + 1;
-                self.frame_bytes.d.next = self.frame_bytes.q.val() + bit_cast::<17, 16>(self.fetch.desc_len.val());
-                if self.fetch.desc_flags.val().get_bit(0) {
-                    self.frame_bytes.d.next = 0.into();
+        // ================= descriptor fetch: one in flight, rotating grant ===============
+        // A request is latched in its fetcher; `f_hold` offers the selected one until the
+        // port takes it (a fetcher that withdraws, its queue stopped, releases the grant).
+        self.f_pick.next = self.f_sel.q.val();
+        self.f_any_below.next = false;
+        self.f_below.next = 0.into();
+        for i in 0..Q {
+            if self.fetch[i].req_valid.val() {
+                self.f_pick.next = self.q_id[i].val();
+                if self.q_id[i].val() < self.f_sel.q.val() {
+                    self.f_any_below.next = true;
+                    self.f_below.next = self.q_id[i].val();
                 }
             }
         }
-        // issue reads of at most 256 bytes, only with room for every beat
+        if self.f_any_below.val() {
+            self.f_pick.next = self.f_below.val();
+        }
+        self.desc_req_valid.next = false;
+        self.desc_req_addr.next = 0.into();
+        self.desc_req_len.next = 0.into();
+        for i in 0..Q {
+            if self.f_sel.q.val() == self.q_id[i].val() {
+                self.desc_req_valid.next = self.f_hold.q.val() & self.fetch[i].req_valid.val();
+                self.desc_req_addr.next = self.fetch[i].req_addr.val();
+                self.desc_req_len.next = self.fetch[i].req_len.val();
+            }
+        }
+        if self.f_hold.q.val() {
+            if self.desc_req_valid.val() & self.desc_req_ready.val() {
+                self.f_hold.d.next = false;
+                self.f_busy.d.next = true;
+                self.f_owner.d.next = self.f_sel.q.val();
+            } else if !self.desc_req_valid.val() {
+                self.f_hold.d.next = false; // withdrawn
+            }
+        } else if !self.f_busy.q.val() {
+            for i in 0..Q {
+                if self.fetch[i].req_valid.val() {
+                    self.f_hold.d.next = true;
+                }
+            }
+            self.f_sel.d.next = self.f_pick.val();
+        }
+        if self.f_busy.q.val() & self.desc_rsp_valid.val() & self.rsp_last.val() {
+            self.f_busy.d.next = false;
+        }
+        // ================= scheduler: pick the next frame's queue =====================
+        self.s_any.next = false;
+        self.s_any_below.next = false;
+        self.s_top.next = 0.into();
+        self.s_below.next = 0.into();
+        self.n_any.next = false;
+        self.n_any_below.next = false;
+        self.n_top.next = 0.into();
+        self.n_below.next = 0.into();
+        for i in 0..Q {
+            if self.elig[i].val() & self.strict[i].val() {
+                self.s_any.next = true;
+                self.s_top.next = self.q_id[i].val();
+                if self.q_id[i].val() < self.s_ptr.q.val() {
+                    self.s_any_below.next = true;
+                    self.s_below.next = self.q_id[i].val();
+                }
+            }
+            if self.elig[i].val() & !self.strict[i].val() {
+                self.n_any.next = true;
+                self.n_top.next = self.q_id[i].val();
+                if self.q_id[i].val() < self.d_cur.q.val() {
+                    self.n_any_below.next = true;
+                    self.n_below.next = self.q_id[i].val();
+                }
+            }
+        }
+        // the quantum of the queue a visit would go to (a cast cannot name a loop index)
+        self.visit_weight.next = 0.into();
+        for i in 0..Q {
+            if (self.n_any_below.val() & (self.n_below.val() == self.q_id[i].val()))
+                | (!self.n_any_below.val() & (self.n_top.val() == self.q_id[i].val()))
+            {
+                self.visit_weight.next = self.weight[i].val();
+            }
+        }
+        self.visit_add.next = bit_cast::<20, 16>(self.visit_weight.val());
+        if !self.in_frame.q.val() & !self.reset.val() {
+            if self.s_any.val() {
+                self.in_frame.d.next = true;
+                if self.s_any_below.val() {
+                    self.cur_q.d.next = self.s_below.val();
+                    self.s_ptr.d.next = self.s_below.val();
+                } else {
+                    self.cur_q.d.next = self.s_top.val();
+                    self.s_ptr.d.next = self.s_top.val();
+                }
+            } else if self.d_visiting.q.val() & self.d_cur_ok.val() {
+                self.in_frame.d.next = true;
+                self.cur_q.d.next = self.d_cur.q.val();
+            } else if self.n_any.val() {
+                // visit the next queue: its quantum is added now, it is picked next cycle
+                // when its deficit is positive
+                self.d_visiting.d.next = true;
+                if self.n_any_below.val() {
+                    self.d_cur.d.next = self.n_below.val();
+                } else {
+                    self.d_cur.d.next = self.n_top.val();
+                }
+                for i in 0..Q {
+                    if (self.n_any_below.val() & (self.n_below.val() == self.q_id[i].val()))
+                        | (!self.n_any_below.val() & (self.n_top.val() == self.q_id[i].val()))
+                    {
+                        self.deficit[i].d.next = self.deficit[i].q.val() + self.visit_add.val();
+                    }
+                }
+            }
+        }
+        // ================= issue: the selected queue's frame ==========================
+        self.is_tso.next = self.have_ctx.q.val() & self.ctx.q.val().get_bit(86);
+        // an info entry needs room for itself and for the completion it may make
+        self.info_room.next = !self.info.full.val()
+            & ((bit_cast::<7, 6>(self.comp.count.val()) + bit_cast::<7, 5>(self.info.count.val())) < 30)
+            & ((bit_cast::<16, FNP1>(self.data.count.val()) + self.reserved.q.val() + 1) <= self.depth.val());
+        self.abandon.next = self.in_frame.q.val() & (!self.sel_run.val() | self.force_abandon.q.val());
+        self.set_err.next = 0.into();
+        self.take.next = self.in_frame.q.val() & self.sel_run.val() & !self.cur_valid.q.val() & self.sel_desc_valid.val();
+        self.pop_desc.next = false;
+        self.push_info.next = false;
+        self.info_word.next = 0.into();
+        self.new_reserve.next = 0.into();
+        self.ctx_fifo.write.next = false;
+        self.ctx_fifo.data_in.next = self.ctx.q.val();
+        self.desc_sub.next = 0.into();
+        // reads of at most 256 bytes, only with room for every beat
         self.chunk.next = self.cur_remaining.q.val();
         if self.chunk.val() > 256 {
             self.chunk.next = 256.into();
@@ -273,50 +667,196 @@ impl<const FN: usize, const FNP1: usize> Logic for TxEngine<FN, FNP1> {
         self.beats.next = (self.chunk.val() + 15) >> 4;
         self.data_req_addr.next = self.cur_addr.q.val();
         self.data_req_len.next = self.chunk.val();
-        self.ends_rs.next = (self.chunk.val() == self.cur_remaining.q.val()) & self.cur_flags.q.val().get_bit(1);
-        self.wb_room.next = (bit_cast::<4, 3>(self.wb_fifo.count.val()) + bit_cast::<4, 3>(self.wb_promised.q.val())) < 4;
-        self.data_req_valid.next = self.run.val()
+        self.data_req_valid.next = self.in_frame.q.val()
+            & self.sel_run.val()
             & self.cur_valid.q.val()
-            & !self.info.full.val()
-            & (!self.ends_rs.val() | self.wb_room.val())
+            & self.info_room.val()
+            & !self.ctx_fifo.full.val()
             & ((bit_cast::<16, FNP1>(self.data.count.val()) + self.reserved.q.val() + self.beats.val()) <= self.depth.val())
             & (self.reserved.q.val() < self.max_in_flight.val());
         self.issue.next = self.data_req_valid.val() & self.data_req_ready.val();
-        self.info.write.next = self.issue.val();
-        self.info.data_in.next = bit_cast::<64, 16>(self.chunk.val())
-            | (bit_cast::<64, 16>(self.cur_idx.q.val()) << 16)
-            | (bit_cast::<64, 16>(self.cur_len.q.val()) << 32)
-            | (bit_cast::<64, 16>(self.cur_flags.q.val() & 3) << 49);
-        if self.chunk.val() == self.cur_remaining.q.val() {
-            self.info.data_in.next = bit_cast::<64, 16>(self.chunk.val())
+        if self.issue.val() {
+            self.push_info.next = true;
+            self.new_reserve.next = self.beats.val();
+            self.info_word.next = bit_cast::<64, 16>(self.chunk.val())
                 | (bit_cast::<64, 16>(self.cur_idx.q.val()) << 16)
                 | (bit_cast::<64, 16>(self.cur_len.q.val()) << 32)
                 | (bit_cast::<64, 16>(self.cur_flags.q.val() & 3) << 49)
-                | self.desc_end_flag.val();
-        }
-        if self.issue.val() {
+                | (bit_cast::<64, 1>((!self.frame_started.q.val()).into()) << 54)
+                | (bit_cast::<64, 4>(self.cur_q.q.val()) << 56);
+            if self.chunk.val() == self.cur_remaining.q.val() {
+                self.info_word.next = bit_cast::<64, 16>(self.chunk.val())
+                    | (bit_cast::<64, 16>(self.cur_idx.q.val()) << 16)
+                    | (bit_cast::<64, 16>(self.cur_len.q.val()) << 32)
+                    | (bit_cast::<64, 16>(self.cur_flags.q.val() & 3) << 49)
+                    | (bit_cast::<64, 1>((!self.frame_started.q.val()).into()) << 54)
+                    | (bit_cast::<64, 4>(self.cur_q.q.val()) << 56)
+                    | (bit_cast::<64, 1>(true.into()) << 48);
+                self.cur_valid.d.next = false;
+                if self.cur_flags.q.val().get_bit(0) {
+                    self.in_frame.d.next = false; // the frame's last read: next frame
+                }
+            }
+            self.frame_started.d.next = true;
+            if !self.ctx_pushed.q.val() {
+                self.ctx_fifo.write.next = true;
+                self.ctx_pushed.d.next = true;
+            }
             self.cur_addr.d.next = self.cur_addr.q.val() + bit_cast::<64, 16>(self.chunk.val());
             self.cur_remaining.d.next = self.cur_remaining.q.val() - self.chunk.val();
-            if self.chunk.val() == self.cur_remaining.q.val() {
+        } else if self.abandon.val() {
+            // the queue stopped (error, disabled) inside a frame: mark the frame's end so
+            // the response side terminates it, and give the frame its offload request
+            if !self.frame_started.q.val() {
+                self.in_frame.d.next = false;
+                self.cur_valid.d.next = false;
+            } else if self.info_room.val() & (self.ctx_pushed.q.val() | !self.ctx_fifo.full.val()) {
+                self.push_info.next = true;
+                self.new_reserve.next = 1.into();
+                self.info_word.next = (bit_cast::<64, 1>(true.into()) << 52)
+                    | (bit_cast::<64, 1>(true.into()) << 53)
+                    | (bit_cast::<64, 4>(self.cur_q.q.val()) << 56);
+                if !self.ctx_pushed.q.val() {
+                    self.ctx_fifo.write.next = true;
+                }
+                self.in_frame.d.next = false;
                 self.cur_valid.d.next = false;
             }
+        } else if self.take.val() {
+            if self.sel_desc_flags.val().get_bit(2) {
+                // context descriptor: an entry of its own that completes with the frame
+                if self.info_room.val() {
+                    self.pop_desc.next = true;
+                    self.push_info.next = true;
+                    self.new_reserve.next = 1.into();
+                    self.info_word.next = (bit_cast::<64, 16>(self.sel_pop_idx.val()) << 16)
+                        | (bit_cast::<64, 16>(self.sel_desc_len.val()) << 32)
+                        | (bit_cast::<64, 16>(self.sel_desc_flags.val() & 7) << 49)
+                        | (bit_cast::<64, 1>(true.into()) << 48)
+                        | (bit_cast::<64, 1>(true.into()) << 52)
+                        | (bit_cast::<64, 1>((!self.frame_started.q.val() & !self.sel_desc_flags.val().get_bit(0)).into()) << 54)
+                        | (bit_cast::<64, 1>(self.sel_desc_flags.val().get_bit(0).into()) << 55)
+                        | (bit_cast::<64, 4>(self.cur_q.q.val()) << 56);
+                    if self.sel_desc_flags.val().get_bit(0) {
+                        // a context descriptor with EOP: refused at once; a frame begun
+                        // by an earlier context descriptor is abandoned after it
+                        if !self.frame_started.q.val() {
+                            self.in_frame.d.next = false;
+                            self.have_ctx.d.next = false;
+                        } else {
+                            self.force_abandon.d.next = true;
+                        }
+                    } else {
+                        self.frame_started.d.next = true;
+                        if self.have_ctx.q.val() {
+                            // two context descriptors: refused (TSO with UDP is never valid)
+                            self.ctx.d.next = self.ctx.q.val() | self.refuse_flags.val();
+                        } else {
+                            self.have_ctx.d.next = true;
+                            self.ctx.d.next = bit_cast::<112, 64>(self.sel_desc_addr.val())
+                                | (bit_cast::<112, 16>(self.sel_desc_len.val()) << 64)
+                                | (bit_cast::<112, 16>(self.sel_desc_flags.val()) << 80)
+                                | (bit_cast::<112, 16>(self.sel_desc_extra.val()) << 96);
+                        }
+                    }
+                }
+            } else if self.sel_desc_len.val() == 0 {
+                self.set_err.next = 4.into(); // QueueError::ZeroLength
+            } else if !self.is_tso.val()
+                & ((self.frame_bytes.q.val() + bit_cast::<17, 16>(self.sel_desc_len.val()) + 4) > bit_cast::<17, 16>(self.max_frame_len.val()))
+            {
+                self.set_err.next = 5.into(); // QueueError::FrameTooLong
+            } else {
+                self.pop_desc.next = true;
+                self.cur_valid.d.next = true;
+                self.cur_addr.d.next = self.sel_desc_addr.val();
+                self.cur_remaining.d.next = self.sel_desc_len.val();
+                self.cur_len.d.next = self.sel_desc_len.val();
+                self.cur_flags.d.next = self.sel_desc_flags.val();
+                self.cur_idx.d.next = self.sel_pop_idx.val();
+                self.desc_sub.next = bit_cast::<20, 16>(self.sel_desc_len.val());
+                self.frame_bytes.d.next = self.frame_bytes.q.val() + bit_cast::<17, 16>(self.sel_desc_len.val());
+                if self.frame_bytes.q.val().get_bit(16) {
+                    self.frame_bytes.d.next = self.frame_bytes.q.val(); // saturate (TSO)
+                }
+            }
         }
-        // read responses into the data FIFO
-        self.data_rsp_ready.next = !self.data.full.val();
-        self.wb_fifo.write.next = false;
-        self.wb_fifo.data_in.next = 0.into();
+        // a new frame begins when the scheduler picks a queue
+        if !self.in_frame.q.val() {
+            self.force_abandon.d.next = false;
+            self.frame_started.d.next = false;
+            self.ctx_pushed.d.next = false;
+            self.have_ctx.d.next = false;
+            self.ctx.d.next = 0.into();
+            self.frame_bytes.d.next = 0.into();
+        }
+        for i in 0..Q {
+            if self.cur_q.q.val() == self.q_id[i].val() {
+                self.fetch[i].desc_pop.next = self.pop_desc.val();
+                if self.pop_desc.val() {
+                    self.pop_idx[i].d.next = self.pop_idx[i].q.val() + 1;
+                }
+                if self.desc_sub.val() != 0 {
+                    self.deficit[i].d.next = self.deficit[i].q.val() - self.desc_sub.val();
+                }
+                if self.set_err.val() != 0 {
+                    self.error[i].d.next = self.set_err.val();
+                }
+            } else {
+                self.fetch[i].desc_pop.next = false;
+            }
+            // a queue that is not eligible loses its deficit (not while its frame is taken)
+            if !self.elig[i].val() & !(self.in_frame.q.val() & (self.cur_q.q.val() == self.q_id[i].val())) {
+                self.deficit[i].d.next = 0.into();
+            }
+        }
+        self.info.write.next = self.push_info.val();
+        self.info.data_in.next = self.info_word.val();
+        // ================= responses: data, completions, aborts =======================
+        self.h_no_read.next = !self.info.empty.val() & self.info.data_out.val().get_bit(52);
+        self.h_open.next = self.frame_open.q.val() | (self.info.data_out.val().get_bit(54) & (self.chunk_off.q.val() == 0));
+        self.data_rsp_ready.next = !self.data.full.val() & !self.h_no_read.val();
         self.beat_fire.next = self.data_rsp_valid.val() & self.data_rsp_ready.val();
+        self.noread_pop.next = self.h_no_read.val();
         self.left.next = self.info.data_out.val().get_bits::<16>(0) - self.chunk_off.q.val();
         self.beat_len.next = self.left.val();
         if self.left.val() > 16 {
             self.beat_len.next = 16.into();
         }
         self.info.read.next = false;
-        self.push_beat.next = false;
         self.data.write.next = false;
         self.data.data_in.next = bit_cast::<135, 128>(self.rsp_data.val())
             | (bit_cast::<135, 16>(self.beat_len.val()) << 128)
-            | (bit_cast::<135, 1>((self.rsp_last.val() & self.info.data_out.val().get_bit(48) & self.info.data_out.val().get_bit(49)).into()) << 133);
+            | (bit_cast::<135, 1>(
+                (self.rsp_last.val() & self.info.data_out.val().get_bit(48) & self.info.data_out.val().get_bit(49)).into(),
+            ) << 133);
+        self.comp.write.next = false;
+        // the entry for a descriptor: index, length, flags, queue
+        self.comp_word.next = bit_cast::<64, 16>(self.info.data_out.val().get_bits::<16>(16))
+            | (bit_cast::<64, 16>(self.info.data_out.val().get_bits::<16>(32)) << 16)
+            | (bit_cast::<64, 3>(self.info.data_out.val().get_bits::<3>(49)) << 32)
+            | (bit_cast::<64, 1>(true.into()) << 35)
+            | (bit_cast::<64, 1>(self.info.data_out.val().get_bit(55).into()) << 37)
+            | (bit_cast::<64, 4>(self.h_q.val()) << 38);
+        if self.noread_pop.val() {
+            self.info.read.next = true;
+            if self.info.data_out.val().get_bit(53) | !self.h_run.val() {
+                // the frame ends here: terminate it if it is open
+                if self.h_open.val() {
+                    self.data.data_in.next = self.abort_beat.val();
+                    self.data.write.next = true;
+                    self.comp.write.next = true;
+                    self.comp_word.next = (bit_cast::<64, 1>(true.into()) << 36) | (bit_cast::<64, 4>(self.h_q.val()) << 38);
+                }
+                self.frame_open.d.next = false;
+            } else {
+                // a context descriptor
+                self.comp.write.next = true;
+                if self.info.data_out.val().get_bit(54) {
+                    self.frame_open.d.next = true;
+                }
+            }
+        }
         if self.beat_fire.val() {
             if self.rsp_last.val() {
                 self.info.read.next = true;
@@ -324,77 +864,140 @@ impl<const FN: usize, const FNP1: usize> Logic for TxEngine<FN, FNP1> {
             } else {
                 self.chunk_off.d.next = self.chunk_off.q.val() + 16;
             }
-            if self.rsp_error.val() {
-                if (self.error.q.val() == 0) & !self.flushing.q.val() {
-                    self.error.d.next = 2.into(); // QueueError::DataReadFault
-                    // terminate the frame: one byte, frame end, abort
+            if self.rsp_error.val() | !self.h_run.val() {
+                // dropped: a read refused by the host, or its queue stopped
+                if self.rsp_error.val() {
+                    for i in 0..Q {
+                        if (self.h_q.val() == self.q_id[i].val()) & (self.error[i].q.val() == 0) & !self.flushing[i].q.val() {
+                            self.error[i].d.next = 2.into(); // QueueError::DataReadFault
+                        }
+                    }
+                }
+                if self.h_open.val() {
                     self.data.data_in.next = self.abort_beat.val();
                     self.data.write.next = true;
+                    self.comp.write.next = true;
+                    self.comp_word.next = (bit_cast::<64, 1>(true.into()) << 36) | (bit_cast::<64, 4>(self.h_q.val()) << 38);
                 }
-            } else if self.run.val() {
+                self.frame_open.d.next = false;
+            } else {
                 self.data.write.next = true;
-                self.push_beat.next = true;
+                self.frame_open.d.next = true;
                 if self.rsp_last.val() & self.info.data_out.val().get_bit(48) {
-                    self.head_count.d.next = self.head_count.q.val() + 1;
-                    self.completion.next = true;
-                    if self.info.data_out.val().get_bit(50) {
-                        // write-back at bytes 8..16: length, flags | DONE, info word 0
-                        self.wb_fifo.write.next = true;
-                        self.wb_fifo.data_in.next = bit_cast::<128, 64>(
-                            self.ring_base.val() + (bit_cast::<64, 16>(self.info.data_out.val().get_bits::<16>(16) & self.ring_mask.val()) << 4) + 8,
-                        ) | (bit_cast::<128, 16>(self.info.data_out.val().get_bits::<16>(32)) << 64)
-                            | (bit_cast::<128, 16>(bit_cast::<16, 2>(self.info.data_out.val().get_bits::<2>(49)) | 0x8000) << 80);
+                    self.comp.write.next = true;
+                    if self.info.data_out.val().get_bit(49) {
+                        // EOP: the frame's last entry
+                        self.frame_open.d.next = false;
+                        self.comp_word.next = bit_cast::<64, 16>(self.info.data_out.val().get_bits::<16>(16))
+                            | (bit_cast::<64, 16>(self.info.data_out.val().get_bits::<16>(32)) << 16)
+                            | (bit_cast::<64, 3>(self.info.data_out.val().get_bits::<3>(49)) << 32)
+                            | (bit_cast::<64, 1>(true.into()) << 35)
+                            | (bit_cast::<64, 1>(true.into()) << 36)
+                            | (bit_cast::<64, 4>(self.h_q.val()) << 38);
                     }
                 }
             }
         }
-        // a bad descriptor mid-frame: terminate the frame once its earlier chunks are in
-        if self.abort_pending.q.val() & self.info.empty.val() & !self.beat_fire.val() {
-            self.data.data_in.next = self.abort_beat.val();
-            self.data.write.next = true;
-            self.abort_pending.d.next = false;
+        self.comp.data_in.next = self.comp_word.val();
+        // reserved beats: promised at issue, released by each beat taken (kept or not)
+        self.reserved.d.next = self.reserved.q.val() + self.new_reserve.val();
+        if self.beat_fire.val() | self.noread_pop.val() {
+            self.reserved.d.next = self.reserved.q.val() + self.new_reserve.val() - 1;
         }
-        self.reserved.d.next = self.reserved.q.val();
-        if self.issue.val() & !self.push_beat.val() {
-            self.reserved.d.next = self.reserved.q.val() + self.beats.val();
-        }
-        if self.issue.val() & self.push_beat.val() {
-            self.reserved.d.next = self.reserved.q.val() + self.beats.val() - 1;
-        }
-        if !self.issue.val() & self.push_beat.val() {
-            self.reserved.d.next = self.reserved.q.val() - 1;
-        }
-        // write-back slots: promised at issue, redeemed by the descriptor's last beat
-        self.wb_promised.d.next = self.wb_promised.q.val();
-        if self.issue.val() & self.ends_rs.val() {
-            self.wb_promised.d.next = self.wb_promised.q.val() + 1;
-        }
-        if self.beat_fire.val() & self.rsp_last.val() & self.info.data_out.val().get_bit(48) & self.info.data_out.val().get_bit(50) {
-            self.wb_promised.d.next = self.wb_promised.q.val() - 1;
-            if self.issue.val() & self.ends_rs.val() {
-                self.wb_promised.d.next = self.wb_promised.q.val();
-            }
-        }
-        // write-back
-        self.wb_valid.next = !self.wb_fifo.empty.val();
+        // ================= completions, in order, after the frame's verdict ===========
+        self.verdict.write.next = self.v_valid.val();
+        self.verdict.data_in.next = self.v_error.val();
+        self.c_needs_verdict.next = !self.comp.data_out.val().get_bit(37);
+        self.c_go.next = !self.comp.empty.val() & (!self.c_needs_verdict.val() | !self.verdict.empty.val()) & !self.wb_fifo.full.val();
+        self.c_err.next = self.comp.data_out.val().get_bit(37) | (self.c_needs_verdict.val() & self.verdict.data_out.val());
+        self.comp.read.next = self.c_go.val();
+        self.verdict.read.next = self.c_go.val() & self.comp.data_out.val().get_bit(36);
+        self.stat_refused.next = self.c_go.val()
+            & (self.comp.data_out.val().get_bit(37) | (self.comp.data_out.val().get_bit(36) & self.verdict.data_out.val()));
+        self.c_wb.next = self.c_go.val() & self.c_run.val() & self.comp.data_out.val().get_bit(35) & self.comp.data_out.val().get_bit(33);
+        self.wb_fifo.write.next = self.c_wb.val();
+        // write-back at bytes 8..16: length, flags (EOP, RS, CTX) | DONE | ERROR, info word 0
+        self.wb_fifo.data_in.next = bit_cast::<132, 64>(
+            self.c_base.val() + (bit_cast::<64, 16>(self.comp.data_out.val().get_bits::<16>(0) & self.c_mask.val()) << 4) + 8,
+        ) | (bit_cast::<132, 16>(self.comp.data_out.val().get_bits::<16>(16)) << 64)
+            | (bit_cast::<132, 16>(bit_cast::<16, 3>(self.comp.data_out.val().get_bits::<3>(32)) | 0x8000) << 80)
+            | (bit_cast::<132, 1>(self.c_err.val().into()) << 94)
+            | (bit_cast::<132, 4>(self.c_q.val()) << 128);
+        // ================= write-back port ===========================================
+        self.wb_valid.next = !self.wb_fifo.empty.val() & (self.wbq_count.q.val() < 8);
         self.wb_addr.next = self.wb_fifo.data_out.val().get_bits::<64>(0);
         self.wb_data.next = self.wb_fifo.data_out.val().get_bits::<64>(64);
-        self.wb_fifo.read.next = !self.wb_fifo.empty.val() & self.wb_ready.val();
-        self.wb_out.d.next = self.wb_out.q.val();
-        if self.wb_fifo.read.val() & !self.wb_rsp_valid.val() {
-            self.wb_out.d.next = self.wb_out.q.val() + 1;
+        self.wb_fifo.read.next = self.wb_valid.val() & self.wb_ready.val();
+        // the queue of each write-back the port took, until its response (in order)
+        for i in 0..8 {
+            if self.wb_fifo.read.val() & (self.wbq_wp.q.val() == self.slot_id[i].val()) {
+                self.wbq_mem[i].d.next = self.wb_fifo.data_out.val().get_bits::<4>(128);
+            }
         }
-        if !self.wb_fifo.read.val() & self.wb_rsp_valid.val() {
-            self.wb_out.d.next = self.wb_out.q.val() - 1;
+        if self.wb_fifo.read.val() {
+            self.wbq_wp.d.next = self.wbq_wp.q.val() + 1;
         }
-        if self.wb_rsp_valid.val() & self.wb_rsp_error.val() & (self.error.q.val() == 0) & !self.flushing.q.val() {
-            self.error.d.next = 3.into(); // QueueError::WriteFault
+        if self.wb_rsp_valid.val() {
+            self.wbq_rp.d.next = self.wbq_rp.q.val() + 1;
         }
-        // data FIFO → packer → MAC
-        self.data.reset.next = self.reset.val() | !self.enable.val();
-        self.info.reset.next = self.reset.val();
-        self.packer.reset.next = self.reset.val();
-        self.downsizer.reset.next = self.reset.val();
+        self.wbq_count.d.next = self.wbq_count.q.val() + bit_cast::<4, 1>(self.wb_fifo.read.val().into()) - bit_cast::<4, 1>(self.wb_rsp_valid.val().into());
+        // ================= per queue: completions, faults, flushes, bookkeeping =======
+        for i in 0..Q {
+            if self.c_go.val() & (self.c_q.val() == self.q_id[i].val()) & self.c_run.val() & self.comp.data_out.val().get_bit(35) {
+                self.head_count[i].d.next = self.head_count[i].q.val() + 1;
+                self.completion[i].next = true;
+            }
+            if self.wb_rsp_valid.val() & self.wb_rsp_error.val() & (self.wb_q.val() == self.q_id[i].val()) & (self.error[i].q.val() == 0) & !self.flushing[i].q.val() {
+                self.error[i].d.next = 3.into(); // QueueError::WriteFault
+            }
+            // entries, completions and write-backs of queue i inside the engine
+            self.ev_in[i].next = 0.into();
+            if self.push_info.val() & (self.cur_q.q.val() == self.q_id[i].val()) {
+                self.ev_in[i].next = 1.into();
+            }
+            self.ev_info[i].next = 0.into();
+            if self.info.read.val() & (self.h_q.val() == self.q_id[i].val()) {
+                self.ev_info[i].next = 1.into();
+            }
+            self.ev_comp_in[i].next = 0.into();
+            if self.comp.write.val() & (self.h_q.val() == self.q_id[i].val()) {
+                self.ev_comp_in[i].next = 1.into();
+            }
+            self.ev_comp[i].next = 0.into();
+            if self.c_go.val() & (self.c_q.val() == self.q_id[i].val()) {
+                self.ev_comp[i].next = 1.into();
+            }
+            self.ev_wb_in[i].next = 0.into();
+            if self.c_wb.val() & (self.c_q.val() == self.q_id[i].val()) {
+                self.ev_wb_in[i].next = 1.into();
+            }
+            self.ev_wb[i].next = 0.into();
+            if self.wb_rsp_valid.val() & (self.wb_q.val() == self.q_id[i].val()) {
+                self.ev_wb[i].next = 1.into();
+            }
+            self.outstanding[i].d.next = self.outstanding[i].q.val() + self.ev_in[i].val() + self.ev_comp_in[i].val() + self.ev_wb_in[i].val()
+                - self.ev_info[i].val()
+                - self.ev_comp[i].val()
+                - self.ev_wb[i].val();
+            if !self.enable[i].val() {
+                self.flushing[i].d.next = true;
+            }
+            if self.flushing[i].q.val() & self.enable[i].val() & (self.outstanding[i].q.val() == 0) & self.fetch[i].idle.val() {
+                self.flushing[i].d.next = false;
+            }
+            // disabling the queue clears its state (the driver disables an idle queue)
+            if self.reset.val() | !self.enable[i].val() {
+                self.error[i].d.next = 0.into();
+                self.pop_idx[i].d.next = 0.into();
+                self.head_count[i].d.next = 0.into();
+                self.deficit[i].d.next = 0.into();
+            }
+            if self.reset.val() {
+                self.flushing[i].d.next = false;
+                self.outstanding[i].d.next = 0.into();
+            }
+        }
+        // ================= data FIFO → downsizer → packer → out =======================
         self.downsizer.s_data.next = self.data.data_out.val().get_bits::<128>(0);
         self.downsizer.s_len.next = self.data.data_out.val().get_bits::<5>(128);
         self.downsizer.s_end.next = self.data.data_out.val().get_bit(133);
@@ -413,25 +1016,21 @@ impl<const FN: usize, const FNP1: usize> Logic for TxEngine<FN, FNP1> {
         self.m_user.next = self.packer.m_user.val();
         self.m_valid.next = self.packer.m_valid.val();
         self.packer.m_ready.next = self.m_ready.val();
-        // disabling the queue clears its state (the driver disables an idle queue)
-        if self.reset.val() | !self.enable.val() {
-            self.error.d.next = 0.into();
-            self.cur_valid.d.next = false;
-            self.pop_idx.d.next = 0.into();
-            self.frame_bytes.d.next = 0.into();
-            self.abort_pending.d.next = false;
-            self.head_count.d.next = 0.into();
-        }
-        // write-backs already queued are finished even if the queue is disabled
-        self.wb_fifo.reset.next = self.reset.val();
+        self.m_ctx.next = self.ctx_fifo.data_out.val();
+        self.ctx_fifo.read.next = self.packer.m_valid.val() & self.m_ready.val() & self.packer.m_last.val();
         if self.reset.val() {
-            self.wb_out.d.next = 0.into();
-            self.flushing.d.next = false;
-        }
-        if self.reset.val() | (!self.run.val() & self.info.empty.val()) {
+            self.f_busy.d.next = false;
+            self.f_hold.d.next = false;
+            self.in_frame.d.next = false;
+            self.d_visiting.d.next = false;
+            self.cur_valid.d.next = false;
             self.reserved.d.next = 0.into();
+            self.frame_open.d.next = false;
             self.chunk_off.d.next = 0.into();
-            self.wb_promised.d.next = 0.into();
+            self.force_abandon.d.next = false;
+            self.wbq_wp.d.next = 0.into();
+            self.wbq_rp.d.next = 0.into();
+            self.wbq_count.d.next = 0.into();
         }
     }
 }
