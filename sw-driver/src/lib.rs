@@ -7,6 +7,8 @@
 //! * [`ring`]: ring index arithmetic and the descriptor layout.
 //! * [`pool`]: DMA buffer pools.
 //! * [`txq`], [`rxq`]: the queues.
+//! * [`offload`]: [`TxOffload`], a frame's TX offload request (checksums, TSO) and its
+//!   context descriptor (docs/tx-offload.md).
 //! * [`nic`]: [`Nic`], the burst API (`tx_burst`, `rx_burst`, `tx_reap`), interrupt and
 //!   polling modes, error reporting, control and statistics.
 //!
@@ -26,6 +28,14 @@
 //!   the newest `DONE`, or up to `Q_HEAD` when no `DONE` is new; a `REPORT_STATUS` slot
 //!   is reused only after its write-back arrived, so a late write-back can never land
 //!   on a reposted descriptor.
+//! * TX offloads (docs/tx-offload.md): a [`TxFrame`] with an offload request
+//!   ([`TxFrame::with_offload`], [`TxOffload::generic`], [`TxOffload::full_csum`],
+//!   [`TxOffload::tcp_tso`]) is posted as one context descriptor (`TX_CTX`, no buffer, one
+//!   ring slot, never `TX_REPORT_STATUS`) followed by its data descriptors; the NIC
+//!   completes the context descriptor with its frame. A request the NIC refuses is not
+//!   sent: its write-backs carry `TX_ERROR`, the queue keeps running and
+//!   [`Stats::tx_offload_errors`] counts it; TSO segments count in `tx_frames`/`tx_bytes`
+//!   each, and in [`Stats::tx_tso_segments`].
 //! * RX: the driver posts empty buffers (address, buffer length). The NIC writes a frame
 //!   (FCS stripped) and then bytes 8..16: frame length, `DONE | RX_EOP`, info. `rx_burst`
 //!   takes frames in ring order while `DONE` is set, copies them out, and reposts the
@@ -55,6 +65,7 @@ pub mod device;
 pub mod discovery;
 pub mod error;
 pub mod nic;
+pub mod offload;
 pub mod pool;
 pub mod regs;
 pub mod ring;
@@ -68,6 +79,7 @@ pub use discovery::{FoundBlock, Layout};
 pub use error::{Dir, DriverError};
 pub use nic::{IrqMode, Moderation, Nic, NicConfig, QueueState, DEFAULT_BUF_LEN, MAX_BUF_LEN};
 pub use nic_regmap::QueueError;
+pub use offload::TxOffload;
 pub use regs::RegisterVerbs;
 pub use rxclass::{MacFilter, RxFilterMode};
 pub use rxq::RxFrame;

@@ -12,6 +12,10 @@ pub struct Stats {
     pub tx_frames: u32,
     pub tx_bytes: u32,
     pub tx_errors: u32,
+    /// TX frames whose offload request the NIC refused (not sent; docs/tx-offload.md).
+    pub tx_offload_errors: u32,
+    /// TCP segments TSO sent (each also counts in `tx_frames`).
+    pub tx_tso_segments: u32,
     pub rx_frames: u32,
     pub rx_bytes: u32,
     pub rx_drop_no_buffer: u32,
@@ -36,6 +40,8 @@ impl Stats {
             tx_frames: r(s::TX_FRAMES)?,
             tx_bytes: r(s::TX_BYTES)?,
             tx_errors: r(s::TX_ERRORS)?,
+            tx_offload_errors: r(s::TX_OFFLOAD_ERRORS)?,
+            tx_tso_segments: r(s::TX_TSO_SEGMENTS)?,
             rx_frames: r(s::RX_FRAMES)?,
             rx_bytes: r(s::RX_BYTES)?,
             rx_drop_no_buffer: r(s::RX_DROP_NO_BUFFER)?,
@@ -58,6 +64,8 @@ impl Stats {
             tx_frames: self.tx_frames.wrapping_sub(earlier.tx_frames),
             tx_bytes: self.tx_bytes.wrapping_sub(earlier.tx_bytes),
             tx_errors: self.tx_errors.wrapping_sub(earlier.tx_errors),
+            tx_offload_errors: self.tx_offload_errors.wrapping_sub(earlier.tx_offload_errors),
+            tx_tso_segments: self.tx_tso_segments.wrapping_sub(earlier.tx_tso_segments),
             rx_frames: self.rx_frames.wrapping_sub(earlier.rx_frames),
             rx_bytes: self.rx_bytes.wrapping_sub(earlier.rx_bytes),
             rx_drop_no_buffer: self.rx_drop_no_buffer.wrapping_sub(earlier.rx_drop_no_buffer),

@@ -2,6 +2,7 @@
 
 use crate::device::{Device, DmaRegion};
 use crate::error::{Dir, DriverError};
+use crate::offload::TxOffload;
 use crate::pool::Mempool;
 use crate::regs::RegisterVerbs;
 use crate::ring::{encode, Ring, WriteBack, WRITEBACK_LEN};
@@ -30,16 +31,21 @@ impl TxSegment<'_> {
     }
 }
 
-/// A frame to send (without FCS: the MAC appends it), as a list of segments.
+/// A frame to send (without FCS: the MAC appends it), as a list of segments, with an
+/// optional offload request.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct TxFrame<'a> {
     pub segments: Vec<TxSegment<'a>>,
+    /// The frame's offload request (docs/tx-offload.md): when set, the frame is posted
+    /// behind one context descriptor carrying it (one more ring slot, no buffer), even if
+    /// the request asks for nothing.
+    pub offload: Option<TxOffload>,
 }
 
 impl<'a> TxFrame<'a> {
     /// A frame in one segment.
     pub fn new(bytes: &'a [u8]) -> Self {
-        TxFrame { segments: vec![TxSegment::Bytes(bytes)] }
+        TxFrame { segments: vec![TxSegment::Bytes(bytes)], offload: None }
     }
     /// A frame split at the given byte offsets (ascending, inside the frame): `cuts.len() + 1` segments.
     pub fn split(bytes: &'a [u8], cuts: &[usize]) -> Self {
@@ -50,10 +56,19 @@ impl<'a> TxFrame<'a> {
             start = c;
         }
         segments.push(TxSegment::Bytes(&bytes[start..]));
-        TxFrame { segments }
+        TxFrame { segments, offload: None }
     }
     pub fn from_segments(segments: Vec<TxSegment<'a>>) -> Self {
-        TxFrame { segments }
+        TxFrame { segments, offload: None }
+    }
+    /// The same frame with an offload request (one context descriptor ahead of its data).
+    pub fn with_offload(mut self, offload: TxOffload) -> Self {
+        self.offload = Some(offload);
+        self
+    }
+    /// Ring slots the frame takes: one per segment, plus the context descriptor.
+    pub fn descriptors(&self) -> usize {
+        self.segments.len() + usize::from(self.offload.is_some())
     }
     /// Bytes of the frame (sum of the segments).
     pub fn len(&self) -> usize {
@@ -156,8 +171,8 @@ impl TxQueue {
             if f.segments.is_empty() {
                 return bad("no segments".into());
             }
-            if f.segments.len() > usize::from(self.ring.size()) {
-                return bad(format!("{} segments never fit a ring of {} descriptors", f.segments.len(), self.ring.size()));
+            if f.descriptors() > usize::from(self.ring.size()) {
+                return bad(format!("{} descriptors never fit a ring of {} descriptors", f.descriptors(), self.ring.size()));
             }
             for (i, s) in f.segments.iter().enumerate() {
                 if let TxSegment::Bytes(b) = s {
@@ -176,7 +191,7 @@ impl TxQueue {
     /// Queues as many whole frames as fit, in order; rings the doorbell once.
     pub fn burst<D: Device + ?Sized>(&mut self, dev: &mut D, frames: &[TxFrame<'_>]) -> Result<usize, DriverError> {
         self.validate(frames)?;
-        let needed: usize = frames.iter().map(|f| f.segments.len()).sum();
+        let needed: usize = frames.iter().map(TxFrame::descriptors).sum();
         if needed > self.free() {
             self.reap(dev)?;
         }
@@ -184,10 +199,10 @@ impl TxQueue {
         let mut free = self.free();
         let mut count = 0;
         for f in frames {
-            if f.segments.len() > free {
+            if f.descriptors() > free {
                 break;
             }
-            free -= f.segments.len();
+            free -= f.descriptors();
             count += 1;
         }
         if count == 0 {
@@ -195,6 +210,14 @@ impl TxQueue {
         }
         for (fi, f) in frames[..count].iter().enumerate() {
             let last_frame = fi + 1 == count;
+            if let Some(o) = &f.offload {
+                // The context descriptor never asks for a write-back: it has no buffer,
+                // and HEAD passing it (with its frame) is all the driver needs.
+                dev.mem_write(self.ring.desc_addr(self.ring_mem.bus_addr, self.tail), &o.context_descriptor())?;
+                let slot = self.ring.slot(self.tail);
+                self.slots[slot] = TxSlot { buf: None, eop: false };
+                self.tail = self.tail.wrapping_add(1);
+            }
             for (si, seg) in f.segments.iter().enumerate() {
                 let eop = si + 1 == f.segments.len();
                 let (addr, len, buf) = match *seg {

@@ -4,6 +4,10 @@
 //! the same assertions on it and on the Verilated RTL, so a failure on one backend only
 //! points at the RTL (or at this model's reading of the spec), not at the driver.
 //!
+//! TX follows docs/tx-offload.md: context descriptors, the offloads (through the golden
+//! model `txoffload::apply`), refused requests completed with `TX_ERROR`, and the
+//! scheduler across TX queues (strict priority, then deficit round-robin).
+//!
 //! Timing is approximate: a register access costs a few cycles, a frame occupies the
 //! datapath one cycle per 8 bytes plus a little overhead, DMA is instantaneous.
 
@@ -11,11 +15,14 @@ use crate::fcs;
 use crate::traffic::WireAccess;
 use nic_driver::{Device, DeviceError, DmaFault, DmaRegion};
 use crate::rxclass::{self, MacFilterEntry, RxClassConfig};
+use crate::txoffload::{self, TxOffload, TxOffloadError};
 use nic_regmap::{bits, desc, global, reset_of, rxc, rxq, stats, txq, QueueError, QUEUE_STRIDE, RX_IRQ_BASE};
 use std::collections::{BTreeMap, VecDeque};
 
 /// Cycles one AXI4-Lite register access takes in the model.
 const REG_ACCESS_CYCLES: u64 = 4;
+/// Bytes of the TX offload buffer a checksummed frame or TSO segment may not use.
+const TX_OFFLOAD_BUFFER_RESERVE: usize = 512;
 /// First bus address handed out (above 4 GiB, so `Q_BASE_HI` matters).
 const DMA_BASE: u64 = 0x1_0000_0000;
 
@@ -23,16 +30,19 @@ const DMA_BASE: u64 = 0x1_0000_0000;
 pub struct RefNicConfig {
     pub tx_queues: u32,
     pub rx_queues: u32,
+    /// Bytes of the TX offload buffer (docs/tx-offload.md, "Refused requests"): a
+    /// checksummed frame or TSO segment longer than this less 512 bytes is refused.
+    pub tx_offload_buffer: usize,
 }
 
 impl RefNicConfig {
     /// The `small` configuration: one queue each way.
     pub fn small() -> Self {
-        RefNicConfig { tx_queues: 1, rx_queues: 1 }
+        RefNicConfig { tx_queues: 1, rx_queues: 1, tx_offload_buffer: 4096 }
     }
     /// The `full` configuration: eight each way.
     pub fn full() -> Self {
-        RefNicConfig { tx_queues: 8, rx_queues: 8 }
+        RefNicConfig { tx_queues: 8, rx_queues: 8, tx_offload_buffer: 32768 }
     }
 }
 
@@ -50,10 +60,11 @@ struct Queue {
     pending_since: Option<u64>,
     /// RX: frames dropped for lack of a buffer (`Q_DROPS`).
     drops: u32,
-    /// TX scheduler registers (`Q_WEIGHT`, `Q_PRIORITY`); the model serves its TX queues
-    /// in order and does not model the scheduler's arbitration.
+    /// TX scheduler registers (`Q_WEIGHT`, `Q_PRIORITY`).
     weight: u32,
     priority: u32,
+    /// TX deficit round-robin: bytes the queue may still send (negative: in debt).
+    deficit: i64,
 }
 
 impl Queue {
@@ -76,7 +87,45 @@ impl Queue {
         self.tail = 0;
         self.pending = 0;
         self.pending_since = None;
+        self.deficit = 0;
     }
+}
+
+/// Next round-robin candidate after `last`: by descending index with wrap (the highest
+/// candidate below `last`, else the highest overall, `last` itself included).
+fn next_round_robin(last: Option<usize>, n: usize, candidate: impl Fn(usize) -> bool) -> Option<usize> {
+    let l = last.map_or(n, |l| l.min(n));
+    (0..l).rev().chain((l..n).rev()).find(|&q| candidate(q))
+}
+
+/// One frame as the TX engine read it.
+struct TxJob {
+    /// Ring index one past the frame's last descriptor (its new `Q_HEAD`).
+    end: u16,
+    /// Its data descriptors' bytes, concatenated.
+    frame: Vec<u8>,
+    /// The context descriptor's request.
+    ctx: Option<TxOffload>,
+    /// A refusal found in the descriptors (a context descriptor with `EOP`, two of them).
+    refusal: Option<TxOffloadError>,
+    /// Descriptors asking for a write-back: (address, length, flags).
+    report: Vec<(u64, u16, u16)>,
+}
+
+impl TxJob {
+    fn tso(&self) -> bool {
+        self.ctx.is_some_and(|o| o.tso)
+    }
+}
+
+/// What the TX engine finds at a queue's `Q_HEAD`.
+enum TxFetch {
+    /// No complete frame before `Q_TAIL`.
+    NotReady,
+    /// The queue stops; the job holds what was read before.
+    Stop(QueueError, TxJob),
+    /// A frame through its `EOP` descriptor.
+    Frame(TxJob),
 }
 
 /// Host memory with an IOMMU: only allocated regions are reachable.
@@ -117,6 +166,11 @@ pub struct RefNic {
     rxc: RxClassConfig,
     /// MAC_FILTER_LO/HI as written (entry i: words 2i, 2i+1).
     mac_filter_words: [u32; 32],
+    /// TX scheduler: the strict-priority queue served last, the deficit round-robin
+    /// queue visited last, and the one whose visit goes on (deficit left).
+    strict_last: Option<usize>,
+    drr_last: Option<usize>,
+    drr_current: Option<usize>,
 }
 
 impl RefNic {
@@ -141,6 +195,9 @@ impl RefNic {
             rx_busy_until: 0,
             rxc: RxClassConfig::reset_default(cfg.rx_queues),
             mac_filter_words: [0; 32],
+            strict_last: None,
+            drr_last: None,
+            drr_current: None,
         }
     }
 
@@ -189,80 +246,228 @@ impl RefNic {
         }
     }
 
-    // ---- TX: gather one whole frame from queue q, send it ---------------------------
+    // ---- TX: the scheduler picks a queue, the engine sends one whole frame of it ----
+    //
+    // docs/tx-offload.md, "Descriptors", "Refused requests" and "Scheduler".
 
-    /// Returns the cycles the frame occupied, or None when queue q has nothing to send.
-    fn tx_one(&mut self, q: usize) -> Option<u64> {
-        let mut queue = std::mem::take(&mut self.txq[q]);
-        let r = self.tx_frame(&mut queue, q);
-        self.txq[q] = queue;
-        r
+    /// Whether TX queue q is eligible: running, with a complete frame posted (its
+    /// descriptors up to `EOP` before `Q_TAIL`). A descriptor the engine will stop on (a
+    /// refused read, a zero length, a frame already longer than `MAX_FRAME_LEN`) makes
+    /// the queue eligible too, so that the error is found as it was before the scheduler
+    /// (the engine reads descriptors up to `Q_TAIL`). Reads nothing through the logged DMA
+    /// path: [`Self::tx_fetch`] logs the faults when the queue is served.
+    fn tx_ready(&mut self, q: usize) -> bool {
+        let queue = &self.txq[q];
+        if !queue.running() {
+            return false;
+        }
+        let (mut idx, tail) = (queue.head, queue.tail);
+        let mut first = true;
+        let mut tso = false;
+        let mut len_sum = 0usize;
+        while idx != tail {
+            let daddr = self.txq[q].desc_addr(idx);
+            let Some(d) = self.mem.region(daddr, desc::SIZE as usize) else { return true };
+            let len = u16::from_le_bytes([d[desc::LEN], d[desc::LEN + 1]]);
+            let flags = u16::from_le_bytes([d[desc::FLAGS], d[desc::FLAGS + 1]]);
+            if flags & desc::TX_CTX != 0 {
+                tso |= first && flags & desc::TX_TSO != 0;
+                if flags & desc::TX_EOP != 0 {
+                    return true;
+                }
+            } else {
+                len_sum += usize::from(len);
+                if len == 0 || flags & desc::TX_EOP != 0 || (!tso && len_sum + fcs::FCS_LEN > self.max_frame_len as usize) {
+                    return true;
+                }
+            }
+            first = false;
+            idx = idx.wrapping_add(1);
+        }
+        false
     }
 
-    fn tx_frame(&mut self, queue: &mut Queue, q: usize) -> Option<u64> {
-        if !queue.running() || queue.head == queue.tail {
-            return None;
-        }
-        let mut idx = queue.head;
-        let mut frame = Vec::new();
-        let mut report = Vec::new();
+    /// Reads queue q's next frame: its descriptors from `Q_HEAD` through `EOP`, the
+    /// context descriptor's request and the data. Changes nothing but the fault log.
+    fn tx_fetch(&mut self, queue: &Queue) -> TxFetch {
+        let mut job = TxJob { end: queue.head, frame: Vec::new(), ctx: None, refusal: None, report: Vec::new() };
+        let mut seen_data = false;
         loop {
-            if idx == queue.tail {
-                return None; // frame not completely posted yet
+            if job.end == queue.tail {
+                return TxFetch::NotReady;
             }
-            let daddr = queue.desc_addr(idx);
+            let daddr = queue.desc_addr(job.end);
             let Some(d) = self.dma_read(daddr, desc::SIZE as usize) else {
-                queue.stop(QueueError::DescReadFault);
-                return Some(1);
+                return TxFetch::Stop(QueueError::DescReadFault, job);
             };
             let addr = u64::from_le_bytes(d[desc::ADDR..desc::ADDR + 8].try_into().unwrap());
             let len = u16::from_le_bytes([d[desc::LEN], d[desc::LEN + 1]]);
             let flags = u16::from_le_bytes([d[desc::FLAGS], d[desc::FLAGS + 1]]);
+            job.end = job.end.wrapping_add(1);
+            if flags & desc::TX_CTX != 0 {
+                // A context descriptor has no data; a second one, or one after the
+                // frame's data started, refuses the frame; one with EOP ends (and
+                // refuses) the frame there.
+                if job.ctx.is_some() || seen_data {
+                    job.refusal.get_or_insert(TxOffloadError::TwoContexts);
+                } else {
+                    job.ctx = Some(TxOffload::from_context_descriptor(&<[u8; 16]>::try_from(&d[..]).unwrap()));
+                }
+                if flags & desc::TX_REPORT_STATUS != 0 {
+                    job.report.push((daddr, 0, flags));
+                }
+                if flags & desc::TX_EOP != 0 {
+                    job.refusal.get_or_insert(TxOffloadError::ContextWithEop);
+                    break;
+                }
+                continue;
+            }
             if len == 0 {
-                queue.stop(QueueError::ZeroLength);
-                return Some(1);
+                return TxFetch::Stop(QueueError::ZeroLength, job);
             }
             let Some(data) = self.dma_read(addr, usize::from(len)) else {
-                queue.stop(QueueError::DataReadFault);
-                if !frame.is_empty() {
-                    self.count(stats::TX_ERRORS, 1);
-                }
-                return Some(1);
+                return TxFetch::Stop(QueueError::DataReadFault, job);
             };
-            frame.extend_from_slice(&data);
-            if frame.len() + fcs::FCS_LEN > self.max_frame_len as usize {
-                queue.stop(QueueError::FrameTooLong);
-                return Some(1);
+            job.frame.extend_from_slice(&data);
+            seen_data = true;
+            // MAX_FRAME_LEN stops the queue before any offload check; a TSO request's
+            // segments are checked instead (txoffload::apply)
+            if !job.tso() && job.frame.len() + fcs::FCS_LEN > self.max_frame_len as usize {
+                return TxFetch::Stop(QueueError::FrameTooLong, job);
             }
             if flags & desc::TX_REPORT_STATUS != 0 {
-                report.push((daddr, len, flags));
+                job.report.push((daddr, len, flags));
             }
-            idx = idx.wrapping_add(1);
             if flags & desc::TX_EOP != 0 {
                 break;
             }
         }
-        for (daddr, len, flags) in report {
+        TxFetch::Frame(job)
+    }
+
+    /// What the offload engine makes of a whole frame: the wire frames (without FCS,
+    /// before padding) or the reason it is refused. Beyond `txoffload::apply`, the
+    /// offload buffer's limit: a checksummed frame or TSO segment longer than the buffer
+    /// less 512 bytes is refused.
+    fn tx_offload(&self, job: &TxJob) -> Result<Vec<Vec<u8>>, TxOffloadError> {
+        if let Some(e) = job.refusal {
+            return Err(e);
+        }
+        let Some(o) = job.ctx.filter(|o| !o.is_none()) else {
+            return Ok(vec![job.frame.clone()]);
+        };
+        let out = txoffload::apply(&job.frame, &o, self.max_frame_len as usize)?;
+        let limit = self.cfg.tx_offload_buffer.saturating_sub(TX_OFFLOAD_BUFFER_RESERVE);
+        if out.iter().any(|f| f.len() > limit) {
+            return Err(if o.tso { TxOffloadError::TsoSegmentTooLong } else { TxOffloadError::FrameTooLong });
+        }
+        Ok(out)
+    }
+
+    /// Serves one frame of queue q. Returns the cycles the TX path was busy and the
+    /// frame's length for the scheduler (the sum of its data descriptors), or None when
+    /// queue q has nothing to send.
+    fn tx_send(&mut self, q: usize) -> Option<(u64, usize)> {
+        let mut queue = std::mem::take(&mut self.txq[q]);
+        let r = match self.tx_fetch(&queue) {
+            TxFetch::NotReady => None,
+            TxFetch::Stop(e, job) => {
+                queue.stop(e);
+                if e == QueueError::DataReadFault && !job.frame.is_empty() {
+                    // Aborted mid-frame: without offload what was read leaves with a bad
+                    // FCS (and the wire's error flag); with a checksum or TSO request
+                    // the frame is dropped (the model drops a TSO request whole).
+                    self.count(stats::TX_ERRORS, 1);
+                    if job.ctx.is_none_or(|o| o.is_none()) {
+                        let mut wire = fcs::with_fcs(&fcs::padded(&job.frame));
+                        let n = wire.len();
+                        wire[n - fcs::FCS_LEN..].iter_mut().for_each(|b| *b = !*b);
+                        self.tx_to_wire(wire, true);
+                    }
+                }
+                Some((1, 0))
+            }
+            TxFetch::Frame(job) => Some(self.tx_complete(&mut queue, q, job)),
+        };
+        self.txq[q] = queue;
+        r
+    }
+
+    fn tx_complete(&mut self, queue: &mut Queue, q: usize, job: TxJob) -> (u64, usize) {
+        let len = job.frame.len();
+        let out = self.tx_offload(&job);
+        let error = if out.is_err() { desc::TX_ERROR } else { 0 };
+        for &(daddr, dlen, flags) in &job.report {
             let mut wb = [0u8; 8];
-            wb[0..2].copy_from_slice(&len.to_le_bytes());
-            wb[2..4].copy_from_slice(&(flags | desc::DONE).to_le_bytes());
+            wb[0..2].copy_from_slice(&dlen.to_le_bytes());
+            wb[2..4].copy_from_slice(&(flags | desc::DONE | error).to_le_bytes());
             if !self.dma_write(daddr + desc::WRITEBACK_OFFSET, &wb) {
                 queue.stop(QueueError::WriteFault);
-                return Some(1);
+                return (1, len);
             }
         }
-        queue.head = idx;
+        queue.head = job.end;
         self.completion(q as u32, queue);
-        self.count(stats::TX_FRAMES, 1);
-        self.count(stats::TX_BYTES, frame.len() as u32);
-        // the MAC pads short frames to 60 bytes before the FCS
-        let wire = fcs::with_fcs(&fcs::padded(&frame));
-        let cycles = wire.len().div_ceil(8) as u64 + 1;
-        if self.loopback() {
-            self.rx_frame(&wire, false);
-        } else {
-            self.tx_wire.push((wire, false));
+        let Ok(frames) = out else {
+            self.count(stats::TX_OFFLOAD_ERRORS, 1);
+            return (len.div_ceil(8) as u64 + 1, len);
+        };
+        let mut cycles = 0;
+        for f in frames {
+            self.count(stats::TX_FRAMES, 1);
+            self.count(stats::TX_BYTES, f.len() as u32);
+            if job.tso() {
+                self.count(stats::TX_TSO_SEGMENTS, 1);
+            }
+            // the MAC pads short frames to 60 bytes before the FCS
+            let wire = fcs::with_fcs(&fcs::padded(&f));
+            cycles += wire.len().div_ceil(8) as u64 + 1;
+            self.tx_to_wire(wire, false);
         }
+        (cycles, len)
+    }
+
+    fn tx_to_wire(&mut self, wire: Vec<u8>, error: bool) {
+        if self.loopback() {
+            self.rx_frame(&wire, error);
+        } else {
+            self.tx_wire.push((wire, error));
+        }
+    }
+
+    /// The scheduler (docs/tx-offload.md, "Scheduler"): one whole frame of the queue it
+    /// picks. Strict-priority queues first, round-robin by frame; then deficit
+    /// round-robin on bytes. Round-robin order is by descending index with wrap (after
+    /// queue q: the highest candidate below q, else the highest overall), as in the RTL.
+    fn tx_next(&mut self) -> Option<u64> {
+        let n = self.txq.len();
+        let eligible: Vec<bool> = (0..n).map(|q| self.tx_ready(q)).collect();
+        for (q, e) in self.txq.iter_mut().zip(&eligible) {
+            if !e {
+                q.deficit = 0;
+            }
+        }
+        let strict: Vec<bool> = self.txq.iter().map(|q| q.priority & 1 != 0).collect();
+        if let Some(q) = next_round_robin(self.strict_last, n, |q| eligible[q] && strict[q]) {
+            self.strict_last = Some(q);
+            return self.tx_send(q).map(|(c, _)| c);
+        }
+        let q = match self.drr_current {
+            Some(q) if eligible[q] && !strict[q] && self.txq[q].deficit > 0 => q,
+            _ => loop {
+                // a visit: add the quantum; a queue still in debt passes its turn
+                let q = next_round_robin(self.drr_last, n, |q| eligible[q] && !strict[q])?;
+                self.drr_last = Some(q);
+                let queue = &mut self.txq[q];
+                queue.deficit += i64::from(queue.weight.max(1));
+                if queue.deficit > 0 {
+                    break q;
+                }
+            },
+        };
+        let (cycles, len) = self.tx_send(q)?;
+        self.txq[q].deficit -= len as i64;
+        self.drr_current = (self.txq[q].deficit > 0).then_some(q);
         Some(cycles)
     }
 
@@ -347,12 +552,10 @@ impl RefNic {
         let target = self.now + cycles;
         loop {
             let mut moved = false;
-            for q in 0..self.txq.len() {
-                if self.tx_busy_until <= target {
-                    if let Some(c) = self.tx_one(q) {
-                        self.tx_busy_until = self.tx_busy_until.max(self.now) + c;
-                        moved = true;
-                    }
+            if self.tx_busy_until <= target {
+                if let Some(c) = self.tx_next() {
+                    self.tx_busy_until = self.tx_busy_until.max(self.now) + c;
+                    moved = true;
                 }
             }
             if !self.loopback() && self.rx_busy_until <= target {
@@ -602,5 +805,134 @@ impl WireAccess for RefNic {
     }
     fn take_tx_frames(&mut self) -> Vec<(Vec<u8>, bool)> {
         std::mem::take(&mut self.tx_wire)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Descriptor-level TX cases the driver never produces (docs/tx-offload.md,
+    //! "Refused requests"), written into the ring by hand.
+    use super::*;
+
+    const LOG2: u32 = 4;
+
+    fn stat(nic: &RefNic, s: u32) -> u32 {
+        nic.stats.get(&s).copied().unwrap_or(0)
+    }
+
+    /// TX queue 0 of a `full` model with a 16-entry ring; returns the ring's address.
+    fn tx_queue0(nic: &mut RefNic) -> u64 {
+        let ring = nic.alloc_dma(16 << LOG2).unwrap().bus_addr;
+        let q = txq::BASE + QUEUE_STRIDE;
+        nic.write32(q + txq::Q_BASE_LO, ring as u32).unwrap();
+        nic.write32(q + txq::Q_BASE_HI, (ring >> 32) as u32).unwrap();
+        nic.write32(q + txq::Q_SIZE_LOG2, LOG2).unwrap();
+        nic.write32(q + txq::Q_CONTROL, bits::Q_CONTROL_ENABLE).unwrap();
+        ring
+    }
+
+    fn data_desc(nic: &mut RefNic, ring: u64, i: u64, bytes: &[u8], flags: u16) {
+        let buf = nic.alloc_dma(bytes.len()).unwrap().bus_addr;
+        nic.mem_write(buf, bytes).unwrap();
+        let mut d = [0u8; 16];
+        d[desc::ADDR..desc::ADDR + 8].copy_from_slice(&buf.to_le_bytes());
+        d[desc::LEN..desc::LEN + 2].copy_from_slice(&(bytes.len() as u16).to_le_bytes());
+        d[desc::FLAGS..desc::FLAGS + 2].copy_from_slice(&flags.to_le_bytes());
+        nic.mem_write(ring + 16 * i, &d).unwrap();
+    }
+
+    fn ctx_desc(nic: &mut RefNic, ring: u64, i: u64, o: &TxOffload, extra: u16) {
+        let mut d = o.context_descriptor();
+        let f = u16::from_le_bytes([d[desc::FLAGS], d[desc::FLAGS + 1]]) | extra;
+        d[desc::FLAGS..desc::FLAGS + 2].copy_from_slice(&f.to_le_bytes());
+        nic.mem_write(ring + 16 * i, &d).unwrap();
+    }
+
+    fn writeback_flags(nic: &mut RefNic, ring: u64, i: u64) -> u16 {
+        let mut b = [0u8; 2];
+        nic.mem_read(ring + 16 * i + desc::FLAGS as u64, &mut b).unwrap();
+        u16::from_le_bytes(b)
+    }
+
+    fn set_tail(nic: &mut RefNic, tail: u32) {
+        nic.write32(txq::BASE + QUEUE_STRIDE + txq::Q_TAIL, tail).unwrap();
+        nic.idle(5_000);
+    }
+
+    #[test]
+    fn context_with_eop_and_two_contexts_are_refused_and_the_queue_goes_on() {
+        let mut nic = RefNic::new(RefNicConfig::full());
+        let ring = tx_queue0(&mut nic);
+        let frame: Vec<u8> = (0..100u8).collect();
+        let generic = TxOffload { csum_start: 14, csum_offset: 10, generic_csum: true, ..TxOffload::default() };
+        let rs = desc::TX_REPORT_STATUS;
+        ctx_desc(&mut nic, ring, 0, &generic, 0);
+        data_desc(&mut nic, ring, 1, &frame, desc::TX_EOP | rs);
+        ctx_desc(&mut nic, ring, 2, &generic, desc::TX_EOP | rs);
+        ctx_desc(&mut nic, ring, 3, &generic, 0);
+        ctx_desc(&mut nic, ring, 4, &generic, 0);
+        data_desc(&mut nic, ring, 5, &frame[..80], desc::TX_EOP | rs);
+        data_desc(&mut nic, ring, 6, &frame[..40], 0);
+        ctx_desc(&mut nic, ring, 7, &generic, 0);
+        data_desc(&mut nic, ring, 8, &frame[40..70], desc::TX_EOP | rs);
+        data_desc(&mut nic, ring, 9, &frame[..70], desc::TX_EOP | rs);
+        set_tail(&mut nic, 10);
+
+        let wire = nic.take_tx_frames();
+        let sent = txoffload::apply(&frame, &generic, 9022).unwrap().remove(0);
+        assert_eq!(wire, vec![(fcs::with_fcs(&sent), false), (fcs::with_fcs(&fcs::padded(&frame[..70])), false)]);
+        assert_eq!(stat(&nic, stats::TX_OFFLOAD_ERRORS), 3);
+        assert_eq!(stat(&nic, stats::TX_FRAMES), 2);
+        let error = desc::DONE | desc::TX_ERROR;
+        assert_eq!(writeback_flags(&mut nic, ring, 1), desc::DONE | desc::TX_EOP | rs);
+        assert_eq!(writeback_flags(&mut nic, ring, 2) & error, error, "context descriptor with EOP");
+        assert_eq!(writeback_flags(&mut nic, ring, 5) & error, error, "two context descriptors");
+        assert_eq!(writeback_flags(&mut nic, ring, 8) & error, error, "context descriptor after data");
+        assert_eq!(writeback_flags(&mut nic, ring, 9), desc::DONE | desc::TX_EOP | rs);
+        assert_eq!(nic.reg_read(txq::BASE + QUEUE_STRIDE + txq::Q_HEAD), 10);
+        assert!(nic.txq[0].running());
+    }
+
+    #[test]
+    fn frame_aborted_mid_frame_leaves_with_a_bad_fcs_only_without_offload() {
+        for offload in [false, true] {
+            let mut nic = RefNic::new(RefNicConfig::full());
+            let ring = tx_queue0(&mut nic);
+            let frame = vec![0x5au8; 100];
+            let mut i = 0;
+            if offload {
+                ctx_desc(&mut nic, ring, 0, &TxOffload { csum_start: 14, csum_offset: 10, generic_csum: true, ..TxOffload::default() }, 0);
+                i = 1;
+            }
+            data_desc(&mut nic, ring, i, &frame, 0);
+            let mut d = [0u8; 16];
+            d[desc::ADDR..desc::ADDR + 8].copy_from_slice(&0xdead_0000_0000u64.to_le_bytes());
+            d[desc::LEN..desc::LEN + 2].copy_from_slice(&64u16.to_le_bytes());
+            d[desc::FLAGS..desc::FLAGS + 2].copy_from_slice(&desc::TX_EOP.to_le_bytes());
+            nic.mem_write(ring + 16 * (i + 1), &d).unwrap();
+            set_tail(&mut nic, i as u32 + 2);
+            let wire = nic.take_tx_frames();
+            assert_eq!(nic.txq[0].error, QueueError::DataReadFault as u8);
+            assert_eq!(stat(&nic, stats::TX_ERRORS), 1);
+            assert_eq!(stat(&nic, stats::TX_FRAMES), 0);
+            if offload {
+                assert!(wire.is_empty(), "a checksum frame aborted mid-frame was sent: {wire:?}");
+            } else {
+                assert_eq!(wire.len(), 1);
+                let (w, error) = &wire[0];
+                assert!(*error && w.len() == 104 && &w[..100] == &frame[..] && !fcs::residue_ok(w), "{wire:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn round_robin_goes_down_and_wraps() {
+        let all = |_| true;
+        assert_eq!(next_round_robin(None, 8, all), Some(7));
+        assert_eq!(next_round_robin(Some(3), 8, all), Some(2));
+        assert_eq!(next_round_robin(Some(0), 8, all), Some(7));
+        assert_eq!(next_round_robin(Some(3), 8, |q| q == 3), Some(3));
+        assert_eq!(next_round_robin(Some(3), 8, |q| q == 5 || q == 6), Some(6));
+        assert_eq!(next_round_robin(Some(3), 8, |_| false), None);
     }
 }

@@ -1,0 +1,310 @@
+//! TX offloads and the TX scheduler through the real driver (docs/tx-offload.md):
+//! random offload requests (`txgen`) sent in random scatter-gather splits, the wire
+//! compared byte for byte with `TxRequest::expected_wire` (built without the golden
+//! model), refusals counted and kept off the wire; and the scheduler's strict priority
+//! and deficit round-robin shares, measured on the wire.
+//!
+//! Backends: the ones `NIC_BACKEND` selects ([`Backend::selected`], as every suite),
+//! restricted to those whose TX engine has context descriptors and the scheduler
+//! ([`offload_backends`]); today only the model.
+
+mod common;
+
+use common::*;
+use nic_driver::{NicConfig, TxFrame, TxSegment};
+use nic_testbench::fcs;
+use nic_testbench::gen::random_cuts;
+use nic_testbench::txgen::{random_request, TxGenOptions};
+use nic_testbench::txoffload;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::cell::RefCell;
+
+/// The selected backends that implement docs/tx-offload.md.
+fn offload_backends() -> Vec<Backend> {
+    // RTL: enabled when the TX engine has context descriptors (and the multi-queue
+    // scheduler); then this filter goes and every selected backend runs.
+    Backend::selected().into_iter().filter(|b| *b == Backend::Model).collect()
+}
+
+/// [`each_backend`] over [`offload_backends`].
+fn each_offload_backend(size: HwSize, mut f: impl FnMut(Backend, &mut Box<dyn TestDevice>)) {
+    let backends = offload_backends();
+    if backends.is_empty() {
+        eprintln!("-- no selected backend has TX offloads yet (NIC_BACKEND); nothing to run");
+    }
+    for b in backends {
+        eprintln!("-- backend {b:?}, {size:?}");
+        let mut dev = b.open(size);
+        f(b, &mut dev);
+    }
+}
+
+/// The driver's request for the golden model's (the same fields; the driver does not
+/// depend on the testbench).
+fn driver_offload(o: &txoffload::TxOffload) -> nic_driver::TxOffload {
+    nic_driver::TxOffload {
+        l3_offset: o.l3_offset,
+        l4_offset: o.l4_offset,
+        csum_start: o.csum_start,
+        csum_offset: o.csum_offset,
+        mss: o.mss,
+        hdr_len: o.hdr_len,
+        generic_csum: o.generic_csum,
+        ipv4_csum: o.ipv4_csum,
+        l4_csum: o.l4_csum,
+        tso: o.tso,
+        ipv6: o.ipv6,
+        udp: o.udp,
+    }
+}
+
+/// What the MAC puts on the wire for a frame: padded to 60 bytes, FCS appended.
+fn on_wire(f: &[u8]) -> (Vec<u8>, bool) {
+    (fcs::with_fcs(&fcs::padded(f)), false)
+}
+
+const TX_BUF_LEN: usize = 9216;
+
+/// Random cut points for `len` bytes: 1–4 segments, more when a segment would not fit
+/// a TX buffer.
+fn cuts<R: Rng>(rng: &mut R, len: usize) -> Vec<usize> {
+    let pieces = rng.gen_range(1..=4).max(len.div_ceil(TX_BUF_LEN) + rng.gen_range(0..=2)).min(len.max(1));
+    let c = random_cuts(rng, len, pieces);
+    let fits = c.iter().chain(std::iter::once(&len)).scan(0, |prev, &c| Some(std::mem::replace(prev, c).abs_diff(c))).all(|s| s <= TX_BUF_LEN);
+    if fits {
+        c
+    } else {
+        (1..pieces).map(|i| i * len / pieces).collect()
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Case {
+    seed: u64,
+    requests: usize,
+    report_each: bool,
+    full_queue: bool,
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    (any::<u64>(), 1usize..=12, any::<bool>(), any::<bool>()).prop_map(|(seed, requests, report_each, full_queue)| Case { seed, requests, report_each, full_queue })
+}
+
+fn run_case(dev: &mut Box<dyn TestDevice>, c: &Case) -> Result<(), TestCaseError> {
+    let opts = TxGenOptions { p_invalid: 0.15, ..TxGenOptions::default() };
+    let cfg = NicConfig { tx_queues: if c.full_queue { 8 } else { 1 }, tx_ring_log2: 8, tx_buf_len: TX_BUF_LEN, tx_report_each_descriptor: c.report_each, ..NicConfig::default() };
+    let mut nic = open(dev, cfg);
+    let tx_queues = nic.layout().tx_queues.min(nic.config().tx_queues);
+    nic.set_loopback(false).unwrap();
+    nic.set_max_frame_len(opts.max_frame_len as u32).unwrap();
+    nic.device_mut().take_tx_frames();
+    let before = nic.stats().unwrap();
+    let mut rng = StdRng::seed_from_u64(c.seed);
+    let q = rng.gen_range(0..tx_queues);
+    let requests: Vec<_> = (0..c.requests).map(|_| random_request(&mut rng, &opts)).collect();
+    let splits: Vec<Vec<usize>> = requests.iter().map(|r| cuts(&mut rng, r.frame.len())).collect();
+    let frames: Vec<TxFrame<'_>> = requests
+        .iter()
+        .zip(&splits)
+        .map(|(r, cuts)| {
+            let f = TxFrame::split(&r.frame, cuts);
+            // a request without offload goes without a context descriptor, or with an empty one
+            if r.offload.is_none() && rng.gen_bool(0.5) {
+                f
+            } else {
+                f.with_offload(driver_offload(&r.offload))
+            }
+        })
+        .collect();
+    for (r, f) in requests.iter().zip(&frames) {
+        if let Some(o) = &f.offload {
+            prop_assert_eq!(o.context_descriptor(), r.offload.context_descriptor(), "driver and golden model disagree on the context descriptor");
+        }
+    }
+
+    let mut sent = 0;
+    let start = nic.cycles();
+    while sent < frames.len() {
+        sent += nic.tx_burst_on(q, &frames[sent..]).map_err(|e| TestCaseError::fail(format!("tx_burst: {e}")))?;
+        prop_assert!(nic.cycles() - start < 50 * TIMEOUT, "ring never had room: {sent} of {} queued", frames.len());
+        nic.device_mut().idle(256);
+    }
+    nic.tx_flush(50 * TIMEOUT).map_err(|e| TestCaseError::fail(format!("tx_flush: {e}")))?;
+
+    let mut want = Vec::new();
+    let (mut refused, mut tso_segments, mut bytes) = (0u32, 0u32, 0u32);
+    for r in &requests {
+        match r.expected_wire() {
+            Ok(frames) => {
+                if r.offload.tso {
+                    tso_segments += frames.len() as u32;
+                }
+                bytes += frames.iter().map(|f| f.len() as u32).sum::<u32>();
+                want.extend(frames.iter().map(|f| on_wire(f)));
+            }
+            Err(_) => refused += 1,
+        }
+    }
+    let got = take_wire_frames(nic.device_mut(), want.len());
+    nic.device_mut().idle(20_000);
+    let late = nic.device_mut().take_tx_frames();
+    prop_assert!(late.is_empty(), "{} frames more than expected on the wire", late.len());
+    prop_assert_eq!(got.len(), want.len(), "wire frames");
+    let mut k = 0;
+    for (i, r) in requests.iter().enumerate() {
+        let Ok(w) = r.expected_wire() else { continue };
+        for (s, f) in w.iter().enumerate() {
+            if got[k] != on_wire(f) {
+                return Err(TestCaseError::fail(format!(
+                    "request {i} ({:?}, {:?}, {} bytes in {} segments), wire frame {s}: got {} bytes (error flag {}), want {}; first difference at {:?}",
+                    r.kind,
+                    r.offload,
+                    r.frame.len(),
+                    splits[i].len() + 1,
+                    got[k].0.len(),
+                    got[k].1,
+                    f.len() + fcs::FCS_LEN,
+                    nic_testbench::traffic::first_difference(&on_wire(f).0, &got[k].0)
+                )));
+            }
+            k += 1;
+        }
+    }
+    let s = nic.stats().unwrap().since(&before);
+    prop_assert_eq!(s.tx_offload_errors, refused, "TX_OFFLOAD_ERRORS; {:?}", s);
+    prop_assert_eq!(s.tx_tso_segments, tso_segments, "TX_TSO_SEGMENTS; {:?}", s);
+    prop_assert_eq!(s.tx_frames, want.len() as u32, "TX_FRAMES; {:?}", s);
+    prop_assert_eq!(s.tx_bytes, bytes, "TX_BYTES; {:?}", s);
+    prop_assert_eq!(s.tx_errors, 0);
+    let st = nic.queue_state(nic_driver::Dir::Tx, q).unwrap();
+    prop_assert!(st.active && st.error.is_none(), "queue {} after refusals: {:?}", q, st);
+    let faults = nic.device_mut().take_dma_faults();
+    prop_assert!(faults.is_empty(), "DMA faults: {:x?}", faults);
+    Ok(())
+}
+
+/// Random requests (no offload, generic and full checksum offload, TSO, refused ones)
+/// through the driver, compared on the wire with what the requests must produce.
+/// NIC_PROPTEST_CASES=N overrides the case count.
+#[test]
+fn random_requests_on_the_wire() {
+    let cases = std::env::var("NIC_PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(48);
+    each_offload_backend(HwSize::Full, |b, dev| {
+        let dev = RefCell::new(dev);
+        let mut runner = TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() });
+        runner
+            .run(&case(), |c| run_case(&mut dev.borrow_mut(), &c))
+            .unwrap_or_else(|e| panic!("backend {}: {e}", b.name()));
+    });
+}
+
+// ---- scheduler (docs/tx-offload.md, "Scheduler") ----------------------------------
+
+/// A frame of `len` bytes tagged with its queue (byte 14) and sequence number (15..19).
+fn tagged(q: u32, seq: u32, len: usize) -> Vec<u8> {
+    let mut f = vec![0u8; len];
+    f[0..6].copy_from_slice(&[0x02, 0, 0, 0, 0, 1]);
+    f[6..12].copy_from_slice(&[0x02, 0, 0, 0, 0, 2]);
+    f[12..14].copy_from_slice(&[0x88, 0xb5]);
+    f[14] = q as u8;
+    f[15..19].copy_from_slice(&seq.to_be_bytes());
+    f
+}
+
+/// (queue, data bytes) of each wire frame, in wire order.
+fn wire_queues(wire: &[(Vec<u8>, bool)]) -> Vec<(u32, usize)> {
+    wire.iter()
+        .map(|(f, e)| {
+            assert!(!e && fcs::residue_ok(f), "bad frame on the wire");
+            (u32::from(f[14]), f.len() - fcs::FCS_LEN)
+        })
+        .collect()
+}
+
+/// Posts `plan` = (queue, frame lengths) in that order, one burst per queue, and returns
+/// (queue, bytes) of every frame as it left.
+fn run_schedule(dev: &mut Box<dyn TestDevice>, sched: &[(u32, u16, bool)], plan: &[(u32, Vec<usize>)]) -> Vec<(u32, usize)> {
+    let cfg = NicConfig { tx_queues: 8, tx_ring_log2: 9, tx_buf_len: 2048, rx_prefill: false, ..NicConfig::default() };
+    let mut nic = open(dev, cfg);
+    nic.set_loopback(false).unwrap();
+    nic.device_mut().take_tx_frames();
+    for &(q, weight, strict) in sched {
+        nic.set_tx_schedule(q, weight, strict).unwrap();
+    }
+    let data: Vec<(u32, Vec<Vec<u8>>)> = plan.iter().map(|(q, lens)| (*q, lens.iter().enumerate().map(|(i, &l)| tagged(*q, i as u32, l)).collect())).collect();
+    let total: usize = plan.iter().map(|(_, l)| l.len()).sum();
+    for (q, frames) in &data {
+        let tx: Vec<TxFrame<'_>> = frames.iter().map(|f| TxFrame::from_segments(vec![TxSegment::Bytes(f)])).collect();
+        assert_eq!(nic.tx_burst_on(*q, &tx).unwrap(), tx.len(), "queue {q}: ring too small for the plan");
+    }
+    let wire = take_wire_frames(nic.device_mut(), total);
+    nic.tx_flush(TIMEOUT).unwrap();
+    let got = wire_queues(&wire);
+    assert_eq!(got.len(), total);
+    for (q, frames) in &data {
+        let seqs: Vec<u32> = wire.iter().filter(|(f, _)| u32::from(f[14]) == *q).map(|(f, _)| u32::from_be_bytes(f[15..19].try_into().unwrap())).collect();
+        assert_eq!(seqs, (0..frames.len() as u32).collect::<Vec<_>>(), "queue {q}: frames out of order");
+    }
+    got
+}
+
+/// Bytes per queue while all of `queues` are backlogged: from the first frame of the
+/// queue posted last to the last frame before one of them runs out.
+fn backlogged_bytes(got: &[(u32, usize)], queues: &[u32]) -> Vec<usize> {
+    let start = queues.iter().map(|q| got.iter().position(|(g, _)| g == q).unwrap()).max().unwrap();
+    let end = queues.iter().map(|q| got.iter().rposition(|(g, _)| g == q).unwrap()).min().unwrap();
+    queues.iter().map(|q| got[start..end].iter().filter(|(g, _)| g == q).map(|(_, b)| b).sum()).collect()
+}
+
+/// Strict-priority queues (posted after two deficit round-robin queues were) send all
+/// their frames before the others send more than what had started, round-robin by
+/// frame between themselves.
+#[test]
+fn strict_priority_goes_first() {
+    each_offload_backend(HwSize::Full, |_, dev| {
+        let sched = [(0, 1514, false), (1, 1514, false), (5, 1514, true), (3, 1514, true)];
+        let plan = [(0, vec![1000; 20]), (1, vec![600; 20]), (5, vec![300; 12]), (3, vec![900; 12])];
+        let got = run_schedule(dev, &sched, &plan);
+        let strict = |q: u32| q == 5 || q == 3;
+        let first = got.iter().position(|(q, _)| strict(*q)).unwrap();
+        let last = got.iter().rposition(|(q, _)| strict(*q)).unwrap();
+        assert!(first <= 3, "{first} frames of the other queues left before the first strict one: {got:?}");
+        assert!(got[first..=last].iter().all(|(q, _)| strict(*q)), "a non-strict frame left while a strict queue had frames: {got:?}");
+        assert_eq!(last - first + 1, 24);
+        // round-robin by frame between the two strict queues once both are posted
+        let second = got.iter().position(|(q, _)| *q == 3).unwrap();
+        let block: Vec<u32> = got[second..second + 20].iter().map(|(q, _)| *q).collect();
+        assert!(block.windows(2).all(|w| w[0] != w[1]), "strict queues not served alternately: {block:?}");
+    });
+}
+
+/// Deficit round-robin with weights 3:1 gives byte shares 3:1 while both are backlogged.
+#[test]
+fn drr_weights_share_bytes() {
+    each_offload_backend(HwSize::Full, |_, dev| {
+        let sched = [(2, 3000, false), (6, 1000, false)];
+        let plan = [(2, vec![1000; 120]), (6, vec![1000; 60])];
+        let got = run_schedule(dev, &sched, &plan);
+        let b = backlogged_bytes(&got, &[2, 6]);
+        let ratio = b[0] as f64 / b[1] as f64;
+        assert!((2.7..=3.3).contains(&ratio), "bytes {b:?}, ratio {ratio:.2}, want 3: {got:?}");
+        assert!(b[1] >= 20_000, "window too short: {b:?}");
+    });
+}
+
+/// Equal weights share bytes, not frames: 1500-byte frames against 300-byte ones.
+#[test]
+fn drr_equal_weights_share_bytes_not_frames() {
+    each_offload_backend(HwSize::Full, |_, dev| {
+        let sched = [(1, 1514, false), (4, 1514, false)];
+        let plan = [(1, vec![1500; 40]), (4, vec![300; 200])];
+        let got = run_schedule(dev, &sched, &plan);
+        let b = backlogged_bytes(&got, &[1, 4]);
+        let ratio = b[0] as f64 / b[1] as f64;
+        assert!((0.85..=1.18).contains(&ratio), "bytes {b:?}, ratio {ratio:.2}, want 1: {got:?}");
+        assert!(b[0] >= 30_000, "window too short: {b:?}");
+    });
+}
