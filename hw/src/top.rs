@@ -346,7 +346,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.csr.count_inc[14].next = bit_cast::<32, 1>(self.rx.csum_l3_bad.val().into());
         self.csr.count_inc[15].next = bit_cast::<32, 1>(self.rx.csum_l4_bad.val().into());
         self.csr.count_inc[16].next = bit_cast::<32, 1>(self.tx.stat_refused.val().into());
-        self.csr.count_inc[17].next = bit_cast::<32, 1>(self.tx_offload.stat_segments.val().into());
+        self.csr.count_inc[17].next = bit_cast::<32, 1>(self.tx_offload.stat_tso_segments.val().into());
         // ---- DMA reads: RX descriptors, then TX descriptors, then TX data
         self.rx.desc_req_ready.next = false;
         self.tx.desc_req_ready.next = false;

@@ -158,6 +158,8 @@ pub enum QueueError {
     ZeroLength = 4,
     /// A TX frame longer than `MAX_FRAME_LEN` (sum of its descriptors).
     FrameTooLong = 5,
+    /// A TX context descriptor after data descriptors of the same frame.
+    MisplacedContext = 6,
 }
 
 impl QueueError {
@@ -169,6 +171,7 @@ impl QueueError {
             3 => Self::WriteFault,
             4 => Self::ZeroLength,
             5 => Self::FrameTooLong,
+            6 => Self::MisplacedContext,
             _ => return None,
         })
     }
@@ -180,6 +183,7 @@ impl QueueError {
             Self::WriteFault => "DMA write refused by the host (unmapped address)",
             Self::ZeroLength => "descriptor with zero length",
             Self::FrameTooLong => "TX frame longer than MAX_FRAME_LEN",
+            Self::MisplacedContext => "TX context descriptor after the frame's data descriptors",
         }
     }
 }
@@ -276,7 +280,7 @@ macro_rules! queue_registers {
             Q_STATUS @ 0x18 : Ro = 0, "Queue status." {
                 ACTIVE [0;1] "enabled and not stopped",
                 ERROR [1;1] "stopped by an error",
-                ERROR_CODE [8;8] "why: see QueueError (1 desc fetch fault, 2 data read fault, 3 write fault, 4 zero-length descriptor, 5 frame too long)",
+                ERROR_CODE [8;8] "why: see QueueError (1 desc fetch fault, 2 data read fault, 3 write fault, 4 zero-length descriptor, 5 frame too long, 6 TX context descriptor after data)",
             };
             Q_IRQ_COUNT @ 0x1C : Rw = 1, "Interrupt moderation: raise the vector after this many completions (0 and 1: every completion).";
             Q_IRQ_TIMER @ 0x20 : Rw = 0, "Interrupt moderation: raise the vector this many cycles after the first unsignalled completion (0: timer off).";

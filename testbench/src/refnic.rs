@@ -305,10 +305,13 @@ impl RefNic {
             let flags = u16::from_le_bytes([d[desc::FLAGS], d[desc::FLAGS + 1]]);
             job.end = job.end.wrapping_add(1);
             if flags & desc::TX_CTX != 0 {
-                // A context descriptor has no data; a second one, or one after the
-                // frame's data started, refuses the frame; one with EOP ends (and
-                // refuses) the frame there.
-                if job.ctx.is_some() || seen_data {
+                // A context descriptor has no data; one after the frame's data started
+                // is a bad descriptor (the queue stops); a second one refuses the frame;
+                // one with EOP ends (and refuses) the frame there.
+                if seen_data {
+                    return TxFetch::Stop(QueueError::MisplacedContext, job);
+                }
+                if job.ctx.is_some() {
                     job.refusal.get_or_insert(TxOffloadError::TwoContexts);
                 } else {
                     job.ctx = Some(TxOffload::from_context_descriptor(&<[u8; 16]>::try_from(&d[..]).unwrap()));
@@ -325,16 +328,17 @@ impl RefNic {
             if len == 0 {
                 return TxFetch::Stop(QueueError::ZeroLength, job);
             }
+            // MAX_FRAME_LEN stops the queue before any offload check (and before the
+            // descriptor's data is read); a TSO request's segments are checked instead
+            // (txoffload::apply)
+            if !job.tso() && job.frame.len() + usize::from(len) + fcs::FCS_LEN > self.max_frame_len as usize {
+                return TxFetch::Stop(QueueError::FrameTooLong, job);
+            }
             let Some(data) = self.dma_read(addr, usize::from(len)) else {
                 return TxFetch::Stop(QueueError::DataReadFault, job);
             };
             job.frame.extend_from_slice(&data);
             seen_data = true;
-            // MAX_FRAME_LEN stops the queue before any offload check; a TSO request's
-            // segments are checked instead (txoffload::apply)
-            if !job.tso() && job.frame.len() + fcs::FCS_LEN > self.max_frame_len as usize {
-                return TxFetch::Stop(QueueError::FrameTooLong, job);
-            }
             if flags & desc::TX_REPORT_STATUS != 0 {
                 job.report.push((daddr, len, flags));
             }
@@ -373,12 +377,13 @@ impl RefNic {
             TxFetch::NotReady => None,
             TxFetch::Stop(e, job) => {
                 queue.stop(e);
-                if e == QueueError::DataReadFault && !job.frame.is_empty() {
-                    // Aborted mid-frame: without offload what was read leaves with a bad
-                    // FCS (and the wire's error flag); with a checksum or TSO request
-                    // the frame is dropped (the model drops a TSO request whole).
-                    self.count(stats::TX_ERRORS, 1);
+                if !job.frame.is_empty() {
+                    // Stopped mid-frame (a fault, a bad descriptor): without offload what
+                    // was read leaves with a bad FCS (and the wire's error flag), counted
+                    // in TX_ERRORS; with a checksum or TSO request the offload engine
+                    // drops the frame (the model drops a TSO request whole).
                     if job.ctx.is_none_or(|o| o.is_none()) {
+                        self.count(stats::TX_ERRORS, 1);
                         let mut wire = fcs::with_fcs(&fcs::padded(&job.frame));
                         let n = wire.len();
                         wire[n - fcs::FCS_LEN..].iter_mut().for_each(|b| *b = !*b);
@@ -408,9 +413,13 @@ impl RefNic {
         }
         queue.head = job.end;
         self.completion(q as u32, queue);
-        let Ok(frames) = out else {
-            self.count(stats::TX_OFFLOAD_ERRORS, 1);
-            return (len.div_ceil(8) as u64 + 1, len);
+        let frames = match out {
+            Ok(frames) => frames,
+            Err(e) => {
+                self.count(stats::TX_OFFLOAD_ERRORS, 1);
+                let o = job.ctx.unwrap_or_default();
+                txoffload::sent_before_refusal(&job.frame, &o, self.max_frame_len as usize, e)
+            }
         };
         let mut cycles = 0;
         for f in frames {

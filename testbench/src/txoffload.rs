@@ -304,6 +304,23 @@ pub fn apply(frame: &[u8], o: &TxOffload, max_frame_len: usize) -> Result<Vec<Ve
     Ok(vec![f])
 }
 
+/// What leaves the wire for a request the NIC refuses with `e` (from [`apply`]):
+/// nothing, except for a TSO payload over 65,535 bytes, which is found only when its
+/// 65,536th byte arrives: the `floor(65535 / mss)` full segments before it have left
+/// (docs/tx-offload.md, Refused requests).
+pub fn sent_before_refusal(frame: &[u8], o: &TxOffload, max_frame_len: usize, e: TxOffloadError) -> Vec<Vec<u8>> {
+    if e != TxOffloadError::TsoPayloadTooLong {
+        return Vec::new();
+    }
+    let mss = usize::from(o.mss);
+    let hdr = usize::from(o.hdr_len);
+    let sent = MAX_TSO_PAYLOAD / mss;
+    let cut = (hdr + sent * mss + 1).min(hdr + MAX_TSO_PAYLOAD);
+    let mut segs = apply(&frame[..cut], o, max_frame_len).expect("a TSO request cut to 65,535 payload bytes is valid");
+    segs.truncate(sent);
+    segs
+}
+
 /// The number of segments TSO makes of `payload_len` bytes: one when empty.
 pub fn tso_segment_count(payload_len: usize, mss: u16) -> usize {
     payload_len.div_ceil(usize::from(mss)).max(1)

@@ -20,7 +20,7 @@ mod common;
 use common::hdl::beats;
 use nic_hw::tx::TxOffload as Rtl;
 use nic_testbench::txgen::{random_tx_request, TxGenOptions};
-use nic_testbench::txoffload::{apply, TxOffload, TxOffloadError};
+use nic_testbench::txoffload::{apply, sent_before_refusal, TxOffload, TxOffloadError};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::*;
@@ -182,14 +182,9 @@ fn expected(r: &Req, max_frame_len: usize, cap: usize) -> (Vec<(Vec<u8>, bool)>,
                 (segs.into_iter().map(|s| (s, false)).collect(), false)
             }
         }
-        Err(TxOffloadError::TsoPayloadTooLong) => {
+        Err(e @ TxOffloadError::TsoPayloadTooLong) => {
             // segments complete before the 65,536th payload byte have left
-            let mss = usize::from(r.o.mss);
-            let hdr = usize::from(r.o.hdr_len);
-            let sent = 65535 / mss;
-            let cut = (hdr + sent * mss + 1).min(hdr + 65535);
-            let segs = apply(&r.frame[..cut], &r.o, max_frame_len).expect("truncated TSO request is valid");
-            (segs.into_iter().take(sent).map(|s| (s, false)).collect(), true)
+            (sent_before_refusal(&r.frame, &r.o, max_frame_len, e).into_iter().map(|s| (s, false)).collect(), true)
         }
         Err(e) => {
             assert!(e.is_refusal(), "{e:?} is not an offload refusal");

@@ -233,6 +233,9 @@ pub struct TxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     abandon: Signal<Local, Bit>,
     /// Error code for the selected queue from its descriptor (0: none).
     set_err: Signal<Local, Bits<8>>,
+    /// The entry being made is its frame's first (a read; a context descriptor).
+    first_data: Signal<Local, Bit>,
+    first_ctx: Signal<Local, Bit>,
     desc_sub: Signal<Local, Bits<20>>,
     is_tso: Signal<Local, Bit>,
     chunk: Signal<Local, Bits<16>>,
@@ -398,6 +401,8 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for TxEngine<FN
             pop_desc: Default::default(),
             abandon: Default::default(),
             set_err: Default::default(),
+            first_data: Default::default(),
+            first_ctx: Default::default(),
             desc_sub: Default::default(),
             is_tso: Default::default(),
             chunk: Default::default(),
@@ -651,6 +656,9 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
             & ((bit_cast::<16, FNP1>(self.data.count.val()) + self.reserved.q.val() + 1) <= self.depth.val());
         self.abandon.next = self.in_frame.q.val() & (!self.sel_run.val() | self.force_abandon.q.val());
         self.set_err.next = 0.into();
+        // (negations kept out of casts: Verilog widens before it inverts)
+        self.first_data.next = !self.frame_started.q.val();
+        self.first_ctx.next = !self.frame_started.q.val() & !self.sel_desc_flags.val().get_bit(0);
         self.take.next = self.in_frame.q.val() & self.sel_run.val() & !self.cur_valid.q.val() & self.sel_desc_valid.val();
         self.pop_desc.next = false;
         self.push_info.next = false;
@@ -682,14 +690,14 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
                 | (bit_cast::<64, 16>(self.cur_idx.q.val()) << 16)
                 | (bit_cast::<64, 16>(self.cur_len.q.val()) << 32)
                 | (bit_cast::<64, 16>(self.cur_flags.q.val() & 3) << 49)
-                | (bit_cast::<64, 1>((!self.frame_started.q.val()).into()) << 54)
+                | (bit_cast::<64, 1>(self.first_data.val().into()) << 54)
                 | (bit_cast::<64, 4>(self.cur_q.q.val()) << 56);
             if self.chunk.val() == self.cur_remaining.q.val() {
                 self.info_word.next = bit_cast::<64, 16>(self.chunk.val())
                     | (bit_cast::<64, 16>(self.cur_idx.q.val()) << 16)
                     | (bit_cast::<64, 16>(self.cur_len.q.val()) << 32)
                     | (bit_cast::<64, 16>(self.cur_flags.q.val() & 3) << 49)
-                    | (bit_cast::<64, 1>((!self.frame_started.q.val()).into()) << 54)
+                    | (bit_cast::<64, 1>(self.first_data.val().into()) << 54)
                     | (bit_cast::<64, 4>(self.cur_q.q.val()) << 56)
                     | (bit_cast::<64, 1>(true.into()) << 48);
                 self.cur_valid.d.next = false;
@@ -723,18 +731,21 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
                 self.cur_valid.d.next = false;
             }
         } else if self.take.val() {
-            if self.sel_desc_flags.val().get_bit(2) {
+            if self.sel_desc_flags.val().get_bit(2) & self.ctx_pushed.q.val() {
+                // a context descriptor after the frame's data: a bad descriptor
+                self.set_err.next = 6.into(); // QueueError::MisplacedContext
+            } else if self.sel_desc_flags.val().get_bit(2) {
                 // context descriptor: an entry of its own that completes with the frame
                 if self.info_room.val() {
                     self.pop_desc.next = true;
                     self.push_info.next = true;
                     self.new_reserve.next = 1.into();
+                    // (written back with length 0: its length field holds the MSS)
                     self.info_word.next = (bit_cast::<64, 16>(self.sel_pop_idx.val()) << 16)
-                        | (bit_cast::<64, 16>(self.sel_desc_len.val()) << 32)
                         | (bit_cast::<64, 16>(self.sel_desc_flags.val() & 7) << 49)
                         | (bit_cast::<64, 1>(true.into()) << 48)
                         | (bit_cast::<64, 1>(true.into()) << 52)
-                        | (bit_cast::<64, 1>((!self.frame_started.q.val() & !self.sel_desc_flags.val().get_bit(0)).into()) << 54)
+                        | (bit_cast::<64, 1>(self.first_ctx.val().into()) << 54)
                         | (bit_cast::<64, 1>(self.sel_desc_flags.val().get_bit(0).into()) << 55)
                         | (bit_cast::<64, 4>(self.cur_q.q.val()) << 56);
                     if self.sel_desc_flags.val().get_bit(0) {

@@ -72,6 +72,8 @@ pub struct TxOffload<const BN: usize, const BNP1: usize> {
     pub v_valid: Signal<Out, Bit>,
     pub v_error: Signal<Out, Bit>,
     pub stat_segments: Signal<Out, Bit>,
+    /// One pulse per TSO segment sent.
+    pub stat_tso_segments: Signal<Out, Bit>,
     // ---- blocks ----
     data_ram: RAM<Bits<64>, BN>,
     side_ram: RAM<Bits<6>, BN>,
@@ -312,6 +314,7 @@ impl<const BN: usize, const BNP1: usize> Default for TxOffload<BN, BNP1> {
             v_valid: Default::default(),
             v_error: Default::default(),
             stat_segments: Default::default(),
+            stat_tso_segments: Default::default(),
             data_ram: Default::default(),
             side_ram: Default::default(),
             tmpl_ram: Default::default(),
@@ -1281,6 +1284,7 @@ impl<const BN: usize, const BNP1: usize> Logic for TxOffload<BN, BNP1> {
         self.m_valid.next = self.reader.m_valid.val();
         self.reader.m_ready.next = self.m_ready.val();
         self.stat_segments.next = self.reader.stat_segments.val();
+        self.stat_tso_segments.next = self.reader.stat_tso_segments.val();
         if self.reset.val() {
             self.p_valid.d.next = false;
             self.in_frame.d.next = false;

@@ -48,6 +48,8 @@ pub struct TxReader<const BN: usize, const BNP1: usize> {
     pub m_valid: Signal<Out, Bit>,
     pub m_ready: Signal<In, Bit>,
     pub stat_segments: Signal<Out, Bit>,
+    /// One pulse per TSO segment (a record with a header template) sent.
+    pub stat_tso_segments: Signal<Out, Bit>,
     /// The TSO frame using the current template slot is done with it.
     pub tmpl_free: Signal<Out, Bit>,
     patch: TxPatch,
@@ -56,6 +58,8 @@ pub struct TxReader<const BN: usize, const BNP1: usize> {
     r1_free: DFF<Bit>,
     /// 0 idle, 1 segment from a record, 2 cut-through.
     mode: DFF<Bits<2>>,
+    /// The record being read is a TSO segment (it has a header template).
+    c_tso: DFF<Bit>,
     rptr: DFF<Bits<BNP1>>,
     j: DFF<Bits<14>>,
     c_beats: DFF<Bits<14>>,
@@ -135,12 +139,14 @@ impl<const BN: usize, const BNP1: usize> Default for TxReader<BN, BNP1> {
             m_valid: Default::default(),
             m_ready: Default::default(),
             stat_segments: Default::default(),
+            stat_tso_segments: Default::default(),
             tmpl_free: Default::default(),
             patch: Default::default(),
             tslot: Default::default(),
             c_tend: Default::default(),
             r1_free: Default::default(),
             mode: Default::default(),
+            c_tso: Default::default(),
             rptr: Default::default(),
             j: Default::default(),
             c_beats: Default::default(),
@@ -199,7 +205,7 @@ impl<const BN: usize, const BNP1: usize> Default for TxReader<BN, BNP1> {
 impl<const BN: usize, const BNP1: usize> Logic for TxReader<BN, BNP1> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, tslot, c_tend, r1_free, mode, rptr, j, c_beats, c_lastlen, c_hb0, c_h, c_end_known, c_end, ba, ta,
+        dff_setup!(self, clock, tslot, c_tend, r1_free, mode, c_tso, rptr, j, c_beats, c_lastlen, c_hb0, c_h, c_end_known, c_end, ba, ta,
             r1_valid, r1_ct, r1_tm, r1_len, r1_last, r1_v, r1_m,
             o_valid, o_data, o_len, o_last, o_user, k_valid, k_data, k_len, k_last, k_user);
         for f in 0..5 {
@@ -302,6 +308,7 @@ impl<const BN: usize, const BNP1: usize> Logic for TxReader<BN, BNP1> {
             }
             self.c_hb0.d.next = bit_cast::<14, 8>(self.hdr.val() >> 3);
             self.c_h.d.next = self.hdr.val().get_bits::<3>(0);
+            self.c_tso.d.next = self.hdr.val() != 0;
             // fields: widths and enables from rec0, values from rec1/rec2, positions from rec3
             self.c_w[0].d.next = self.rec0.val().get_bits::<3>(42);
             self.c_w[1].d.next = 0.into();
@@ -404,6 +411,7 @@ impl<const BN: usize, const BNP1: usize> Logic for TxReader<BN, BNP1> {
         self.m_last.next = self.o_last.q.val();
         self.m_user.next = self.o_user.q.val();
         self.stat_segments.next = self.out_fire.val() & self.o_last.q.val();
+        self.stat_tso_segments.next = self.en.val() & (self.mode.q.val() == 1) & self.is_last.val() & self.c_tso.q.val();
         if self.reset.val() {
             self.mode.d.next = 0.into();
             self.tslot.d.next = 0.into();
