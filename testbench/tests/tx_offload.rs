@@ -4,14 +4,16 @@
 //! model), refusals counted and kept off the wire; and the scheduler's strict priority
 //! and deficit round-robin shares, measured on the wire.
 //!
-//! Backends: the ones `NIC_BACKEND` selects ([`Backend::selected`], as every suite),
-//! restricted to those whose TX engine has context descriptors and the scheduler
-//! ([`offload_backends`]); today only the model.
+//! Also descriptor sequences the driver never makes (context descriptors with EOP, two
+//! for a frame, one after data), written by hand.
+//!
+//! Backends: the ones `NIC_BACKEND` selects ([`Backend::selected`], as every suite).
 
 mod common;
 
 use common::*;
 use nic_driver::{NicConfig, TxFrame, TxSegment};
+use nic_regmap::{bits, desc, stats, txq, QueueError, QUEUE_STRIDE};
 use nic_testbench::fcs;
 use nic_testbench::gen::random_cuts;
 use nic_testbench::txgen::{random_request, TxGenOptions};
@@ -21,24 +23,6 @@ use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::cell::RefCell;
-
-/// The selected backends (all implement docs/tx-offload.md).
-fn offload_backends() -> Vec<Backend> {
-    Backend::selected()
-}
-
-/// [`each_backend`] over [`offload_backends`].
-fn each_offload_backend(size: HwSize, mut f: impl FnMut(Backend, &mut Box<dyn TestDevice>)) {
-    let backends = offload_backends();
-    if backends.is_empty() {
-        eprintln!("-- no selected backend has TX offloads yet (NIC_BACKEND); nothing to run");
-    }
-    for b in backends {
-        eprintln!("-- backend {b:?}, {size:?}");
-        let mut dev = b.open(size);
-        f(b, &mut dev);
-    }
-}
 
 /// The driver's request for the golden model's (the same fields; the driver does not
 /// depend on the testbench).
@@ -201,7 +185,7 @@ fn run_case(dev: &mut Box<dyn TestDevice>, c: &Case) -> Result<(), TestCaseError
 #[test]
 fn random_requests_on_the_wire() {
     let cases = std::env::var("NIC_PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(48);
-    each_offload_backend(HwSize::Full, |b, dev| {
+    each_backend(HwSize::Full, |b, dev| {
         let dev = RefCell::new(dev);
         let mut runner = TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() });
         runner
@@ -273,7 +257,7 @@ fn backlogged_bytes(got: &[(u32, usize)], queues: &[u32]) -> Vec<usize> {
 /// frame between themselves.
 #[test]
 fn strict_priority_goes_first() {
-    each_offload_backend(HwSize::Full, |_, dev| {
+    each_backend(HwSize::Full, |_, dev| {
         let sched = [(0, 1514, false), (1, 1514, false), (5, 1514, true), (3, 1514, true)];
         let plan = [(0, vec![1000; 20]), (1, vec![600; 20]), (5, vec![300; 12]), (3, vec![900; 12])];
         let got = run_schedule(dev, &sched, &plan);
@@ -293,7 +277,7 @@ fn strict_priority_goes_first() {
 /// Deficit round-robin with weights 3:1 gives byte shares 3:1 while both are backlogged.
 #[test]
 fn drr_weights_share_bytes() {
-    each_offload_backend(HwSize::Full, |_, dev| {
+    each_backend(HwSize::Full, |_, dev| {
         let sched = [(2, 3000, false), (6, 1000, false)];
         let plan = [(2, vec![1000; 120]), (6, vec![1000; 60])];
         let got = run_schedule(dev, &sched, &plan);
@@ -307,7 +291,7 @@ fn drr_weights_share_bytes() {
 /// Equal weights share bytes, not frames: 1500-byte frames against 300-byte ones.
 #[test]
 fn drr_equal_weights_share_bytes_not_frames() {
-    each_offload_backend(HwSize::Full, |_, dev| {
+    each_backend(HwSize::Full, |_, dev| {
         let sched = [(1, 1514, false), (4, 1514, false)];
         let plan = [(1, vec![1500; 40]), (4, vec![300; 200])];
         let got = run_schedule(dev, &sched, &plan);
@@ -315,5 +299,110 @@ fn drr_equal_weights_share_bytes_not_frames() {
         let ratio = b[0] as f64 / b[1] as f64;
         assert!((0.85..=1.18).contains(&ratio), "bytes {b:?}, ratio {ratio:.2}, want 1: {got:?}");
         assert!(b[0] >= 30_000, "window too short: {b:?}");
+    });
+}
+
+// ---- descriptor sequences the driver never makes, written by hand ----------------
+
+const RING_LOG2: u32 = 4;
+
+/// Starts TX queue 0 on a ring of 16 descriptors; returns the ring's bus address.
+fn raw_tx_queue0(dev: &mut Box<dyn TestDevice>) -> u64 {
+    let ring = dev.alloc_dma(16 << RING_LOG2).unwrap().bus_addr;
+    let q = txq::BASE + QUEUE_STRIDE;
+    dev.write32(q + txq::Q_BASE_LO, ring as u32).unwrap();
+    dev.write32(q + txq::Q_BASE_HI, (ring >> 32) as u32).unwrap();
+    dev.write32(q + txq::Q_SIZE_LOG2, RING_LOG2).unwrap();
+    dev.write32(q + txq::Q_CONTROL, bits::Q_CONTROL_ENABLE).unwrap();
+    dev.idle(200);
+    ring
+}
+
+fn raw_data_desc(dev: &mut Box<dyn TestDevice>, ring: u64, i: u64, bytes: &[u8], flags: u16) {
+    // whole 64-byte lines: the AXI4 bridge reads whole 16-byte beats
+    let buf = dev.alloc_dma(bytes.len().next_multiple_of(64)).unwrap().bus_addr;
+    dev.mem_write(buf, bytes).unwrap();
+    let mut d = [0u8; 16];
+    d[desc::ADDR..desc::ADDR + 8].copy_from_slice(&buf.to_le_bytes());
+    d[desc::LEN..desc::LEN + 2].copy_from_slice(&(bytes.len() as u16).to_le_bytes());
+    d[desc::FLAGS..desc::FLAGS + 2].copy_from_slice(&flags.to_le_bytes());
+    dev.mem_write(ring + 16 * i, &d).unwrap();
+}
+
+fn raw_ctx_desc(dev: &mut Box<dyn TestDevice>, ring: u64, i: u64, o: &txoffload::TxOffload, extra: u16) {
+    let mut d = o.context_descriptor();
+    let f = u16::from_le_bytes([d[desc::FLAGS], d[desc::FLAGS + 1]]) | extra;
+    d[desc::FLAGS..desc::FLAGS + 2].copy_from_slice(&f.to_le_bytes());
+    dev.mem_write(ring + 16 * i, &d).unwrap();
+}
+
+fn raw_writeback_flags(dev: &mut Box<dyn TestDevice>, ring: u64, i: u64) -> u16 {
+    let mut b = [0u8; 2];
+    dev.mem_read(ring + 16 * i + desc::FLAGS as u64, &mut b).unwrap();
+    u16::from_le_bytes(b)
+}
+
+fn raw_set_tail(dev: &mut Box<dyn TestDevice>, tail: u32) {
+    dev.write32(txq::BASE + QUEUE_STRIDE + txq::Q_TAIL, tail).unwrap();
+    dev.idle(5_000);
+}
+
+fn raw_stat(dev: &mut Box<dyn TestDevice>, s: u32) -> u32 {
+    dev.read32(stats::BASE + s).unwrap()
+}
+
+/// A context descriptor with EOP, or two for one frame: the frame is refused (ERROR in
+/// its write-backs, TX_OFFLOAD_ERRORS), nothing of it is sent, the queue goes on.
+#[test]
+fn context_with_eop_and_two_contexts_are_refused_and_the_queue_goes_on() {
+    each_backend(HwSize::Full, |b, dev| {
+        let ring = raw_tx_queue0(dev);
+        let frame: Vec<u8> = (0..100u8).collect();
+        let generic = txoffload::TxOffload { csum_start: 14, csum_offset: 10, generic_csum: true, ..Default::default() };
+        let rs = desc::TX_REPORT_STATUS;
+        raw_ctx_desc(dev, ring, 0, &generic, 0);
+        raw_data_desc(dev, ring, 1, &frame, desc::TX_EOP | rs);
+        raw_ctx_desc(dev, ring, 2, &generic, desc::TX_EOP | rs);
+        raw_ctx_desc(dev, ring, 3, &generic, 0);
+        raw_ctx_desc(dev, ring, 4, &generic, 0);
+        raw_data_desc(dev, ring, 5, &frame[..80], desc::TX_EOP | rs);
+        raw_data_desc(dev, ring, 6, &frame[..70], desc::TX_EOP | rs);
+        raw_set_tail(dev, 7);
+
+        let wire = dev.take_tx_frames();
+        let sent = txoffload::apply(&frame, &generic, 9022).unwrap().remove(0);
+        assert_eq!(wire, vec![(fcs::with_fcs(&sent), false), (fcs::with_fcs(&fcs::padded(&frame[..70])), false)], "{b:?}");
+        assert_eq!(raw_stat(dev, stats::TX_OFFLOAD_ERRORS), 2, "{b:?}");
+        assert_eq!(raw_stat(dev, stats::TX_FRAMES), 2, "{b:?}");
+        let error = desc::DONE | desc::TX_ERROR;
+        assert_eq!(raw_writeback_flags(dev, ring, 1), desc::DONE | desc::TX_EOP | rs, "{b:?}");
+        assert_eq!(raw_writeback_flags(dev, ring, 2) & error, error, "{b:?}: context descriptor with EOP");
+        assert_eq!(raw_writeback_flags(dev, ring, 5) & error, error, "{b:?}: two context descriptors");
+        assert_eq!(raw_writeback_flags(dev, ring, 6), desc::DONE | desc::TX_EOP | rs, "{b:?}");
+        let q = txq::BASE + QUEUE_STRIDE;
+        assert_eq!(dev.read32(q + txq::Q_HEAD).unwrap(), 7, "{b:?}");
+        assert_eq!(dev.read32(q + txq::Q_STATUS).unwrap(), bits::Q_STATUS_ACTIVE, "{b:?}");
+    });
+}
+
+/// A context descriptor after data descriptors of its frame is a bad descriptor: the
+/// queue stops with MisplacedContext and the frame begun leaves aborted (bad FCS).
+#[test]
+fn context_after_data_stops_the_queue() {
+    each_backend(HwSize::Full, |b, dev| {
+        let ring = raw_tx_queue0(dev);
+        let frame: Vec<u8> = (0..100u8).collect();
+        let generic = txoffload::TxOffload { csum_start: 14, csum_offset: 10, generic_csum: true, ..Default::default() };
+        raw_data_desc(dev, ring, 0, &frame[..40], 0);
+        raw_ctx_desc(dev, ring, 1, &generic, 0);
+        raw_data_desc(dev, ring, 2, &frame[40..70], desc::TX_EOP);
+        raw_set_tail(dev, 3);
+        let wire = dev.take_tx_frames();
+        let status = dev.read32(txq::BASE + QUEUE_STRIDE + txq::Q_STATUS).unwrap();
+        assert_eq!(status & bits::Q_STATUS_ERROR_CODE_MASK, (QueueError::MisplacedContext as u32) << bits::Q_STATUS_ERROR_CODE_SHIFT, "{b:?}");
+        assert_eq!(wire.len(), 1, "{b:?}: {wire:?}");
+        assert!(wire[0].1 && !fcs::residue_ok(&wire[0].0), "{b:?}: the frame begun must leave aborted");
+        assert_eq!(raw_stat(dev, stats::TX_ERRORS), 1, "{b:?}");
+        assert_eq!(raw_stat(dev, stats::TX_FRAMES), 0, "{b:?}");
     });
 }
