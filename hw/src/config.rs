@@ -29,6 +29,18 @@ impl Config {
             Config::Full => 8,
         }
     }
+    /// Bytes of the TX offload engine's frame buffer (`8 << BN` of `NicTop`).
+    pub fn tx_offload_buffer_bytes(self) -> usize {
+        match self {
+            Config::Small => 4096,
+            Config::Full => 32768,
+        }
+    }
+    /// The longest checksum-offload frame or TSO segment the offload engine takes (the
+    /// buffer less 512 bytes, docs/tx-offload.md); longer ones are refused.
+    pub fn tx_offload_max_frame(self) -> usize {
+        self.tx_offload_buffer_bytes() - 512
+    }
     pub fn rx_queues(self) -> u32 {
         match self {
             Config::Small => 1,

@@ -549,3 +549,22 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
 pub type NicTopSmall = NicTop<8, 9, 8, 9, 1, 1, 9, 10>;
 /// `full`: 512-beat TX FIFO, 1024-beat RX FIFO, 8 RX queues.
 pub type NicTopFull = NicTop<9, 10, 10, 11, 8, 8, 12, 13>;
+
+#[cfg(test)]
+mod tests {
+    use crate::Config;
+
+    /// The offload buffer the configurations declare is the one `NicTop` instantiates.
+    #[test]
+    fn offload_buffer_matches_the_configurations() {
+        fn bn<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize>(
+            _: &super::NicTop<TN, TNP1, RN, RNP1, RQ, TQ, BN, BNP1>,
+        ) -> (usize, u32) {
+            (8 << BN, TQ as u32)
+        }
+        let small = super::NicTopSmall::new(Config::Small);
+        let full = super::NicTopFull::new(Config::Full);
+        assert_eq!(bn(&small), (Config::Small.tx_offload_buffer_bytes(), Config::Small.tx_queues()));
+        assert_eq!(bn(&full), (Config::Full.tx_offload_buffer_bytes(), Config::Full.tx_queues()));
+    }
+}

@@ -136,6 +136,25 @@ impl TxOffload {
         }
     }
 
+    /// The same request in the driver's type (the driver does not depend on the
+    /// testbench; the context descriptors they make are compared in tests).
+    pub fn to_driver(&self) -> nic_driver::TxOffload {
+        nic_driver::TxOffload {
+            l3_offset: self.l3_offset,
+            l4_offset: self.l4_offset,
+            csum_start: self.csum_start,
+            csum_offset: self.csum_offset,
+            mss: self.mss,
+            hdr_len: self.hdr_len,
+            generic_csum: self.generic_csum,
+            ipv4_csum: self.ipv4_csum,
+            l4_csum: self.l4_csum,
+            tso: self.tso,
+            ipv6: self.ipv6,
+            udp: self.udp,
+        }
+    }
+
     /// Whether the TCP/UDP checksum is computed: `L4_CSUM` or `TSO`.
     pub fn does_l4_csum(&self) -> bool {
         self.l4_csum || self.tso

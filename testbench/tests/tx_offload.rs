@@ -24,25 +24,6 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::cell::RefCell;
 
-/// The driver's request for the golden model's (the same fields; the driver does not
-/// depend on the testbench).
-fn driver_offload(o: &txoffload::TxOffload) -> nic_driver::TxOffload {
-    nic_driver::TxOffload {
-        l3_offset: o.l3_offset,
-        l4_offset: o.l4_offset,
-        csum_start: o.csum_start,
-        csum_offset: o.csum_offset,
-        mss: o.mss,
-        hdr_len: o.hdr_len,
-        generic_csum: o.generic_csum,
-        ipv4_csum: o.ipv4_csum,
-        l4_csum: o.l4_csum,
-        tso: o.tso,
-        ipv6: o.ipv6,
-        udp: o.udp,
-    }
-}
-
 /// What the MAC puts on the wire for a frame: padded to 60 bytes, FCS appended.
 fn on_wire(f: &[u8]) -> (Vec<u8>, bool) {
     (fcs::with_fcs(&fcs::padded(f)), false)
@@ -97,7 +78,7 @@ fn run_case(dev: &mut Box<dyn TestDevice>, c: &Case) -> Result<(), TestCaseError
             if r.offload.is_none() && rng.gen_bool(0.5) {
                 f
             } else {
-                f.with_offload(driver_offload(&r.offload))
+                f.with_offload(r.offload.to_driver())
             }
         })
         .collect();
