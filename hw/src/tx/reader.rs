@@ -281,6 +281,9 @@ impl<const BN: usize, const BNP1: usize> Logic for TxReader<BN, BNP1> {
                     if self.end_known.val() & (self.rptr.q.val() == self.end_ptr.val()) {
                         self.mode.d.next = 0.into();
                         self.c_end_known.d.next = false;
+                        // the next record in the same cycle (no bubble between frames),
+                        // unless this cycle already popped the frame's CT_END record
+                        self.load.next = self.c_end_known.q.val() & !self.rec_empty.val();
                     }
                 }
             }
