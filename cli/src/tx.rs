@@ -195,6 +195,8 @@ pub fn run_sim(a: SimTxArgs) -> Result<()> {
     if frames.is_empty() {
         bail!("{} holds no frames", a.pcap.display());
     }
+    // created first, so that an unwritable path fails before the simulation
+    let out_file = std::fs::File::create(&a.wire).with_context(|| format!("creating {}", a.wire.display()))?;
     let handed: Vec<Handed> = frames.iter().map(|f| hand_over(f, a.csum, a.tso_mss)).collect();
 
     let mut dev = open_device(&a.sim, a.config, None)?;
@@ -275,7 +277,7 @@ pub fn run_sim(a: SimTxArgs) -> Result<()> {
 
     // the wire: FCS checked and stripped
     let mut bad = 0usize;
-    let mut out = PcapWriter::new(std::io::BufWriter::new(std::fs::File::create(&a.wire).with_context(|| format!("creating {}", a.wire.display()))?), LINKTYPE_ETHERNET)?;
+    let mut out = PcapWriter::new(std::io::BufWriter::new(out_file), LINKTYPE_ETHERNET)?;
     let mut sent: Vec<Vec<u8>> = Vec::with_capacity(wire.len());
     let mut last_ts = 0u64;
     for (cycle, f, err) in &wire {

@@ -180,6 +180,8 @@ fn sim_tx_reports_refusals_and_keeps_going() {
         }
         assert_eq!(nic_testbench::pcap::read_file(&wire).unwrap().len(), 5);
     }
+    let (code, _, err) = nic(&["sim", "tx", "--pcap", input.to_str().unwrap(), "--wire", "/nonexistent-dir/out.pcap", "--backend", "model"]);
+    assert!(code != 0 && err.contains("creating /nonexistent-dir/out.pcap"), "{err}");
     let long = d.join("long.pcap");
     nic_testbench::pcap::write_file(&long, &[ipv4_frame(false, 5, 9000)]).unwrap();
     let (code, _, err) = nic(&["sim", "tx", "--pcap", long.to_str().unwrap(), "--wire", wire.to_str().unwrap(), "--backend", "model"]);
