@@ -6,6 +6,7 @@ mod bench_tx;
 mod loopback;
 mod report;
 mod rx;
+mod tx;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -77,6 +78,9 @@ enum SimCmd {
     /// Replay a pcap into the simulated wire: per frame, the filter verdict, queue, RSS
     /// hash and type and checksum verdicts (DIR/rx.jsonl), and DIR/queue-<n>.pcap.
     Rx(rx::SimRxArgs),
+    /// Transmit a pcap's frames as an OS hands them to the driver (with --csum, full
+    /// checksum offload; with --tso-mss N, TSO) and write what left the wire to a pcap.
+    Tx(tx::SimTxArgs),
 }
 
 #[derive(Subcommand)]
@@ -192,6 +196,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Sim { cmd: SimCmd::Loopback(a) } => loopback::run(a),
         Cmd::Bench { cmd: BenchCmd::Loopback(a) } => bench::run(a),
         Cmd::Sim { cmd: SimCmd::Rx(a) } => rx::run_sim(a),
+        Cmd::Sim { cmd: SimCmd::Tx(a) } => tx::run_sim(a),
         Cmd::Bench { cmd: BenchCmd::Rx(a) } => rx::run_bench(a),
         Cmd::Bench { cmd: BenchCmd::Tx(a) } => bench_tx::run_bench(a),
     }

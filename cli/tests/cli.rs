@@ -33,6 +33,12 @@ fn bad_arguments_say_what_is_wrong_and_fail() {
         (vec!["sim", "rx", "--pcap", "x.pcap", "--out", "/tmp/nic-rx-bad", "--rss-types", "tcp"], "unknown hash type"),
         (vec!["sim", "rx", "--pcap", "x.pcap", "--out", "/tmp/nic-rx-bad", "--mac", "02:00:00:00:00"], "not a MAC address"),
         (vec!["sim", "rx", "--pcap", "x.pcap", "--out", "/tmp/nic-rx-bad", "--queues", "9"], "--queues"),
+        (vec!["sim", "tx", "--pcap", "/nonexistent.pcap", "--wire", "/tmp/nic-tx-bad.pcap"], "reading /nonexistent.pcap"),
+        (vec!["sim", "tx", "--pcap", "x.pcap", "--wire", "/tmp/nic-tx-bad.pcap", "--tso-mss", "0"], "--tso-mss"),
+        (vec!["sim", "tx", "--pcap", "x.pcap", "--wire", "/tmp/nic-tx-bad.pcap", "--tso-mss", "many"], "not a number"),
+        (vec!["sim", "tx", "--pcap", "x.pcap", "--wire", "/tmp/nic-tx-bad.pcap", "--queues", "9"], "--queues"),
+        (vec!["sim", "tx", "--pcap", "x.pcap", "--wire", "/tmp/nic-tx-bad.pcap", "--queues", "2", "--config", "small"], "small configuration has 1 TX queue"),
+        (vec!["sim", "tx", "--pcap", "x.pcap"], "--wire"),
     ] {
         let (code, out, err) = nic(&args);
         assert_ne!(code, 0, "{args:?} succeeded: {out}");
@@ -137,5 +143,49 @@ fn sim_rx_reports_every_frame_as_the_model_classifies_it() {
         assert_eq!(got.len(), per_queue[q], "queue-{q}.pcap");
     }
     assert!(per_queue.iter().filter(|&&n| n > 0).count() > 1, "RSS spread the flows: {per_queue:?}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Frames for `sim tx`: TCP or UDP over IPv4 with correct checksums, `payload` bytes.
+fn ipv4_frame(udp: bool, port: u16, payload: usize) -> Vec<u8> {
+    use nic_testbench::rxgen::{Fault, L3Spec, L4Spec, RxFrameSpec};
+    use nic_testbench::wire::{ip::protocol, Ipv4Repr, TcpRepr, UdpRepr};
+    let data: Vec<u8> = (0..payload).map(|i| (i * 7 + 3) as u8).collect();
+    let (proto, l4) = if udp {
+        (protocol::UDP, L4Spec::Udp { repr: UdpRepr { src_port: port, dst_port: 9 }, payload: data })
+    } else {
+        let repr = TcpRepr { src_port: port, dst_port: 9, seq_number: 1, ack_number: 1, flags: 0x10, window_len: 100, urgent_at: 0, options: vec![] };
+        (protocol::TCP, L4Spec::Tcp { repr, payload: data })
+    };
+    let ip = Ipv4Repr::new([10, 0, 0, 1].into(), [10, 0, 0, 2].into(), proto, 0);
+    RxFrameSpec { dst: [2, 0, 0, 0, 0, 1], src: [2, 0, 0, 0, 0, 2], vlans: vec![], l3: L3Spec::Ipv4 { ip, l4 }, trailer: vec![], dirty_padding: false, min_len: 0, fault: Fault::None }.build()
+}
+
+/// A request the NIC refuses (on `small`, a checksummed frame over the offload buffer's
+/// limit) is reported and the rest goes out; a frame too long to send at all is an error.
+#[test]
+fn sim_tx_reports_refusals_and_keeps_going() {
+    let d = tmpdir("simtx");
+    std::fs::create_dir_all(&d).unwrap();
+    let frames = vec![ipv4_frame(false, 1, 10), ipv4_frame(true, 2, 5000), ipv4_frame(false, 3, 2500), ipv4_frame(true, 4, 0)];
+    let input = d.join("in.pcap");
+    nic_testbench::pcap::write_file(&input, &frames).unwrap();
+    let wire = d.join("out.pcap");
+    for backend in ["model", "rtl"] {
+        let (code, out, err) = nic(&["sim", "tx", "--pcap", input.to_str().unwrap(), "--wire", wire.to_str().unwrap(), "--config", "small", "--csum", "--tso-mss", "1000", "--backend", backend]);
+        assert_eq!(code, 0, "{backend}: {err}");
+        eprintln!("{backend}:\n{out}");
+        for needle in ["4 from", "3 with a checksum request, 1 with a TSO request (mss 1000), 0 as they were", "5 on the wire, 3 of them TSO segments", "1 request refused", "frame 1: checksummed frame over the offload buffer", "golden model:     agrees", "every FCS good"] {
+            assert!(out.contains(needle), "{backend}: output lacks `{needle}`:\n{out}");
+        }
+        assert_eq!(nic_testbench::pcap::read_file(&wire).unwrap().len(), 5);
+    }
+    let (code, _, err) = nic(&["sim", "tx", "--pcap", input.to_str().unwrap(), "--wire", "/nonexistent-dir/out.pcap", "--backend", "model"]);
+    assert!(code != 0 && err.contains("creating /nonexistent-dir/out.pcap"), "{err}");
+    let long = d.join("long.pcap");
+    nic_testbench::pcap::write_file(&long, &[ipv4_frame(false, 5, 9000)]).unwrap();
+    let (code, _, err) = nic(&["sim", "tx", "--pcap", long.to_str().unwrap(), "--wire", wire.to_str().unwrap(), "--backend", "model"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("frame 0 is 9054 bytes") && err.contains("--tso-mss"), "{err}");
     let _ = std::fs::remove_dir_all(&d);
 }
