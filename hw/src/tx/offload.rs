@@ -26,7 +26,7 @@
 //! buffer size and does not pay the store-and-forward latency.
 //!
 //! Decisions (see the report): an aborted frame (`s_user`) without offload leaves with
-//! `m_user` on its last beat; with offload it is dropped (TSO: its segment in progress;
+//! `m_user` on its last beat (one aborted at its first beat leaves nothing); with offload it is dropped (TSO: its segment in progress;
 //! segments already complete have left). A checksummed frame or TSO segment that cannot
 //! fit the buffer (more than 2^BN - 64 beats) is refused. A TSO payload over 65,535 bytes
 //! is seen only when its 65,536th byte arrives: segments complete before that have left,
@@ -745,6 +745,13 @@ impl<const BN: usize, const BNP1: usize> Logic for TxOffload<BN, BNP1> {
                     self.ev_tend.next = self.f_tso.q.val() & !self.f_early.q.val();
                     self.frame_done.next = true;
                 }
+            } else if self.f_ct.q.val() & self.f_first.q.val() & self.f_last.q.val() & self.abort.val() {
+                // aborted at its first beat (the TX engine had read nothing of it):
+                // nothing to send, a verdict without error
+                self.consume.next = true;
+                self.ev.next = true;
+                self.ev_fend.next = true;
+                self.frame_done.next = true;
             } else if self.f_ct.q.val() {
                 // no offload: written as it comes, read out cut-through
                 self.we.next = true;
