@@ -208,10 +208,13 @@ pub mod global {
         ID @ 0x00 : Ro = 0x4E49_4330, "Block type: ASCII \"NIC0\".";
         VERSION @ 0x04 : Ro = 0x0001_0000, "Block version, major.minor in the upper/lower 16 bits.";
         NEXT @ 0x08 : Ro = 0x0100, "Offset of the next block (statistics).";
-        FEATURES @ 0x0C : Ro = 0x0000_0007, "Feature bits of this build." {
+        FEATURES @ 0x0C : Ro = 0x0000_003F, "Feature bits of this build." {
             LOOPBACK [0;1] "internal loopback switch",
             SCATTER_GATHER [1;1] "multi-descriptor TX frames",
             IRQ_MODERATION [2;1] "per-queue interrupt moderation (count and timer)",
+            RX_CLASSIFY [3;1] "RX MAC filter, RSS and checksum validation (docs/rx-classification.md)",
+            TX_CSUM [4;1] "TX checksum offload, generic and full, through context descriptors (docs/tx-offload.md)",
+            TSO [5;1] "TCP segmentation offload (docs/tx-offload.md)",
         };
         QUEUES @ 0x10 : Ro = 0x0000_0101, "Queue counts of this configuration." {
             TX [0;8] "number of TX queues",

@@ -255,6 +255,8 @@ pub struct TxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     beat_len: Signal<Local, Bits<16>>,
     beat_fire: Signal<Local, Bit>,
     noread_pop: Signal<Local, Bit>,
+    /// The frame open at the response side ends here with an abort beat.
+    terminate: Signal<Local, Bit>,
     comp_word: Signal<Local, Bits<64>>,
     // ---- completions ----
     c_q: Signal<Local, Bits<4>>,
@@ -421,6 +423,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for TxEngine<FN
             beat_len: Default::default(),
             beat_fire: Default::default(),
             noread_pop: Default::default(),
+            terminate: Default::default(),
             comp_word: Default::default(),
             c_q: Default::default(),
             c_needs_verdict: Default::default(),
@@ -439,6 +442,8 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for TxEngine<FN
     }
 }
 
+/// Bit positions below are the `info` and `comp` constants written out: `#[hdl_gen]`
+/// takes literals, not paths.
 impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, FNP1, Q> {
     #[hdl_gen]
     fn update(&mut self) {
@@ -849,16 +854,12 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
             | (bit_cast::<64, 1>(true.into()) << 35)
             | (bit_cast::<64, 1>(self.info.data_out.val().get_bit(55).into()) << 37)
             | (bit_cast::<64, 4>(self.h_q.val()) << 38);
+        self.terminate.next = false;
         if self.noread_pop.val() {
             self.info.read.next = true;
             if self.info.data_out.val().get_bit(53) | !self.h_run.val() {
-                // the frame ends here: terminate it if it is open
-                if self.h_open.val() {
-                    self.data.data_in.next = self.abort_beat.val();
-                    self.data.write.next = true;
-                    self.comp.write.next = true;
-                    self.comp_word.next = (bit_cast::<64, 1>(true.into()) << 36) | (bit_cast::<64, 4>(self.h_q.val()) << 38);
-                }
+                // info::ABORT (or the queue stopped): the frame ends here
+                self.terminate.next = self.h_open.val();
                 self.frame_open.d.next = false;
             } else {
                 // a context descriptor
@@ -884,12 +885,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
                         }
                     }
                 }
-                if self.h_open.val() {
-                    self.data.data_in.next = self.abort_beat.val();
-                    self.data.write.next = true;
-                    self.comp.write.next = true;
-                    self.comp_word.next = (bit_cast::<64, 1>(true.into()) << 36) | (bit_cast::<64, 4>(self.h_q.val()) << 38);
-                }
+                self.terminate.next = self.h_open.val();
                 self.frame_open.d.next = false;
             } else {
                 self.data.write.next = true;
@@ -908,6 +904,14 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
                     }
                 }
             }
+        }
+        if self.terminate.val() {
+            // end the open frame with an abort beat; its completion entry only takes the
+            // frame's verdict (comp::END, no descriptor)
+            self.data.data_in.next = self.abort_beat.val();
+            self.data.write.next = true;
+            self.comp.write.next = true;
+            self.comp_word.next = (bit_cast::<64, 1>(true.into()) << 36) | (bit_cast::<64, 4>(self.h_q.val()) << 38);
         }
         self.comp.data_in.next = self.comp_word.val();
         // reserved beats: promised at issue, released by each beat taken (kept or not)
