@@ -160,6 +160,8 @@ pub enum QueueError {
     FrameTooLong = 5,
     /// A TX context descriptor after data descriptors of the same frame.
     MisplacedContext = 6,
+    /// A TX frame of more than `desc::TX_MAX_FRAME_DESCS` data descriptors.
+    TooManyDescriptors = 7,
 }
 
 impl QueueError {
@@ -172,6 +174,7 @@ impl QueueError {
             4 => Self::ZeroLength,
             5 => Self::FrameTooLong,
             6 => Self::MisplacedContext,
+            7 => Self::TooManyDescriptors,
             _ => return None,
         })
     }
@@ -184,6 +187,7 @@ impl QueueError {
             Self::ZeroLength => "descriptor with zero length",
             Self::FrameTooLong => "TX frame longer than MAX_FRAME_LEN",
             Self::MisplacedContext => "TX context descriptor after the frame's data descriptors",
+            Self::TooManyDescriptors => "TX frame of more than 64 data descriptors",
         }
     }
 }
@@ -283,7 +287,7 @@ macro_rules! queue_registers {
             Q_STATUS @ 0x18 : Ro = 0, "Queue status." {
                 ACTIVE [0;1] "enabled and not stopped",
                 ERROR [1;1] "stopped by an error",
-                ERROR_CODE [8;8] "why: see QueueError (1 desc fetch fault, 2 data read fault, 3 write fault, 4 zero-length descriptor, 5 frame too long, 6 TX context descriptor after data)",
+                ERROR_CODE [8;8] "why: see QueueError (1 desc fetch fault, 2 data read fault, 3 write fault, 4 zero-length descriptor, 5 frame too long, 6 TX context descriptor after data, 7 TX frame of more than 64 data descriptors)",
             };
             Q_IRQ_COUNT @ 0x1C : Rw = 1, "Interrupt moderation: raise the vector after this many completions (0 and 1: every completion).";
             Q_IRQ_TIMER @ 0x20 : Rw = 0, "Interrupt moderation: raise the vector this many cycles after the first unsignalled completion (0: timer off).";
@@ -471,6 +475,10 @@ pub mod desc {
     pub const TX_IPV6: u16 = 1 << 7;
     /// TX context flags: the L4 header is UDP (else TCP).
     pub const TX_UDP: u16 = 1 << 8;
+    /// The most data descriptors a TX frame may have (its completions wait for the
+    /// frame's offload verdict in a 128-entry FIFO); one more stops the queue
+    /// (`QueueError::TooManyDescriptors`).
+    pub const TX_MAX_FRAME_DESCS: usize = 64;
     /// TX write-back flags: the frame's offload request was refused; it was not sent.
     pub const TX_ERROR: u16 = 1 << 14;
     /// Context descriptor: byte offsets of its 16-bit fields.

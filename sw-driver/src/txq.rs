@@ -171,6 +171,9 @@ impl TxQueue {
             if f.segments.is_empty() {
                 return bad("no segments".into());
             }
+            if f.segments.len() > desc::TX_MAX_FRAME_DESCS {
+                return bad(format!("{} segments: the NIC takes at most {} data descriptors per frame", f.segments.len(), desc::TX_MAX_FRAME_DESCS));
+            }
             if f.descriptors() > usize::from(self.ring.size()) {
                 return bad(format!("{} descriptors never fit a ring of {} descriptors", f.descriptors(), self.ring.size()));
             }

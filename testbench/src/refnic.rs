@@ -265,6 +265,7 @@ impl RefNic {
         let mut first = true;
         let mut tso = false;
         let mut len_sum = 0usize;
+        let mut descs = 0usize;
         while idx != tail {
             let daddr = self.txq[q].desc_addr(idx);
             let Some(d) = self.mem.region(daddr, desc::SIZE as usize) else { return true };
@@ -277,7 +278,8 @@ impl RefNic {
                 }
             } else {
                 len_sum += usize::from(len);
-                if len == 0 || flags & desc::TX_EOP != 0 || (!tso && len_sum + fcs::FCS_LEN > self.max_frame_len as usize) {
+                descs += 1;
+                if len == 0 || flags & desc::TX_EOP != 0 || descs > desc::TX_MAX_FRAME_DESCS || (!tso && len_sum + fcs::FCS_LEN > self.max_frame_len as usize) {
                     return true;
                 }
             }
@@ -292,6 +294,7 @@ impl RefNic {
     fn tx_fetch(&mut self, queue: &Queue) -> TxFetch {
         let mut job = TxJob { end: queue.head, frame: Vec::new(), ctx: None, refusal: None, report: Vec::new() };
         let mut seen_data = false;
+        let mut data_descs = 0usize;
         loop {
             if job.end == queue.tail {
                 return TxFetch::NotReady;
@@ -327,6 +330,10 @@ impl RefNic {
             }
             if len == 0 {
                 return TxFetch::Stop(QueueError::ZeroLength, job);
+            }
+            data_descs += 1;
+            if data_descs > desc::TX_MAX_FRAME_DESCS {
+                return TxFetch::Stop(QueueError::TooManyDescriptors, job);
             }
             // MAX_FRAME_LEN stops the queue before any offload check (and before the
             // descriptor's data is read); a TSO request's segments are checked instead

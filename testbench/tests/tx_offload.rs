@@ -444,3 +444,86 @@ fn stopped_and_stalled_queues_do_not_block_the_others() {
         dev.take_dma_faults();
     });
 }
+
+/// The largest IPv4 TSO request in the most data descriptors a frame may have (64, plus
+/// its context descriptor) goes out whole; one descriptor more stops the queue
+/// (`TooManyDescriptors`) and nothing good of that frame leaves.
+#[test]
+fn descriptors_per_frame_limit() {
+    use nic_testbench::rxgen::flow_frame;
+    use nic_testbench::txoffload::{as_stack_hands_it, OffloadKind};
+    use rand::rngs::StdRng;
+    each_backend(HwSize::Full, |b, dev| {
+        {
+            let cfg = NicConfig { tx_ring_log2: 8, tx_buf_len: 1024, rx_prefill: false, ..NicConfig::default() };
+            let mut nic = open(dev, cfg);
+            nic.set_loopback(false).unwrap();
+            nic.device_mut().take_tx_frames();
+            let mut rng = StdRng::seed_from_u64(64);
+            let (frame, o) = as_stack_hands_it(&flow_frame(&mut rng, [0x02, 0, 0, 0, 0, 1], 65_535), OffloadKind::Tso, Some(1448));
+            let cuts: Vec<usize> = (1..desc::TX_MAX_FRAME_DESCS).map(|k| k * 1024).collect();
+            let f = TxFrame::split(&frame, &cuts).with_offload(o.to_driver());
+            assert_eq!(f.segments.len(), desc::TX_MAX_FRAME_DESCS);
+            assert_eq!(nic.tx_burst(&[f]).unwrap(), 1);
+            let want: Vec<(Vec<u8>, bool)> = txoffload::apply(&frame, &o, 9018).unwrap().iter().map(|s| on_wire(s)).collect();
+            let got = take_wire_frames(nic.device_mut(), want.len());
+            nic.tx_flush(TIMEOUT).unwrap();
+            assert!(got == want, "{b:?}: {} segments, want {}", got.len(), want.len());
+            // one more segment is refused by the driver before it reaches the NIC
+            let cuts: Vec<usize> = (1..=desc::TX_MAX_FRAME_DESCS).map(|k| k * 1000).collect();
+            assert!(matches!(nic.tx_burst(&[TxFrame::split(&frame, &cuts)]), Err(nic_driver::DriverError::InvalidFrame { .. })));
+        }
+        // ... and by the NIC when posted anyway
+        let ring = dev.alloc_dma(16 * 128).unwrap().bus_addr;
+        let w = raw_window(3);
+        dev.write32(w + txq::Q_CONTROL, 0).unwrap();
+        dev.write32(w + txq::Q_BASE_LO, ring as u32).unwrap();
+        dev.write32(w + txq::Q_BASE_HI, (ring >> 32) as u32).unwrap();
+        dev.write32(w + txq::Q_SIZE_LOG2, 7).unwrap();
+        dev.write32(w + txq::Q_CONTROL, bits::Q_CONTROL_ENABLE).unwrap();
+        dev.idle(200);
+        dev.take_tx_frames();
+        let n = desc::TX_MAX_FRAME_DESCS + 1;
+        for i in 0..n {
+            raw_data_desc(dev, ring, i as u64, &tagged(3, i as u32, 20), if i + 1 == n { desc::TX_EOP } else { 0 });
+        }
+        let errors_before = raw_stat(dev, stats::TX_ERRORS);
+        dev.write32(w + txq::Q_TAIL, n as u32).unwrap();
+        dev.idle(20_000);
+        let status = dev.read32(w + txq::Q_STATUS).unwrap();
+        assert_eq!(status & bits::Q_STATUS_ERROR_CODE_MASK, (QueueError::TooManyDescriptors as u32) << bits::Q_STATUS_ERROR_CODE_SHIFT, "{b:?}");
+        let wire = dev.take_tx_frames();
+        assert!(wire.len() <= 1 && wire.iter().all(|(f, e)| *e && !fcs::residue_ok(f)), "{b:?}: {wire:?}");
+        assert_eq!(raw_stat(dev, stats::TX_ERRORS) - errors_before, wire.len() as u32, "{b:?}");
+    });
+}
+
+/// A refused read (unmapped buffer) ends its response early; the beats it never
+/// delivered are given back. Four faults in a row on queue 1 (each restarted) and queue 0
+/// still sends everything (before the fix every fault kept 15 beats of read credit and
+/// the third one stopped all TX).
+#[test]
+fn repeated_read_faults_keep_the_engine_going() {
+    each_backend(HwSize::Full, |b, dev| {
+        let cfg = NicConfig { tx_queues: 2, tx_ring_log2: 8, tx_buf_len: 2048, rx_prefill: false, ..NicConfig::default() };
+        let mut nic = open(dev, cfg);
+        nic.set_loopback(false).unwrap();
+        nic.device_mut().take_tx_frames();
+        for round in 0..4u32 {
+            let bad = TxFrame::from_segments(vec![TxSegment::Raw { bus_addr: 0xdead_0000_0000, len: 1500 }]);
+            assert_eq!(nic.tx_burst_on(1, &[bad]).unwrap(), 1);
+            nic.device_mut().idle(2_000);
+            let st = nic.queue_state(nic_driver::Dir::Tx, 1).unwrap();
+            assert!(matches!(st.error, Some(nic_driver::DriverError::QueueStopped { code: QueueError::DataReadFault, .. })), "{b:?} round {round}: {st:?}");
+            nic.restart_queue(nic_driver::Dir::Tx, 1).unwrap();
+            nic.device_mut().take_dma_faults();
+            let frames: Vec<Vec<u8>> = (0..20).map(|i| tagged(0, round * 20 + i, 1000)).collect();
+            let tx: Vec<TxFrame<'_>> = frames.iter().map(|f| TxFrame::new(f)).collect();
+            assert_eq!(nic.tx_burst_on(0, &tx).unwrap(), 20);
+            let wire = take_wire_frames(nic.device_mut(), 20);
+            nic.tx_flush(TIMEOUT).unwrap();
+            let good: Vec<_> = wire.iter().filter(|(f, e)| !*e && fcs::residue_ok(f)).collect();
+            assert_eq!(good.len(), 20, "{b:?} round {round}: {} good frames of 20", good.len());
+        }
+    });
+}

@@ -143,8 +143,11 @@ pub struct TxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     info: NicFifo<Bits<64>, 4, 5>,
     data: NicFifo<TxBeat, FN, FNP1>,
     ctx_fifo: NicFifo<TxCtx, 4, 5>,
-    comp: NicFifo<Bits<64>, 5, 6>,
-    verdict: NicFifo<Bit, 5, 6>,
+    /// Completions waiting for their frame's verdict: 128 entries, so that a frame of
+    /// `MAX_FRAME_DESCS` descriptors (+ its context descriptor) always fits beside what
+    /// earlier frames (complete, so their verdicts will come) still hold.
+    comp: NicFifo<Bits<64>, 7, 8>,
+    verdict: NicFifo<Bit, 7, 8>,
     downsizer: Downsizer,
     packer: BytePacker,
     /// Write-backs waiting for the write port: [63:0] address, [127:64] bytes 8..16,
@@ -219,6 +222,8 @@ pub struct TxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     cur_flags: DFF<Bits<16>>,
     cur_idx: DFF<Bits<16>>,
     frame_bytes: DFF<Bits<17>>,
+    /// Data descriptors of the frame taken so far (at most `MAX_FRAME_DESCS`).
+    frame_descs: DFF<Bits<8>>,
     reserved: DFF<Bits<16>>,
     sel_run: Signal<Local, Bit>,
     sel_desc_valid: Signal<Local, Bit>,
@@ -227,6 +232,8 @@ pub struct TxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     sel_desc_flags: Signal<Local, Bits<16>>,
     sel_desc_extra: Signal<Local, Bits<16>>,
     sel_pop_idx: Signal<Local, Bits<16>>,
+    sel_deficit: Signal<Local, Bits<20>>,
+    charged: Signal<Local, Bits<20>>,
     info_room: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     pop_desc: Signal<Local, Bit>,
@@ -255,6 +262,8 @@ pub struct TxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     beat_len: Signal<Local, Bits<16>>,
     beat_fire: Signal<Local, Bit>,
     noread_pop: Signal<Local, Bit>,
+    /// Reserved data beats given back this cycle.
+    give_back: Signal<Local, Bits<16>>,
     /// The frame open at the response side ends here with an abort beat.
     terminate: Signal<Local, Bit>,
     comp_word: Signal<Local, Bits<64>>,
@@ -277,6 +286,8 @@ pub struct TxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     /// Request flags TSO | UDP, never valid: a frame with two context descriptors is
     /// refused by the offload engine with them.
     refuse_flags: Constant<TxCtx>,
+    /// The most negative deficit, -2^19.
+    deficit_floor: Constant<Bits<20>>,
 }
 
 impl<const FN: usize, const FNP1: usize, const Q: usize> Default for TxEngine<FN, FNP1, Q> {
@@ -390,6 +401,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for TxEngine<FN
             cur_flags: Default::default(),
             cur_idx: Default::default(),
             frame_bytes: Default::default(),
+            frame_descs: Default::default(),
             reserved: Default::default(),
             sel_run: Default::default(),
             sel_desc_valid: Default::default(),
@@ -398,6 +410,8 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for TxEngine<FN
             sel_desc_flags: Default::default(),
             sel_desc_extra: Default::default(),
             sel_pop_idx: Default::default(),
+            sel_deficit: Default::default(),
+            charged: Default::default(),
             info_room: Default::default(),
             take: Default::default(),
             pop_desc: Default::default(),
@@ -423,6 +437,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for TxEngine<FN
             beat_len: Default::default(),
             beat_fire: Default::default(),
             noread_pop: Default::default(),
+            give_back: Default::default(),
             terminate: Default::default(),
             comp_word: Default::default(),
             c_q: Default::default(),
@@ -437,6 +452,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for TxEngine<FN
             depth: Constant::new(Bits::<16>::from(1u64 << FN)),
             max_in_flight: Constant::new(Bits::<16>::from(32u64)),
             abort_beat: Constant::new((Bits::<135>::from(3u64) << 133) | (Bits::<135>::from(1u64) << 128)),
+            deficit_floor: Constant::new(Bits::<20>::from(1u64 << 19)),
             refuse_flags: Constant::new(Bits::<112>::from(u64::from(nic_regmap::desc::TX_TSO | nic_regmap::desc::TX_UDP)) << 80),
         }
     }
@@ -449,7 +465,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
     fn update(&mut self) {
         dff_setup!(
             self, clock, f_busy, f_owner, f_hold, f_sel, in_frame, cur_q, s_ptr, d_cur, d_visiting, frame_started, ctx_pushed,
-            have_ctx, ctx, cur_valid, cur_addr, cur_remaining, cur_len, cur_flags, cur_idx, frame_bytes, reserved, frame_open,
+            have_ctx, ctx, cur_valid, cur_addr, cur_remaining, cur_len, cur_flags, cur_idx, frame_bytes, frame_descs, reserved, frame_open,
             chunk_off, force_abandon, wbq_wp, wbq_rp, wbq_count
         );
         clock!(self, clock, info, data, ctx_fifo, comp, verdict, downsizer, packer, wb_fifo);
@@ -479,6 +495,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
         self.sel_desc_flags.next = 0.into();
         self.sel_desc_extra.next = 0.into();
         self.sel_pop_idx.next = 0.into();
+        self.sel_deficit.next = 0.into();
         self.h_run.next = false;
         self.c_run.next = false;
         self.c_base.next = 0.into();
@@ -524,6 +541,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
                 self.sel_desc_flags.next = self.fetch[i].desc_flags.val();
                 self.sel_desc_extra.next = self.fetch[i].desc_extra.val();
                 self.sel_pop_idx.next = self.pop_idx[i].q.val();
+                self.sel_deficit.next = self.deficit[i].q.val();
             }
             if self.h_q.val() == self.q_id[i].val() {
                 self.h_run.next = self.run[i].val();
@@ -657,7 +675,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
         self.is_tso.next = self.have_ctx.q.val() & self.ctx.q.val().get_bit(86);
         // an info entry needs room for itself and for the completion it may make
         self.info_room.next = !self.info.full.val()
-            & ((bit_cast::<7, 6>(self.comp.count.val()) + bit_cast::<7, 5>(self.info.count.val())) < 30)
+            & ((bit_cast::<9, 8>(self.comp.count.val()) + bit_cast::<9, 5>(self.info.count.val())) < 126)
             & ((bit_cast::<16, FNP1>(self.data.count.val()) + self.reserved.q.val() + 1) <= self.depth.val());
         self.abandon.next = self.in_frame.q.val() & (!self.sel_run.val() | self.force_abandon.q.val());
         self.set_err.next = 0.into();
@@ -778,12 +796,15 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
                 }
             } else if self.sel_desc_len.val() == 0 {
                 self.set_err.next = 4.into(); // QueueError::ZeroLength
+            } else if self.frame_descs.q.val() == 64 {
+                self.set_err.next = 7.into(); // QueueError::TooManyDescriptors (MAX_FRAME_DESCS)
             } else if !self.is_tso.val()
                 & ((self.frame_bytes.q.val() + bit_cast::<17, 16>(self.sel_desc_len.val()) + 4) > bit_cast::<17, 16>(self.max_frame_len.val()))
             {
                 self.set_err.next = 5.into(); // QueueError::FrameTooLong
             } else {
                 self.pop_desc.next = true;
+                self.frame_descs.d.next = self.frame_descs.q.val() + 1;
                 self.cur_valid.d.next = true;
                 self.cur_addr.d.next = self.sel_desc_addr.val();
                 self.cur_remaining.d.next = self.sel_desc_len.val();
@@ -799,6 +820,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
         }
         // a new frame begins when the scheduler picks a queue
         if !self.in_frame.q.val() {
+            self.frame_descs.d.next = 0.into();
             self.force_abandon.d.next = false;
             self.frame_started.d.next = false;
             self.ctx_pushed.d.next = false;
@@ -806,14 +828,19 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
             self.ctx.d.next = 0.into();
             self.frame_bytes.d.next = 0.into();
         }
+        // the selected queue's deficit after this descriptor: saturates, never wraps
+        self.charged.next = self.sel_deficit.val() - self.desc_sub.val();
+        if self.sel_deficit.val().get_bit(19) & !self.charged.val().get_bit(19) {
+            self.charged.next = self.deficit_floor.val();
+        }
         for i in 0..Q {
             if self.cur_q.q.val() == self.q_id[i].val() {
                 self.fetch[i].desc_pop.next = self.pop_desc.val();
                 if self.pop_desc.val() {
                     self.pop_idx[i].d.next = self.pop_idx[i].q.val() + 1;
                 }
-                if self.desc_sub.val() != 0 {
-                    self.deficit[i].d.next = self.deficit[i].q.val() - self.desc_sub.val();
+                if (self.desc_sub.val() != 0) & !self.strict[i].val() {
+                    self.deficit[i].d.next = self.charged.val();
                 }
                 if self.set_err.val() != 0 {
                     self.error[i].d.next = self.set_err.val();
@@ -857,13 +884,15 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
         self.terminate.next = false;
         if self.noread_pop.val() {
             self.info.read.next = true;
-            if self.info.data_out.val().get_bit(53) | !self.h_run.val() {
-                // info::ABORT (or the queue stopped): the frame ends here
+            if self.info.data_out.val().get_bit(53) {
+                // info::ABORT: the frame ends here
                 self.terminate.next = self.h_open.val();
                 self.frame_open.d.next = false;
             } else {
-                // a context descriptor
-                self.comp.write.next = true;
+                // a context descriptor: completes with its frame (not when its queue has
+                // stopped: the abort marker that follows ends the frame, after the issue
+                // stage has given the frame its request)
+                self.comp.write.next = self.h_run.val();
                 if self.info.data_out.val().get_bit(54) {
                     self.frame_open.d.next = true;
                 }
@@ -915,10 +944,18 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
         }
         self.comp.data_in.next = self.comp_word.val();
         // reserved beats: promised at issue, released by each beat taken (kept or not)
-        self.reserved.d.next = self.reserved.q.val() + self.new_reserve.val();
-        if self.beat_fire.val() | self.noread_pop.val() {
-            self.reserved.d.next = self.reserved.q.val() + self.new_reserve.val() - 1;
+        // (a refused read ends early: its last beat gives back every beat not received)
+        self.give_back.next = 0.into();
+        if self.noread_pop.val() {
+            self.give_back.next = 1.into();
         }
+        if self.beat_fire.val() {
+            self.give_back.next = 1.into();
+            if self.rsp_last.val() {
+                self.give_back.next = (self.left.val() + 15) >> 4;
+            }
+        }
+        self.reserved.d.next = self.reserved.q.val() + self.new_reserve.val() - self.give_back.val();
         // ================= completions, in order, after the frame's verdict ===========
         self.verdict.write.next = self.v_valid.val();
         self.verdict.data_in.next = self.v_error.val();
@@ -997,7 +1034,12 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
             if !self.enable[i].val() {
                 self.flushing[i].d.next = true;
             }
-            if self.flushing[i].q.val() & self.enable[i].val() & (self.outstanding[i].q.val() == 0) & self.fetch[i].idle.val() {
+            if self.flushing[i].q.val()
+                & self.enable[i].val()
+                & (self.outstanding[i].q.val() == 0)
+                & self.fetch[i].idle.val()
+                & !(self.in_frame.q.val() & (self.cur_q.q.val() == self.q_id[i].val()))
+            {
                 self.flushing[i].d.next = false;
             }
             // disabling the queue clears its state (the driver disables an idle queue)
