@@ -335,6 +335,9 @@ impl RefNic {
             if data_descs > desc::TX_MAX_FRAME_DESCS {
                 return TxFetch::Stop(QueueError::TooManyDescriptors, job);
             }
+            if data_descs == 1 && job.ctx.is_some_and(|o| o.tso && len < o.hdr_len) {
+                job.refusal.get_or_insert(TxOffloadError::TsoHeaderSplit);
+            }
             // MAX_FRAME_LEN stops the queue before any offload check (and before the
             // descriptor's data is read); a TSO request's segments are checked instead
             // (txoffload::apply)

@@ -456,7 +456,7 @@ fn spoil<R: Rng>(rng: &mut R, e: TxOffloadError, frame: &mut Vec<u8>, o: &mut Tx
             let mss_max = opts.max_frame_len - FCS_LEN - usize::from(o.hdr_len);
             o.mss = rng.gen_range(mss_max as u16 + 1..=u16::MAX);
         }
-        FrameTooLong | ContextWithEop | TwoContexts => unreachable!("not drawn"),
+        FrameTooLong | ContextWithEop | TwoContexts | TsoHeaderSplit => unreachable!("not drawn"),
     }
 }
 

@@ -208,6 +208,9 @@ pub enum TxOffloadError {
     ContextWithEop,
     /// Descriptor level (never returned by [`validate`]): two context descriptors for one frame.
     TwoContexts,
+    /// Descriptor level (never returned by [`validate`]): `TSO` whose header template
+    /// (`hdr_len` bytes) is not whole in the frame's first data descriptor.
+    TsoHeaderSplit,
 }
 
 impl TxOffloadError {
@@ -221,6 +224,7 @@ impl TxOffloadError {
         use TxOffloadError::*;
         match self {
             FrameTooLong => "frame longer than MAX_FRAME_LEN (queue stops)",
+            TsoHeaderSplit => "TSO header template not whole in the first data descriptor",
             GenericWithL4 => "GENERIC_CSUM with L4_CSUM or TSO",
             GenericBeyondFrame => "generic checksum field beyond the frame",
             OffsetsBeyondFrame => "l3_offset or l4_offset beyond the frame",

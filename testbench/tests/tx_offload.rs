@@ -16,7 +16,7 @@ use nic_driver::{NicConfig, TxFrame, TxSegment};
 use nic_regmap::{bits, desc, stats, txq, QueueError, QUEUE_STRIDE};
 use nic_testbench::fcs;
 use nic_testbench::gen::random_cuts;
-use nic_testbench::txgen::{random_request, TxGenOptions};
+use nic_testbench::txgen::{random_request, TxGenOptions, TxRequest};
 use nic_testbench::txoffload::{self, sent_before_refusal};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
@@ -99,15 +99,23 @@ fn run_case(dev: &mut Box<dyn TestDevice>, c: &Case) -> Result<(), TestCaseError
 
     // what each request must put on the wire: its frames, or what leaves before a
     // refusal (docs/tx-offload.md: nothing, but the full segments of a TSO payload over
-    // 65,535 bytes found at its 65,536th byte)
+    // 65,535 bytes found at its 65,536th byte); a TSO request whose header template is
+    // split over data descriptors is refused before anything leaves
+    let header_split = |r: &TxRequest, cuts: &[usize]| r.offload.tso && cuts.first().is_some_and(|&c| c < usize::from(r.offload.hdr_len));
     let expected: Vec<Vec<Vec<u8>>> = requests
         .iter()
-        .map(|r| r.expected_wire().unwrap_or_else(|e| sent_before_refusal(&r.frame, &r.offload, opts.max_frame_len, e)))
+        .zip(&splits)
+        .map(|(r, cuts)| {
+            if header_split(r, cuts) {
+                return Vec::new();
+            }
+            r.expected_wire().unwrap_or_else(|e| sent_before_refusal(&r.frame, &r.offload, opts.max_frame_len, e))
+        })
         .collect();
     let mut want = Vec::new();
     let (mut refused, mut tso_segments, mut bytes) = (0u32, 0u32, 0u32);
-    for (r, frames) in requests.iter().zip(&expected) {
-        if r.expected_wire().is_err() {
+    for ((r, frames), cuts) in requests.iter().zip(&expected).zip(&splits) {
+        if r.expected_wire().is_err() || header_split(r, cuts) {
             refused += 1;
         }
         if r.offload.tso {
@@ -446,7 +454,8 @@ fn stopped_and_stalled_queues_do_not_block_the_others() {
 }
 
 /// The largest IPv4 TSO request in the most data descriptors a frame may have (64, plus
-/// its context descriptor) goes out whole; one descriptor more stops the queue
+/// its context descriptor) goes out whole; a TSO request whose header template is split
+/// over two descriptors is refused; one descriptor more than 64 stops the queue
 /// (`TooManyDescriptors`) and nothing good of that frame leaves.
 #[test]
 fn descriptors_per_frame_limit() {
@@ -469,6 +478,15 @@ fn descriptors_per_frame_limit() {
             let got = take_wire_frames(nic.device_mut(), want.len());
             nic.tx_flush(TIMEOUT).unwrap();
             assert!(got == want, "{b:?}: {} segments, want {}", got.len(), want.len());
+            // a header template split over two data descriptors is refused, nothing leaves
+            let before = nic.stats().unwrap();
+            let (small, so) = as_stack_hands_it(&flow_frame(&mut rng, [0x02, 0, 0, 0, 0, 1], 5_000), OffloadKind::Tso, Some(1448));
+            let split = TxFrame::split(&small, &[20, 1000, 2000, 3000, 4000]).with_offload(so.to_driver());
+            assert_eq!(nic.tx_burst(&[split]).unwrap(), 1);
+            nic.tx_flush(TIMEOUT).unwrap();
+            nic.device_mut().idle(2_000);
+            assert!(nic.device_mut().take_tx_frames().is_empty(), "{b:?}: a TSO request with a split header left");
+            assert_eq!(nic.stats().unwrap().since(&before).tx_offload_errors, 1, "{b:?}");
             // one more segment is refused by the driver before it reaches the NIC
             let cuts: Vec<usize> = (1..=desc::TX_MAX_FRAME_DESCS).map(|k| k * 1000).collect();
             assert!(matches!(nic.tx_burst(&[TxFrame::split(&frame, &cuts)]), Err(nic_driver::DriverError::InvalidFrame { .. })));

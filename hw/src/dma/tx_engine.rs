@@ -805,6 +805,10 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
             } else {
                 self.pop_desc.next = true;
                 self.frame_descs.d.next = self.frame_descs.q.val() + 1;
+                if self.is_tso.val() & (self.frame_descs.q.val() == 0) & (self.sel_desc_len.val() < self.ctx.q.val().get_bits::<16>(96)) {
+                    // TSO needs its header template whole in the first data descriptor
+                    self.ctx.d.next = self.ctx.q.val() | self.refuse_flags.val();
+                }
                 self.cur_valid.d.next = true;
                 self.cur_addr.d.next = self.sel_desc_addr.val();
                 self.cur_remaining.d.next = self.sel_desc_len.val();
