@@ -64,8 +64,6 @@ const TX_BUF_LEN: usize = nic_driver::DEFAULT_BUF_LEN;
 const STALL_CYCLES: u64 = 2_000_000;
 /// Cycles the wire must stay quiet after the last completion before the run ends.
 const QUIET_CYCLES: u64 = 20_000;
-/// The offload buffer keeps this many bytes in reserve (docs/tx-offload.md).
-const OFFLOAD_BUFFER_RESERVE: usize = 512;
 
 /// What a frame asks of the NIC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -216,11 +214,7 @@ pub fn run_sim(a: SimTxArgs) -> Result<()> {
             );
         }
     }
-    let offload_buffer = match a.config {
-        HwArg::Small => nic_testbench::refnic::RefNicConfig::small().tx_offload_buffer,
-        HwArg::Full => nic_testbench::refnic::RefNicConfig::full().tx_offload_buffer,
-    };
-    let predicted: Vec<(Vec<Vec<u8>>, Option<String>)> = handed.iter().map(|h| predict(h, max_frame_len, offload_buffer - OFFLOAD_BUFFER_RESERVE)).collect();
+    let predicted: Vec<(Vec<Vec<u8>>, Option<String>)> = handed.iter().map(|h| predict(h, max_frame_len, a.config.hw().tx_offload_max_frame())).collect();
 
     // per queue, the frames in pcap order (one flow always on one queue keeps its order)
     let queues = a.queues as usize;
