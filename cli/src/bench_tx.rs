@@ -89,7 +89,8 @@ fn run<D: Device + WireAccess>(nic: &mut Nic<D>, pool: &[Request], count: usize,
     // frames each request is cut into (a TX buffer each), and the request each queue sends next
     let cuts: Vec<Vec<usize>> = pool.iter().map(|r| (1..r.frame.len().div_ceil(cut)).map(|k| k * cut).collect()).collect();
     let mut next: Vec<usize> = (0..queues as usize).collect();
-    let mut expect = std::collections::VecDeque::new(); // (request index) in wire order, per queue
+    // the wire frames still due from the request leaving now (a request leaves whole)
+    let mut expect = std::collections::VecDeque::new();
     let mut per_queue: Vec<std::collections::VecDeque<usize>> = vec![Default::default(); queues as usize];
     let (mut seen, mut t_warm, mut t_last) = (0usize, None, 0u64);
     let start = nic.cycles();
