@@ -12,6 +12,7 @@
 //! rust-hdl has no reset; every stateful block here takes an explicit synchronous
 //! `reset` input and honours it (see ../shared/notes/rust-hdl.md).
 
+pub mod board;
 pub mod config;
 pub mod csr;
 pub mod dma;
