@@ -174,7 +174,7 @@ const VERILATOR_FLAGS: &[&str] = &[
 fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
-    for p in ["build.rs", "csrc", "src/model.rs", "src/axi_model.rs", "../hw/src", "../hw/Cargo.toml", "../regmap/src"] {
+    for p in ["build.rs", "csrc", "src/model.rs", "src/axi_model.rs", "src/board_model.rs", "../hw/src", "../hw/Cargo.toml", "../regmap/src"] {
         println!("cargo:rerun-if-changed={}", manifest.join(p).display());
     }
 
@@ -230,6 +230,49 @@ fn main() {
         libs.push(fast);
         libs.push(slow);
     }
+
+    // The board model (src/board_model.rs): `ecpix5_io` of the small configuration, the
+    // ECPIX-5 board layer without its PLL, with simulation models of the DDR cells and
+    // the simulation parameters (fast UART, short PHY reset). Several clocks, each an
+    // input the test bench drives, and no input feeding logic before a flip-flop, so it
+    // needs no input-register wrapper.
+    let board_obj = {
+        use nic_hw::board::ecpix5;
+        let t0 = std::time::Instant::now();
+        let vname = "board_small";
+        let dir = out.join(vname);
+        fs::create_dir_all(&dir).unwrap();
+        let core_v = nic_hw::export::board_core_verilog(nic_hw::Config::Small);
+        let io_v = ecpix5::ecpix5_verilog(ecpix5::SIM_UART_DIVISOR, ecpix5::SIM_PHY_RESET_BITS);
+        write_if_changed(&dir.join("board_core.v"), &core_v);
+        write_if_changed(&dir.join("ecpix5.v"), &io_v);
+        write_if_changed(&dir.join("ecp5_sim_cells.v"), ecpix5::SIM_PRIMITIVES);
+        let obj = dir.join("obj");
+        let flags = verilator_flags("ecpix5_io");
+        let mut h = DefaultHasher::new();
+        (BUILD_KEY, &core_v, &io_v, ecpix5::SIM_PRIMITIVES, flags.as_slice(), &vversion).hash(&mut h);
+        let key = format!("{:016x}", h.finish());
+        let stamp = dir.join("stamp");
+        let fast = format!("nicv_{vname}_fast");
+        let slow = format!("nicv_{vname}_slow");
+        let up_to_date = fs::read_to_string(&stamp).map(|s| s == key).unwrap_or(false)
+            && dir.join(format!("lib{fast}.a")).exists()
+            && dir.join(format!("lib{slow}.a")).exists();
+        if !up_to_date {
+            let _ = fs::remove_file(&stamp);
+            let _ = fs::remove_dir_all(&obj);
+            verilate(&flags, true, &dir, &obj, &["ecpix5.v", "board_core.v", "ecp5_sim_cells.v"]);
+            let (fast_files, slow_files) = class_files(&obj, vname);
+            compile(&fast, &dir, &obj, &vinc, true, &fast_files, 3);
+            compile(&slow, &dir, &obj, &vinc, true, &slow_files, 1);
+            fs::write(&stamp, &key).unwrap();
+            let _ = fs::write(dir.join("build_seconds"), format!("{:.1}\n", t0.elapsed().as_secs_f64()));
+        }
+        println!("cargo:rustc-link-search=native={}", dir.display());
+        libs.push(fast);
+        libs.push(slow);
+        obj
+    };
 
     // Verilator runtime, once (same defines for every variant: only tracing differs, and
     // the runtime does not depend on it; FST writer included for the traced variants).
@@ -305,7 +348,7 @@ fn main() {
     let factory_file = gen.join("factory.cpp");
     write_if_changed(&factory_file, &factory);
 
-    let mut bridge = cxx_build::bridges(["src/model.rs", "src/axi_model.rs"]);
+    let mut bridge = cxx_build::bridges(["src/model.rs", "src/axi_model.rs", "src/board_model.rs"]);
     bridge
         .std("c++17")
         .warnings(false)
@@ -338,6 +381,26 @@ fn main() {
         defines(&mut b, *traced);
         b.compile(&name);
         libs.push(name);
+    }
+    {
+        let mut b = cc::Build::new();
+        b.cpp(true)
+            .std("c++17")
+            .warnings(false)
+            .opt_level(3)
+            .debug(false)
+            .cargo_metadata(false)
+            .out_dir(&gen)
+            .include(manifest.join("csrc"))
+            .include(&cxxinc)
+            .include(&cxxcrate)
+            .include(&board_obj)
+            .include(&vinc)
+            .include(vinc.join("vltstd"))
+            .file(manifest.join("csrc").join("board_model.cpp"));
+        defines(&mut b, true);
+        b.compile("nicsim_board_model");
+        libs.push("nicsim_board_model".to_string());
     }
     println!("cargo:rustc-link-search=native={}", gen.display());
     for l in &libs {

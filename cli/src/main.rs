@@ -53,12 +53,17 @@ enum Cmd {
         /// rx_csum, rx_classifier, mac_rx or mac_tx.
         #[arg(long, conflicts_with = "config")]
         block: Option<nic_fpga::flow::Block>,
-        /// ECP5 speed grade: 6, 7 or 8.
-        #[arg(long, default_value_t = 6)]
-        speed: u8,
-        /// Clock constraint in MHz.
+        /// ECP5 speed grade: 6, 7 or 8 (default: 8 for ecp5-85k, the ECPIX-5's LFE5UM5G-85F-8;
+        /// 6 otherwise).
+        #[arg(long)]
+        speed: Option<u8>,
+        /// Core clock in MHz (the board's PLL takes the nearest frequency it can make).
         #[arg(long, default_value_t = 156.25)]
         freq: f64,
+        /// ECP5: synthesize nic_top alone out of context (core area and Fmax, no
+        /// bitstream) instead of the board top.
+        #[arg(long, conflicts_with = "block")]
+        ooc: bool,
         /// Output directory.
         #[arg(long)]
         out: PathBuf,
@@ -182,10 +187,15 @@ fn run(cli: Cli) -> Result<()> {
             println!("wrote {}/regmap.md and {}/nic_regs.h", out.display(), out.display());
             Ok(())
         }
-        Cmd::Synth { target, config, block, speed, freq, out } => {
-            use nic_fpga::flow::Design;
+        Cmd::Synth { target, config, block, speed, freq, ooc, out } => {
+            use nic_fpga::flow::{Design, Target};
             let started = std::time::Instant::now();
-            let design = block.map_or(Design::Nic(config.hw()), Design::Block);
+            let design = match (block, ooc) {
+                (Some(b), _) => Design::Block(b),
+                (None, true) => Design::Core(config.hw()),
+                (None, false) => Design::Nic(config.hw()),
+            };
+            let speed = speed.unwrap_or(if target == Target::Ecp5_85k && design == Design::Nic(config.hw()) { 8 } else { 6 });
             let r = nic_fpga::flow::synth_design(target, design, freq, speed, &out, |step| {
                 eprintln!("[{:>4.0} s] {step}", started.elapsed().as_secs_f64());
             })?;

