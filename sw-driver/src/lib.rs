@@ -9,6 +9,8 @@
 //! * [`txq`], [`rxq`]: the queues.
 //! * [`offload`]: [`TxOffload`], a frame's TX offload request (checksums, TSO) and its
 //!   context descriptor (docs/tx-offload.md).
+//! * [`serial`]: the board's serial register bridge protocol (request encoders, answer
+//!   decoders), for a `Device` over the FPGA board's UART.
 //! * [`nic`]: [`Nic`], the burst API (`tx_burst`, `rx_burst`, `tx_reap`), interrupt and
 //!   polling modes, error reporting, control and statistics.
 //!
@@ -71,6 +73,7 @@ pub mod regs;
 pub mod ring;
 pub mod rxclass;
 pub mod rxq;
+pub mod serial;
 pub mod stats;
 pub mod txq;
 
