@@ -74,6 +74,20 @@ fn board_uart_blocks_export_and_lint() {
     lint_blocks("board-uart", &blocks);
 }
 
+/// The board's host memory exports on its own and is lint-clean under
+/// `verilator --lint-only -Wall` with only the generator waivers (the board's size, AW = 11).
+#[test]
+fn board_host_mem_exports_and_lints() {
+    use nic_hw::board::host_mem::HostMem;
+    use rust_hdl::prelude::*;
+    fn verilog<U: Block>(mut uut: U) -> String {
+        uut.connect_all();
+        generate_verilog(&uut)
+    }
+    let blocks = [("board_host_mem", verilog(HostMem::<11>::default()))];
+    lint_blocks("board-host-mem", &blocks);
+}
+
 /// Writes each block's Verilog and lints it with `verilator --lint-only -Wall` and only
 /// the generator waivers; fails with every block's messages.
 fn lint_blocks(group: &str, blocks: &[(&str, String)]) {

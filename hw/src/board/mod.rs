@@ -3,4 +3,7 @@
 //! DMA port, a UART register bridge, and an RGMII MAC adapter with clock-domain crossing.
 
 pub mod bridge;
+pub mod core;
+pub mod ecpix5;
+pub mod host_mem;
 pub mod uart;
