@@ -359,3 +359,25 @@ impl BoardSim {
         pred(self)
     }
 }
+
+/// The host's end of the board's UART: the driver's `SerialDevice` runs on it, so the
+/// board test drives the simulated board exactly as `TtyLink` drives a real one.
+impl nic_driver::serial_device::ByteLink for BoardSim {
+    fn send(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.uart.send(bytes);
+        Ok(())
+    }
+    fn recv(&mut self, timeout_cycles: u64) -> std::io::Result<u8> {
+        if self.run_until(timeout_cycles, |s| !s.uart.received.is_empty()) {
+            Ok(self.uart.received.pop_front().unwrap())
+        } else {
+            Err(std::io::Error::new(std::io::ErrorKind::TimedOut, format!("no byte from the board's UART within {timeout_cycles} core cycles")))
+        }
+    }
+    fn wait_cycles(&mut self, cycles: u64) {
+        self.step_cycles(cycles);
+    }
+    fn cycles(&self) -> u64 {
+        self.core_cycles
+    }
+}

@@ -9,11 +9,15 @@
 //!   [`AxiMemPort`]: an AXI4 slave in front of [`HostMemory`] that checks the protocol.
 //! * [`SimDevice`]: all three together, implementing the driver's `Device` trait, on
 //!   either [`Bus`] (`SimConfig::bus`).
+//! * [`board::BoardSim`]: the ECPIX-5 board top at its pins (`board_model`), with the
+//!   PLL, the RGMII PHY and the host's UART modelled.
 //! * [`bench_idle`]: simulation speed.
 
 pub mod axi_mem;
 pub mod axi_model;
 pub mod bench;
+pub mod board;
+pub mod board_model;
 pub mod device;
 pub mod host_mem;
 pub mod model;

@@ -22,6 +22,8 @@ pub enum DeviceError {
     BadHostAccess { addr: u64, len: usize },
     /// A register access did not complete (bus hung).
     RegisterTimeout { offset: u32 },
+    /// The link to a remote NIC (a board's serial bridge) failed or answered out of step.
+    Link { detail: String },
 }
 
 impl fmt::Display for DeviceError {
@@ -30,6 +32,7 @@ impl fmt::Display for DeviceError {
             Self::OutOfDmaMemory { requested } => write!(f, "out of DMA memory ({requested} bytes requested)"),
             Self::BadHostAccess { addr, len } => write!(f, "host access to unallocated DMA memory at {addr:#x} (+{len})"),
             Self::RegisterTimeout { offset } => write!(f, "register access at {offset:#x} timed out"),
+            Self::Link { detail } => write!(f, "link to the NIC: {detail}"),
         }
     }
 }

@@ -10,7 +10,8 @@
 //! * [`offload`]: [`TxOffload`], a frame's TX offload request (checksums, TSO) and its
 //!   context descriptor (docs/tx-offload.md).
 //! * [`serial`]: the board's serial register bridge protocol (request encoders, answer
-//!   decoders), for a `Device` over the FPGA board's UART.
+//!   decoders), and [`serial_device`]: `SerialDevice`, the `Device` over the FPGA board's
+//!   UART (a serial port, or the simulated board's pins).
 //! * [`nic`]: [`Nic`], the burst API (`tx_burst`, `rx_burst`, `tx_reap`), interrupt and
 //!   polling modes, error reporting, control and statistics.
 //!
@@ -74,6 +75,7 @@ pub mod ring;
 pub mod rxclass;
 pub mod rxq;
 pub mod serial;
+pub mod serial_device;
 pub mod stats;
 pub mod txq;
 
