@@ -32,9 +32,12 @@
 //!
 //! **Writes.** Every beat is handled in the cycle it is taken (no buffering, so the
 //! response can say the data are in memory): the enabled lanes are rotated left by
-//! `addr % 16` bytes into the lane RAMs. A beat is inside the window when its highest
-//! enabled byte is (its lowest then is too, because `addr >= BASE` is checked); a beat with
-//! no byte enabled is harmless. A beat not inside is dropped whole and marks its burst
+//! `addr % 16` bytes into the lane RAMs. A beat is inside the window when its lowest and
+//! its highest enabled byte are (lane 0 itself may lie before the window when its lanes
+//! there are disabled; bytes in between are then inside too); a beat with no byte
+//! enabled is harmless. The highest byte's offset, `addr - BASE + hi`, cannot wrap past
+//! 2^64 when the lowest is at or above BASE unless the beat itself wraps, and then the
+//! wrapped offset is huge, so the beat is refused. A beat not inside is dropped whole and marks its burst
 //! failed. The response (`dma_wr_rsp_*`) is a register: one pulse in the cycle after the
 //! burst's last beat was taken, with the burst's tag and error; by then the bytes are in
 //! the RAM, so any read issued from that cycle on sees them.
@@ -158,6 +161,7 @@ pub struct HostMem<const AW: usize> {
     w_a8: Signal<Local, Bits<8>>,
     w_first: Signal<Local, Bits<4>>,
     w_hi: Signal<Local, Bits<4>>,
+    w_lo_addr: Signal<Local, Bits<64>>,
     w_ok: Signal<Local, Bit>,
     w_take: Signal<Local, Bit>,
     w_fault: Signal<Local, Bit>,
@@ -279,6 +283,7 @@ impl<const AW: usize> Default for HostMem<AW> {
             w_a8: Default::default(),
             w_first: Default::default(),
             w_hi: Default::default(),
+            w_lo_addr: Default::default(),
             w_ok: Default::default(),
             w_take: Default::default(),
             w_fault: Default::default(),
@@ -492,8 +497,11 @@ impl<const AW: usize> Logic for HostMem<AW> {
                 self.w_first.next = self.lane_idx[15 - i].val();
             }
         }
+        // lane 0 may lie before the window when the lanes below the first enabled one
+        // do: check the lowest and the highest enabled byte
+        self.w_lo_addr.next = self.dma_wr_addr.val() + bit_cast::<64, 4>(self.w_first.val());
         self.w_ok.next = (self.dma_wr_strb.val() == 0)
-            | ((self.dma_wr_addr.val() >= self.base.val()) & ((self.w_off.val() + bit_cast::<64, 4>(self.w_hi.val())) < self.win.val()));
+            | ((self.w_lo_addr.val() >= self.base.val()) & ((self.w_off.val() + bit_cast::<64, 4>(self.w_hi.val())) < self.win.val()));
         self.w_fault.next = self.w_take.val() & !self.w_ok.val();
         self.w_data_rot.next = self.dma_wr_data.val();
         self.w_strb_rot.next = self.dma_wr_strb.val();
@@ -546,7 +554,7 @@ impl<const AW: usize> Logic for HostMem<AW> {
             self.f_write.d.next = false;
         }
         if self.w_fault.val() {
-            self.f_addr.d.next = self.dma_wr_addr.val() + bit_cast::<64, 4>(self.w_first.val());
+            self.f_addr.d.next = self.w_lo_addr.val();
             self.f_len.d.next = bit_cast::<16, 4>(self.w_hi.val() - self.w_first.val()) + 1;
             self.f_write.d.next = true;
         }
