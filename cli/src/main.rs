@@ -49,8 +49,9 @@ enum Cmd {
         target: nic_fpga::flow::Target,
         #[arg(long, value_enum, default_value_t = HwArg::Small)]
         config: HwArg,
-        /// Synthesize one block alone instead of nic_top: rx_parser, rx_filter, rx_rss,
-        /// rx_csum, rx_classifier, mac_rx or mac_tx.
+        /// Synthesize one block alone, out of context: rx_parser, rx_filter, rx_rss, rx_csum,
+        /// rx_classifier, mac_rx, mac_tx, tx_engine, tx_offload, rx_engine, board_host_mem,
+        /// board_uart_bridge, board_rgmii_rx or board_rgmii_tx.
         #[arg(long, conflicts_with = "config")]
         block: Option<nic_fpga::flow::Block>,
         /// ECP5 speed grade: 6, 7 or 8 (default: 8 for ecp5-85k, the ECPIX-5's LFE5UM5G-85F-8;
