@@ -158,6 +158,8 @@ enum Slave {
     NoResponse,
     /// Random delays, SLVERR (2), registers untouched, read data garbage.
     SlvErr,
+    /// OKAY, but each response comes this many cycles after the access was taken.
+    Slow(u64),
 }
 
 #[derive(Clone, Debug)]
@@ -210,7 +212,7 @@ fn expect(req: &Request, slave: Slave, m: &Models) -> Expect {
             Status::Range
         } else {
             match slave {
-                Slave::Normal => Status::Ok,
+                Slave::Normal | Slave::Slow(_) => Status::Ok,
                 Slave::Silent | Slave::NoResponse => Status::Timeout,
                 Slave::SlvErr => Status::SlaveError,
             }
@@ -320,6 +322,9 @@ fn run(steps: Vec<Step>, div: u64, mem_log2: u32, seed: u64) -> Outcome {
         let mut stray_rx = 0usize;
         let mut cycle = 0u64;
         let mut step_start = 0u64;
+        // the cycle the request's last byte went into the host UART
+        let mut sent_at = 0u64;
+        let mut answer_started = false;
         while cycle < max_cycles {
             // ---- start the next step when the previous one is over
             let idle = cur.is_none() && unknown.is_none() && cycle >= quiet_until && txq.is_empty();
@@ -405,6 +410,9 @@ fn run(steps: Vec<Step>, div: u64, mem_log2: u32, seed: u64) -> Outcome {
             // ---- observe outputs, update the models (handshakes at the coming edge)
             if x.host_valid.val() && x.host_ready.val() {
                 txq.pop_front();
+                if txq.is_empty() {
+                    sent_at = cycle;
+                }
             }
             if x.board_frame_error.val() {
                 o.board_frame_errors += 1;
@@ -440,6 +448,10 @@ fn run(steps: Vec<Step>, div: u64, mem_log2: u32, seed: u64) -> Outcome {
                         m.regs.insert(a, d);
                         b_due = Some((cycle + rng.gen_range(1..20), 0));
                     }
+                    Slave::Slow(n) => {
+                        m.regs.insert(a, d);
+                        b_due = Some((cycle + n, 0));
+                    }
                     Slave::SlvErr => b_due = Some((cycle + rng.gen_range(1..20), 2)),
                     Slave::NoResponse | Slave::Silent => {}
                 }
@@ -448,6 +460,7 @@ fn run(steps: Vec<Step>, div: u64, mem_log2: u32, seed: u64) -> Outcome {
                 ar = None;
                 match slave {
                     Slave::Normal => r_due = Some((cycle + rng.gen_range(1..20), 0, m.regs.get(&a).copied().unwrap_or(0))),
+                    Slave::Slow(n) => r_due = Some((cycle + n, 0, m.regs.get(&a).copied().unwrap_or(0))),
                     Slave::SlvErr => r_due = Some((cycle + rng.gen_range(1..20), 2, 0xbad0_bad0)),
                     Slave::NoResponse | Slave::Silent => {}
                 }
@@ -476,6 +489,18 @@ fn run(steps: Vec<Step>, div: u64, mem_log2: u32, seed: u64) -> Outcome {
             if x.host_rx_valid.val() {
                 let b = x.host_rx_data.val().to_u64() as u8;
                 if let Some((req, p, e, t0)) = cur.as_mut() {
+                    if !answer_started {
+                        answer_started = true;
+                        // a timeout answers 4096 cycles after the access started: that is
+                        // after the last request byte arrived (one frame after it went into
+                        // the host UART) and before that plus a frame and some slack
+                        if matches!(e.answer, Ok(Answer::WriteReg { status: Status::Timeout }) | Ok(Answer::ReadReg { status: Status::Timeout, .. })) {
+                            let waited = cycle - sent_at;
+                            if waited < 4096 || waited > 4096 + 2 * bit + 100 {
+                                o.failures.push(format!("step {step} {req:?}: timeout answer {waited} cycles after the request"));
+                            }
+                        }
+                    }
                     match p.push(b) {
                         Ok(None) => {}
                         Ok(Some(mut got)) => {
@@ -534,6 +559,7 @@ fn run(steps: Vec<Step>, div: u64, mem_log2: u32, seed: u64) -> Outcome {
                         o.failures.push(format!("step {step} {req:?}: fault log {:?}, expected {:?}", m.faults, e.faults_after));
                     }
                     cur = None;
+                    answer_started = false;
                     step += 1;
                     o.steps_done = step;
                 }
@@ -609,7 +635,7 @@ fn full_script(rng: &mut StdRng, size: u32) -> Vec<Step> {
         req(Request::Faults),
         Step::SetFaults(FaultLog { count: 0xffff, addr: 0x1_0000_0000, len: 1, write: false }),
         req(Request::Faults),
-        // slave error, timeouts, recovery
+        // slave error, timeouts (answered 4096 cycles after the access started), recovery
         Step::Req(Request::WriteReg { addr: 0x0010, value: 0x5555_5555 }, Slave::SlvErr),
         Step::Req(Request::ReadReg { addr: 0x0010 }, Slave::SlvErr),
         Step::Req(Request::WriteReg { addr: 0x0014, value: 0x6666_6666 }, Slave::Silent),
@@ -618,6 +644,9 @@ fn full_script(rng: &mut StdRng, size: u32) -> Vec<Step> {
         Step::Req(Request::ReadReg { addr: 0x0010 }, Slave::NoResponse),
         req(Request::WriteReg { addr: 0x0018, value: 0x8888_8888 }),
         req(Request::ReadReg { addr: 0x0018 }),
+        // slow but within the 4096 cycles
+        Step::Req(Request::WriteReg { addr: 0x001c, value: 0x9999_9999 }, Slave::Slow(4000)),
+        Step::Req(Request::ReadReg { addr: 0x001c }, Slave::Slow(4000)),
         Step::SetIrq(0x0001),
         req(Request::Poll),
         req(Request::Poll),
