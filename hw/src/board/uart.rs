@@ -242,3 +242,275 @@ impl Logic for UartTx {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Each side against an independent bit-level model (a line schedule built here, a
+    //! decoder sampling the line here), then the two blocks back to back.
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    /// The 8N1 line for `bytes` at `div` clocks per bit, `gap` idle clocks before each;
+    /// `bad_stop`: the byte's stop bit is 0 (a framing error), followed by idle.
+    fn line_for(frames: &[(u8, bool)], div: usize, gap: usize) -> Vec<bool> {
+        let mut l = vec![true; 20];
+        for &(b, bad_stop) in frames {
+            l.extend(std::iter::repeat_n(true, gap));
+            l.extend(std::iter::repeat_n(false, div));
+            for i in 0..8 {
+                l.extend(std::iter::repeat_n(b >> i & 1 == 1, div));
+            }
+            l.extend(std::iter::repeat_n(!bad_stop, div));
+        }
+        l.extend(std::iter::repeat_n(true, 4 * div));
+        l
+    }
+
+    /// Decodes a sampled line (one value per clock) into bytes; every bit (start, data,
+    /// stop) must hold its value for exactly its `div` clocks.
+    fn decode_line(l: &[bool], div: usize) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut t = 1;
+        while t < l.len() {
+            if l[t - 1] && !l[t] {
+                let mut bits = [false; 10];
+                for (k, bit) in bits.iter_mut().enumerate() {
+                    let lo = t + k * div;
+                    let hi = t + (k + 1) * div - 1;
+                    assert!(hi < l.len(), "frame cut off at {t}");
+                    *bit = l[lo];
+                    assert!(l[lo..=hi].iter().all(|&x| x == l[lo]), "bit {k} of the frame at {t} not stable");
+                }
+                assert!(!bits[0] && bits[9], "bad start/stop bit in the frame at {t}");
+                out.push((1..9).map(|i| (bits[i] as u8) << (i - 1)).sum());
+                t += 9 * div + div / 2;
+            } else {
+                t += 1;
+            }
+        }
+        out
+    }
+
+    #[derive(Default, Debug, Clone)]
+    struct RxResult {
+        bytes: Vec<u8>,
+        frame_errors: usize,
+    }
+
+    fn run_rx(line: Vec<bool>, div: u64) -> RxResult {
+        let res = Arc::new(Mutex::new(RxResult::default()));
+        let r2 = res.clone();
+        let n = line.len() as u64;
+        let mut sim = Simulation::new();
+        sim.add_clock(5, |x: &mut Box<UartRx>| x.clock.next = !x.clock.val());
+        sim.add_testbench(move |mut sim: Sim<UartRx>| {
+            let mut x = sim.init()?;
+            x.divisor.next = Bits::<16>::from(div);
+            x.rx.next = true;
+            x.reset.next = true;
+            wait_clock_cycles!(sim, clock, x, 3);
+            x.reset.next = false;
+            let mut r = RxResult::default();
+            for &b in &line {
+                x.rx.next = b;
+                x = sim.wait(1, x)?;
+                if x.valid.val() {
+                    r.bytes.push(x.data.val().to_u64() as u8);
+                }
+                if x.frame_error.val() {
+                    r.frame_errors += 1;
+                }
+                wait_clock_cycle!(sim, clock, x);
+            }
+            *r2.lock().unwrap() = r;
+            sim.done(x)
+        });
+        let mut uut = UartRx::default();
+        uut.connect_all();
+        sim.run(Box::new(uut), (n + 100) * 10).unwrap();
+        let r = res.lock().unwrap().clone();
+        r
+    }
+
+    #[test]
+    fn rx_receives_bytes_at_several_divisors() {
+        let bytes: Vec<u8> = vec![0x00, 0xff, 0x55, 0xaa, 0x01, 0x80, 0x3c, b'W'];
+        for div in [4usize, 5, 7, 16] {
+            for gap in [0usize, 3] {
+                let frames: Vec<(u8, bool)> = bytes.iter().map(|&b| (b, false)).collect();
+                let r = run_rx(line_for(&frames, div, gap), div as u64);
+                assert_eq!(r.bytes, bytes, "divisor {div} gap {gap}");
+                assert_eq!(r.frame_errors, 0);
+            }
+        }
+    }
+
+    #[test]
+    fn rx_frame_error_drops_the_byte_and_recovers() {
+        for div in [4usize, 7] {
+            let frames = [(0x12u8, false), (0x34, true), (0x00, true), (0x56, false)];
+            // idle after each bad stop bit so the next start bit is a falling edge again
+            let r = run_rx(line_for(&frames, div, 2), div as u64);
+            assert_eq!(r.bytes, vec![0x12, 0x56], "divisor {div}");
+            assert_eq!(r.frame_errors, 2, "divisor {div}");
+        }
+    }
+
+    #[test]
+    fn rx_ignores_glitches_shorter_than_half_a_bit() {
+        let div = 8;
+        let mut l = vec![true; 30];
+        // 1- and 3-clock low pulses (half a bit is 4): not start bits
+        l.extend([false, true, true, true, true, true, true, true, true, true]);
+        l.extend([false, false, false, true, true, true, true, true, true, true, true, true, true]);
+        l.extend(line_for(&[(0xa5, false)], div, 0));
+        let r = run_rx(l, div as u64);
+        assert_eq!(r.bytes, vec![0xa5]);
+        assert_eq!(r.frame_errors, 0);
+    }
+
+    /// Drives UartTx with `bytes` (valid held until taken, `idle_between` clocks without
+    /// valid after each); returns the line sampled every clock.
+    fn run_tx(bytes: Vec<u8>, div: u64, idle_between: usize) -> Vec<bool> {
+        let res = Arc::new(Mutex::new(Vec::new()));
+        let r2 = res.clone();
+        let cycles = (bytes.len() as u64 * (10 * div + idle_between as u64 + 2)) + 20 * div + 50;
+        let mut sim = Simulation::new();
+        sim.add_clock(5, |x: &mut Box<UartTx>| x.clock.next = !x.clock.val());
+        sim.add_testbench(move |mut sim: Sim<UartTx>| {
+            let mut x = sim.init()?;
+            x.divisor.next = Bits::<16>::from(div);
+            x.valid.next = false;
+            x.reset.next = true;
+            wait_clock_cycles!(sim, clock, x, 3);
+            x.reset.next = false;
+            let mut line = Vec::new();
+            let (mut i, mut idle) = (0usize, 0usize);
+            for _ in 0..cycles {
+                let offer = i < bytes.len() && idle == 0;
+                x.valid.next = offer;
+                if offer {
+                    x.data.next = Bits::<8>::from(bytes[i] as u64);
+                }
+                x = sim.wait(1, x)?;
+                line.push(x.tx.val());
+                if offer && x.ready.val() {
+                    i += 1;
+                    idle = idle_between;
+                } else if idle > 0 {
+                    idle -= 1;
+                }
+                wait_clock_cycle!(sim, clock, x);
+            }
+            assert_eq!(i, bytes.len(), "not every byte was taken");
+            *r2.lock().unwrap() = line;
+            sim.done(x)
+        });
+        let mut uut = UartTx::default();
+        uut.connect_all();
+        sim.run(Box::new(uut), (cycles + 100) * 10).unwrap();
+        let r = res.lock().unwrap().clone();
+        r
+    }
+
+    #[test]
+    fn tx_sends_8n1_frames_at_several_divisors() {
+        let bytes: Vec<u8> = vec![0x00, 0xff, 0x55, 0xaa, 0x01, 0x80, 0xc3, b'v'];
+        for div in [4u64, 7, 12] {
+            for idle in [0usize, 5] {
+                let line = run_tx(bytes.clone(), div, idle);
+                assert!(line[0], "line not idle high after reset");
+                assert_eq!(decode_line(&line, div as usize), bytes, "divisor {div} idle {idle}");
+                if idle == 0 {
+                    // back to back: at most one idle clock between frames
+                    let first = line.iter().position(|&b| !b).unwrap();
+                    let last_low = line.iter().rposition(|&b| !b).unwrap();
+                    let span = (last_low + 1 - first) as u64 + div; // plus the last stop bit
+                    assert!(span <= bytes.len() as u64 * (10 * div + 1), "divisor {div}: {span} clocks for {} frames", bytes.len());
+                }
+            }
+        }
+    }
+
+    /// UartTx into UartRx, as the host and the board see each other.
+    #[derive(LogicBlock, Default)]
+    struct UartLoop {
+        clock: Signal<In, Clock>,
+        reset: Signal<In, Bit>,
+        divisor: Signal<In, Bits<16>>,
+        data: Signal<In, Bits<8>>,
+        valid: Signal<In, Bit>,
+        ready: Signal<Out, Bit>,
+        out_data: Signal<Out, Bits<8>>,
+        out_valid: Signal<Out, Bit>,
+        frame_error: Signal<Out, Bit>,
+        tx: UartTx,
+        rx: UartRx,
+    }
+
+    impl Logic for UartLoop {
+        #[hdl_gen]
+        fn update(&mut self) {
+            self.tx.clock.next = self.clock.val();
+            self.rx.clock.next = self.clock.val();
+            self.tx.reset.next = self.reset.val();
+            self.rx.reset.next = self.reset.val();
+            self.tx.divisor.next = self.divisor.val();
+            self.rx.divisor.next = self.divisor.val();
+            self.tx.data.next = self.data.val();
+            self.tx.valid.next = self.valid.val();
+            self.ready.next = self.tx.ready.val();
+            self.rx.rx.next = self.tx.tx.val();
+            self.out_data.next = self.rx.data.val();
+            self.out_valid.next = self.rx.valid.val();
+            self.frame_error.next = self.rx.frame_error.val();
+        }
+    }
+
+    #[test]
+    fn tx_into_rx_back_to_back() {
+        for div in [4u64, 7] {
+            let bytes: Vec<u8> = (0..40u32).map(|i| (i * 37 + 11) as u8).collect();
+            let got = Arc::new(Mutex::new((Vec::new(), 0usize)));
+            let g2 = got.clone();
+            let b2 = bytes.clone();
+            let cycles = bytes.len() as u64 * (10 * div + 1) + 20 * div;
+            let mut sim = Simulation::new();
+            sim.add_clock(5, |x: &mut Box<UartLoop>| x.clock.next = !x.clock.val());
+            sim.add_testbench(move |mut sim: Sim<UartLoop>| {
+                let mut x = sim.init()?;
+                x.divisor.next = Bits::<16>::from(div);
+                x.valid.next = false;
+                x.reset.next = true;
+                wait_clock_cycles!(sim, clock, x, 3);
+                x.reset.next = false;
+                let (mut i, mut out, mut fe) = (0usize, Vec::new(), 0usize);
+                for _ in 0..cycles {
+                    x.valid.next = i < b2.len();
+                    if i < b2.len() {
+                        x.data.next = Bits::<8>::from(b2[i] as u64);
+                    }
+                    x = sim.wait(1, x)?;
+                    if i < b2.len() && x.ready.val() {
+                        i += 1;
+                    }
+                    if x.out_valid.val() {
+                        out.push(x.out_data.val().to_u64() as u8);
+                    }
+                    if x.frame_error.val() {
+                        fe += 1;
+                    }
+                    wait_clock_cycle!(sim, clock, x);
+                }
+                *g2.lock().unwrap() = (out, fe);
+                sim.done(x)
+            });
+            let mut uut = UartLoop::default();
+            uut.connect_all();
+            sim.run(Box::new(uut), (cycles + 100) * 10).unwrap();
+            let (out, fe) = got.lock().unwrap().clone();
+            assert_eq!(out, bytes, "divisor {div}");
+            assert_eq!(fe, 0);
+        }
+    }
+}
