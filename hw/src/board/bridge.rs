@@ -1,5 +1,5 @@
-//! `UartBridge`: the board's serial register bridge. It turns the byte protocol of
-//! docs/board (spec section 2) into AXI4-Lite accesses to `nic_top`'s `s_axil_*` port
+//! `UartBridge`: the board's serial register bridge. It turns the byte protocol below
+//! (the board spec, section 2) into AXI4-Lite accesses to `nic_top`'s `s_axil_*` port
 //! and byte accesses to the host memory (`HostMem`'s `mem_*` port), so the Rust driver
 //! can drive the board over the FT2232 UART. The host codec is `nic_driver::serial`.
 //!
