@@ -16,7 +16,9 @@
 //!   metastable when it samples during a change; a whole clock period is left for it to
 //!   resolve before the second flop takes it, which makes the failure rate negligible at
 //!   these clock rates. Nothing but the second flop reads the first.
-//! * A synchronized pointer is always old (2..3 receiving cycles late), and a stale
+//! * A synchronized pointer is always old (3..4 receiving cycles late: two synchronizer
+//!   flops and a register after the Gray-to-binary conversion, which keeps the
+//!   conversion out of the paths that compute the free count and the next pointer), and a stale
 //!   pointer only errs on the safe side: the writer sees a read pointer that is at most
 //!   behind the real one, so `wr_free` counts fewer free entries than there are and
 //!   `full` may stay set a little long, never too short (no overwrite). The reader sees a
@@ -62,12 +64,18 @@ pub struct CdcFifo<D: Synth, const N: usize, const NP1: usize> {
     wr_gray: DFF<Bits<NP1>>,
     rd_gray_s1: DFF<Bits<NP1>>,
     rd_gray_s2: DFF<Bits<NP1>>,
+    /// The reader's pointer in binary, registered: the Gray-to-binary fold and the
+    /// free-count subtraction would otherwise be one path into `wr_gray` (ECPIX-5 board
+    /// flow: 87.7 MHz against the RGMII receive clock's 125 MHz).
+    rd_seen_q: DFF<Bits<NP1>>,
     // rd_clock domain
     rd_bin: DFF<Bits<NP1>>,
     rd_gray: DFF<Bits<NP1>>,
     head_loaded: DFF<Bit>,
     wr_gray_s1: DFF<Bits<NP1>>,
     wr_gray_s2: DFF<Bits<NP1>>,
+    /// The writer's pointer in binary, registered (as `rd_seen_q`).
+    wr_seen_q: DFF<Bits<NP1>>,
     depth: Constant<Bits<NP1>>,
     // write-side scratch
     wr_next: Signal<Local, Bits<NP1>>,
@@ -109,11 +117,13 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for CdcFifo<D, N, NP1> 
             wr_gray: Default::default(),
             rd_gray_s1: Default::default(),
             rd_gray_s2: Default::default(),
+            rd_seen_q: Default::default(),
             rd_bin: Default::default(),
             rd_gray: Default::default(),
             head_loaded: Default::default(),
             wr_gray_s1: Default::default(),
             wr_gray_s2: Default::default(),
+            wr_seen_q: Default::default(),
             depth: Constant::new(Bits::<NP1>::from(1u64 << N)),
             wr_next: Default::default(),
             rd_seen_a: Default::default(),
@@ -135,8 +145,8 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for CdcFifo<D, N, NP1> 
 impl<D: Synth, const N: usize, const NP1: usize> Logic for CdcFifo<D, N, NP1> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, wr_clock, wr_bin, wr_gray, rd_gray_s1, rd_gray_s2);
-        dff_setup!(self, rd_clock, rd_bin, rd_gray, head_loaded, wr_gray_s1, wr_gray_s2);
+        dff_setup!(self, wr_clock, wr_bin, wr_gray, rd_gray_s1, rd_gray_s2, rd_seen_q);
+        dff_setup!(self, rd_clock, rd_bin, rd_gray, head_loaded, wr_gray_s1, wr_gray_s2, wr_seen_q);
         self.ram.write_clock.next = self.wr_clock.val();
         self.ram.read_clock.next = self.rd_clock.val();
 
@@ -148,7 +158,9 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for CdcFifo<D, N, NP1> {
         self.rd_seen_b.next = self.rd_seen_a.val() ^ (self.rd_seen_a.val() >> 2);
         self.rd_seen_c.next = self.rd_seen_b.val() ^ (self.rd_seen_b.val() >> 4);
         self.rd_seen.next = self.rd_seen_c.val() ^ (self.rd_seen_c.val() >> 8);
-        self.wr_used.next = self.wr_bin.q.val() - self.rd_seen.val();
+        // one more cycle old: still a pointer the reader really had, so still safe
+        self.rd_seen_q.d.next = self.rd_seen.val();
+        self.wr_used.next = self.wr_bin.q.val() - self.rd_seen_q.q.val();
         self.full.next = self.wr_used.val() == self.depth.val();
         self.wr_free.next = self.depth.val() - self.wr_used.val();
         self.do_write.next = self.write.val() & !self.full.val();
@@ -167,6 +179,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for CdcFifo<D, N, NP1> {
             self.wr_gray.d.next = 0.into();
             self.rd_gray_s1.d.next = 0.into();
             self.rd_gray_s2.d.next = 0.into();
+            self.rd_seen_q.d.next = 0.into();
         }
 
         // ---- read side ----
@@ -176,8 +189,9 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for CdcFifo<D, N, NP1> {
         self.wr_seen_b.next = self.wr_seen_a.val() ^ (self.wr_seen_a.val() >> 2);
         self.wr_seen_c.next = self.wr_seen_b.val() ^ (self.wr_seen_b.val() >> 4);
         self.wr_seen.next = self.wr_seen_c.val() ^ (self.wr_seen_c.val() >> 8);
-        self.rd_fill.next = self.wr_seen.val() - self.rd_bin.q.val();
-        self.valid.next = self.head_loaded.q.val() & (self.wr_seen.val() != self.rd_bin.q.val());
+        self.wr_seen_q.d.next = self.wr_seen.val();
+        self.rd_fill.next = self.wr_seen_q.q.val() - self.rd_bin.q.val();
+        self.valid.next = self.head_loaded.q.val() & (self.wr_seen_q.q.val() != self.rd_bin.q.val());
         self.data_out.next = self.ram.read_data.val();
         self.do_read.next = self.read.val() & self.valid.val();
         self.rd_next.next = self.rd_bin.q.val();
@@ -195,6 +209,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for CdcFifo<D, N, NP1> {
             self.head_loaded.d.next = false;
             self.wr_gray_s1.d.next = 0.into();
             self.wr_gray_s2.d.next = 0.into();
+            self.wr_seen_q.d.next = 0.into();
         }
     }
 }

@@ -371,6 +371,14 @@ pub struct RgmiiTxN<const N: usize, const NP1: usize> {
     // tx domain
     fin_s1: DFF<Bits<16>>,
     fin_s2: DFF<Bits<16>>,
+    /// The core's frame count in binary, registered, and the two start conditions
+    /// computed from it and from the fill level, registered: the Gray-to-binary fold,
+    /// subtraction and compare were one path into the state register (ECPIX-5 board
+    /// flow: 89.5 MHz against 125 MHz). One cycle older is harmless: they are read only
+    /// in Idle, which a started frame leaves for 8 preamble cycles.
+    fin_seen: DFF<Bits<16>>,
+    complete_q: DFF<Bit>,
+    half_q: DFF<Bit>,
     frames_out: DFF<Bits<16>>,
     state: DFF<RgmiiTxState>,
     /// Preamble byte, lane in the head beat, or error byte count.
@@ -434,6 +442,9 @@ impl<const N: usize, const NP1: usize> Default for RgmiiTxN<N, NP1> {
             und_s3: Default::default(),
             fin_s1: Default::default(),
             fin_s2: Default::default(),
+            fin_seen: Default::default(),
+            complete_q: Default::default(),
+            half_q: Default::default(),
             frames_out: Default::default(),
             state: Default::default(),
             cnt: Default::default(),
@@ -473,7 +484,7 @@ impl<const N: usize, const NP1: usize> Logic for RgmiiTxN<N, NP1> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, frames_in, frames_in_gray, und_s1, und_s2, und_s3);
-        dff_setup!(self, tx_clock, fin_s1, fin_s2, frames_out, state, cnt, ifg, discard, und_toggle, out_byte, out_en, out_fall);
+        dff_setup!(self, tx_clock, fin_s1, fin_s2, fin_seen, complete_q, half_q, frames_out, state, cnt, ifg, discard, und_toggle, out_byte, out_en, out_fall);
         self.fifo.wr_clock.next = self.clock.val();
         self.fifo.wr_reset.next = self.reset.val();
         self.fifo.rd_clock.next = self.tx_clock.val();
@@ -517,8 +528,11 @@ impl<const N: usize, const NP1: usize> Logic for RgmiiTxN<N, NP1> {
         self.fin_bin.next = self.fin_c.val() ^ (self.fin_c.val() >> 8);
         // frames whose last beat is in, not yet started: a signed difference (it is -1
         // while a frame started on the half-full rule is still coming in)
-        self.avail.next = self.fin_bin.val() - self.frames_out.q.val();
+        self.fin_seen.d.next = self.fin_bin.val();
+        self.avail.next = self.fin_seen.q.val() - self.frames_out.q.val();
         self.complete.next = (self.avail.val() != 0) & !self.avail.val().get_bit(15);
+        self.complete_q.d.next = self.complete.val();
+        self.half_q.d.next = self.fifo.rd_fill.val() >= self.half.val();
         self.fout_next.next = self.frames_out.q.val() + 1;
         self.h_data_w.next = self.fifo.data_out.val() >> 10;
         self.h_keep_w.next = self.fifo.data_out.val() >> 2;
@@ -541,7 +555,7 @@ impl<const N: usize, const NP1: usize> Logic for RgmiiTxN<N, NP1> {
                     if self.fifo.valid.val() & self.h_last.val() {
                         self.discard.d.next = false;
                     }
-                } else if (self.ifg.q.val() >= 11) & self.fifo.valid.val() & (self.complete.val() | (self.fifo.rd_fill.val() >= self.half.val())) {
+                } else if (self.ifg.q.val() >= 11) & self.fifo.valid.val() & (self.complete_q.q.val() | self.half_q.q.val()) {
                     self.state.d.next = RgmiiTxState::Preamble;
                     self.cnt.d.next = 0.into();
                     self.frames_out.d.next = self.fout_next.val();
@@ -604,6 +618,9 @@ impl<const N: usize, const NP1: usize> Logic for RgmiiTxN<N, NP1> {
         if self.tx_reset.val() {
             self.fin_s1.d.next = 0.into();
             self.fin_s2.d.next = 0.into();
+            self.fin_seen.d.next = 0.into();
+            self.complete_q.d.next = false;
+            self.half_q.d.next = false;
             self.frames_out.d.next = 0.into();
             self.state.d.next = RgmiiTxState::Idle;
             self.cnt.d.next = 0.into();
