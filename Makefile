@@ -24,9 +24,10 @@ run: setup
 	$(NIC) sim loopback --frames 1000
 
 # The workspace tests include the lint of every configuration and top
-# (hw/tests/lint.rs runs what `make lint` runs).
+# (hw/tests/lint.rs runs what `make lint` runs) and the ECP5 board flow to a bitstream,
+# which scripts/test.sh runs beside the rest of the suite.
 test: setup
-	$(CARGO) test --release -j$(JOBS) --workspace --no-fail-fast
+	@CARGO=$(CARGO) JOBS=$(JOBS) bash scripts/test.sh
 
 # verilator --lint-only -Wall on the exported Verilog of every configuration, with
 # only the generator-caused waivers (hw/lint/waivers.vlt, written next to it).

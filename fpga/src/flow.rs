@@ -105,7 +105,7 @@ impl Design {
 pub const ECP5_SPEEDS: [u8; 3] = [6, 7, 8];
 
 /// What one run produced (`report.json`).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Report {
     pub target: String,
     pub config: String,
@@ -133,6 +133,60 @@ pub struct Report {
 }
 
 impl Report {
+    /// Reads a `report.json` written by [`Report::to_json`] (a purpose-built reader for
+    /// this flat format: strings without escaped quotes, numbers, booleans, flat objects
+    /// of numbers and arrays of strings). `None` when a field is missing or malformed.
+    pub fn from_json(json: &str) -> Option<Report> {
+        fn raw<'a>(json: &'a str, key: &str) -> Option<&'a str> {
+            let i = json.find(&format!("\n  \"{key}\": "))? + key.len() + 7;
+            let rest = &json[i..];
+            let end = rest.find(",\n  \"").or_else(|| rest.find("\n}"))?;
+            Some(rest[..end].trim())
+        }
+        let string = |key: &str| -> Option<String> { Some(raw(json, key)?.strip_prefix('"')?.strip_suffix('"')?.replace("\\\"", "\"").replace("\\\\", "\\")) };
+        let number = |key: &str| -> Option<f64> { raw(json, key)?.parse().ok() };
+        let map = |key: &str| -> Option<BTreeMap<String, f64>> {
+            let body = raw(json, key)?.strip_prefix('{')?.strip_suffix('}')?;
+            let mut m = BTreeMap::new();
+            for entry in body.split(", ").filter(|e| !e.trim().is_empty()) {
+                let (k, v) = entry.rsplit_once(": ")?;
+                m.insert(k.trim().strip_prefix('"')?.strip_suffix('"')?.to_string(), v.trim().parse().ok()?);
+            }
+            Some(m)
+        };
+        let list = |key: &str| -> Option<Vec<String>> {
+            let body = raw(json, key)?.strip_prefix('[')?.strip_suffix(']')?.trim();
+            if body.is_empty() {
+                return Some(Vec::new());
+            }
+            body.strip_prefix('"')?.strip_suffix('"')?.split("\", \"").map(|e| Some(e.replace("\\\"", "\"").replace("\\\\", "\\"))).collect()
+        };
+        Some(Report {
+            target: string("target")?,
+            config: string("config")?,
+            top: string("top")?,
+            speed: number("speed")? as u8,
+            luts: number("luts")? as u64,
+            ffs: number("ffs")? as u64,
+            brams: number("brams")? as u64,
+            dsps: number("dsps")? as u64,
+            fmax_mhz: map("fmax_mhz")?,
+            freq_mhz: number("freq_mhz")?,
+            constraint_mhz: map("constraint_mhz")?,
+            timing_met: match raw(json, "timing_met")? {
+                "true" => true,
+                "false" => false,
+                _ => return None,
+            },
+            bitstream: match raw(json, "bitstream")? {
+                "null" => None,
+                _ => Some(string("bitstream")?),
+            },
+            critical_path: list("critical_path")?,
+            notes: list("notes")?,
+        })
+    }
+
     pub fn to_json(&self) -> String {
         let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
         let mut s = String::from("{\n");
@@ -423,6 +477,22 @@ Info: 0.76 ns logic, 1.49 ns routing\n\nERROR: Max frequency for clock 'clock': 
             assert!(!v.contains("module top(") && !v.contains(" top$"), "{}: kept rust-hdl's `top` names", b.name());
         }
         assert!(nic_hw::export::block_verilog("nic_top").is_none());
+    }
+
+    #[test]
+    fn report_json_round_trip() {
+        let mut r = Report { target: "ecp5-85k".into(), config: "small".into(), top: "ecpix5_top".into(), speed: 8, luts: 36996, ffs: 15814, brams: 58, dsps: 0, freq_mhz: 48.08, timing_met: false, ..Report::default() };
+        r.fmax_mhz.insert("$glbnet$io.clk_core".into(), 48.37);
+        r.fmax_mhz.insert("$glbnet$io.clk_tx".into(), 89.49);
+        r.constraint_mhz.insert("$glbnet$io.clk_core".into(), 48.08);
+        r.constraint_mhz.insert("$glbnet$io.clk_tx".into(), 125.0);
+        r.bitstream = Some("ecpix5.bit (984105 bytes)".into());
+        r.critical_path = vec!["Critical path report for clock 'x' (posedge -> posedge):".into(), "a.Q -> b.DI: 11.17 ns, 26 logic levels".into()];
+        r.notes = vec!["a \"quoted\" note".into()];
+        assert_eq!(Report::from_json(&r.to_json()), Some(r.clone()));
+        let empty = Report { target: "ice40-hx8k".into(), ..Report::default() };
+        assert_eq!(Report::from_json(&empty.to_json()), Some(empty));
+        assert_eq!(Report::from_json("{}"), None);
     }
 
     #[test]

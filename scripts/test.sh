@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# `make test`: the whole test suite, with the ECP5 board flow beside it.
+#
+# The board flow (yosys, nextpnr, ecppack for the `small` ECPIX-5 bitstream) is one
+# single-threaded job of about 20 minutes; the test suite is mostly one simulation at a
+# time. So the flow starts in the background as soon as the `nic` binary is built, the
+# suite runs on the other core, and the flow's test (`board_flow_small_ecp5` in
+# fpga/tests/synth_check.rs) runs last: given NIC_BOARD_FLOW_DIR it waits for that run
+# and checks its bitstream and report instead of starting its own.
+set -uo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+CARGO="${CARGO:-cargo}"
+JOBS="${JOBS:-2}"
+out="$root/out/ci-board-flow"
+
+"$CARGO" build --release -j"$JOBS" --workspace --all-targets || exit 1
+
+rm -rf "$out" "$out.rc"
+mkdir -p "$out"
+( "$root/target/release/nic" synth --target ecp5-85k --config small --freq 40 --out "$out" >"$out.log" 2>&1
+  echo $? >"$out.rc" ) &
+flow=$!
+
+status=0
+"$CARGO" test --release -j"$JOBS" --workspace --no-fail-fast -- --skip board_flow_ || status=1
+NIC_BOARD_FLOW_DIR="$out" "$CARGO" test --release -j"$JOBS" -p nic-fpga --test synth_check board_flow_ || status=1
+wait "$flow" 2>/dev/null
+exit $status
