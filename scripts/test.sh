@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `make test`: the whole test suite, with the ECP5 board flow beside it.
 #
-# The board flow (yosys, nextpnr, ecppack for the `small` ECPIX-5 bitstream) is one
-# single-threaded job of about 20 minutes; the test suite is mostly one simulation at a
+# The board flow (yosys, nextpnr, ecppack for the `small` ECPIX-5 bitstream; `--quick`:
+# placement not timing-driven) is one single-threaded job of about 15 minutes; the test suite is mostly one simulation at a
 # time. So the flow starts in the background as soon as the `nic` binary is built, the
 # suite runs on the other core, and the flow's test (`board_flow_small_ecp5` in
 # fpga/tests/synth_check.rs) runs last: given NIC_BOARD_FLOW_DIR it waits for that run
@@ -19,7 +19,7 @@ out="$root/out/ci-board-flow"
 
 rm -rf "$out" "$out.rc"
 mkdir -p "$out"
-( "$root/target/release/nic" synth --target ecp5-85k --config small --freq 40 --out "$out" >"$out.log" 2>&1
+( "$root/target/release/nic" synth --target ecp5-85k --config small --freq 40 --quick --out "$out" >"$out.log" 2>&1
   echo $? >"$out.rc" ) &
 flow=$!
 

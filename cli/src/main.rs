@@ -65,6 +65,10 @@ enum Cmd {
         /// bitstream) instead of the board top.
         #[arg(long, conflicts_with = "block")]
         ooc: bool,
+        /// ECP5 board flow: place without timing-driven placement (about half the
+        /// place-and-route time, lower Fmax): checks the flow, not for figures.
+        #[arg(long)]
+        quick: bool,
         /// Output directory.
         #[arg(long)]
         out: PathBuf,
@@ -188,7 +192,7 @@ fn run(cli: Cli) -> Result<()> {
             println!("wrote {}/regmap.md and {}/nic_regs.h", out.display(), out.display());
             Ok(())
         }
-        Cmd::Synth { target, config, block, speed, freq, ooc, out } => {
+        Cmd::Synth { target, config, block, speed, freq, ooc, quick, out } => {
             use nic_fpga::flow::{Design, Target};
             let started = std::time::Instant::now();
             let design = match (block, ooc) {
@@ -197,7 +201,7 @@ fn run(cli: Cli) -> Result<()> {
                 (None, false) => Design::Nic(config.hw()),
             };
             let speed = speed.unwrap_or(if target == Target::Ecp5_85k && design == Design::Nic(config.hw()) { 8 } else { 6 });
-            let r = nic_fpga::flow::synth_design(target, design, freq, speed, &out, |step| {
+            let r = nic_fpga::flow::synth_design(target, design, freq, speed, quick, &out, |step| {
                 eprintln!("[{:>4.0} s] {step}", started.elapsed().as_secs_f64());
             })?;
             print!("{}", r.to_json());

@@ -344,14 +344,15 @@ pub fn critical_paths(log: &str) -> Vec<String> {
 
 /// Runs the flow into `out` (Verilog, logs, intermediate files, `report.json`).
 /// `progress` is told each step as it starts.
-pub fn synth(target: Target, config: Config, freq_mhz: f64, out: &Path, progress: impl FnMut(&str)) -> Result<Report> {
+/// `quick`: see [`crate::board::synth_board`] (ECP5 board flow only).
+pub fn synth(target: Target, config: Config, freq_mhz: f64, quick: bool, out: &Path, progress: impl FnMut(&str)) -> Result<Report> {
     let speed = if target == Target::Ecp5_85k { nic_hw::board::ecpix5::ECPIX5_DEVICE.2 } else { 6 };
-    synth_design(target, Design::Nic(config), freq_mhz, speed, out, progress)
+    synth_design(target, Design::Nic(config), freq_mhz, speed, quick, out, progress)
 }
 
 /// [`synth`] for any [`Design`] and ECP5 speed grade (6, 7 or 8; ignored for iCE40).
 /// For a block: `out/<block>.v`, synthesized with `<block>` as the top.
-pub fn synth_design(target: Target, design: Design, freq_mhz: f64, speed: u8, out: &Path, mut progress: impl FnMut(&str)) -> Result<Report> {
+pub fn synth_design(target: Target, design: Design, freq_mhz: f64, speed: u8, quick: bool, out: &Path, mut progress: impl FnMut(&str)) -> Result<Report> {
     if !(freq_mhz > 0.0 && freq_mhz <= 1000.0) {
         bail!("--freq {freq_mhz} MHz is out of range (0 < MHz <= 1000)");
     }
@@ -359,7 +360,7 @@ pub fn synth_design(target: Target, design: Design, freq_mhz: f64, speed: u8, ou
         bail!("--speed {speed}: ECP5 speed grades are 6, 7 and 8");
     }
     if let (Design::Nic(config), Family::Ecp5) = (design, target.family()) {
-        return crate::board::synth_board(target, config, freq_mhz, speed, out, progress);
+        return crate::board::synth_board(target, config, freq_mhz, speed, quick, out, progress);
     }
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     progress("exporting Verilog");

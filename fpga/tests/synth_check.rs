@@ -54,7 +54,7 @@ fn board_flow_small_ecp5() {
         None => {
             let dir = std::env::temp_dir().join(format!("nic-board-flow-{}", std::process::id()));
             let started = std::time::Instant::now();
-            let r = nic_fpga::flow::synth(Target::Ecp5_85k, Config::Small, CI_CORE_MHZ, &dir, |step| eprintln!("[{:>4.0} s] {step}", started.elapsed().as_secs_f64()))
+            let r = nic_fpga::flow::synth(Target::Ecp5_85k, Config::Small, CI_CORE_MHZ, true, &dir, |step| eprintln!("[{:>4.0} s] {step}", started.elapsed().as_secs_f64()))
                 .unwrap_or_else(|e| panic!("board flow: {e:#}"));
             (dir, r)
         }
