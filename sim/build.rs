@@ -361,6 +361,8 @@ fn main() {
     // cxx_build::bridge has generated the bridge header under OUT_DIR/cxxbridge by now.
     let cxxinc = out.join("cxxbridge").join("include");
     let cxxcrate = out.join("cxxbridge").join("crate");
+    // the board model's wrapper (csrc/board_model.cpp -> libnicsim_board_model) likewise
+    wrap_files.push((manifest.join("csrc").join("board_model.cpp"), true, vec![board_obj.clone()]));
     for (f, traced, objs) in &wrap_files {
         let name = format!("nicsim_{}", f.file_stem().unwrap().to_string_lossy());
         let mut b = cc::Build::new();
@@ -381,26 +383,6 @@ fn main() {
         defines(&mut b, *traced);
         b.compile(&name);
         libs.push(name);
-    }
-    {
-        let mut b = cc::Build::new();
-        b.cpp(true)
-            .std("c++17")
-            .warnings(false)
-            .opt_level(3)
-            .debug(false)
-            .cargo_metadata(false)
-            .out_dir(&gen)
-            .include(manifest.join("csrc"))
-            .include(&cxxinc)
-            .include(&cxxcrate)
-            .include(&board_obj)
-            .include(&vinc)
-            .include(vinc.join("vltstd"))
-            .file(manifest.join("csrc").join("board_model.cpp"));
-        defines(&mut b, true);
-        b.compile("nicsim_board_model");
-        libs.push("nicsim_board_model".to_string());
     }
     println!("cargo:rustc-link-search=native={}", gen.display());
     for l in &libs {
