@@ -2,6 +2,7 @@
 //! simulation through the real driver, benchmark it.
 
 mod bench;
+mod board;
 mod bench_tx;
 mod loopback;
 mod report;
@@ -40,9 +41,10 @@ enum Cmd {
         #[command(subcommand)]
         cmd: SimCmd,
     },
-    /// Synthesize (and for ECP5 place and route, out of context) with yosys and nextpnr;
-    /// writes DIR/report.json (luts, ffs, brams, dsps, fmax_mhz, timing_met, critical_path)
-    /// and the logs.
+    /// Synthesize with yosys; for ECP5 the ECPIX-5 board top through nextpnr and ecppack
+    /// to a bitstream (or, with --ooc or --block, nextpnr out of context); writes
+    /// DIR/report.json (luts, ffs, brams, dsps, fmax_mhz, timing_met, critical_path) and
+    /// the logs.
     Synth {
         /// ecp5-85k, ecp5-25k, ice40-hx8k or ice40-up5k.
         #[arg(long)]
@@ -73,6 +75,9 @@ enum Cmd {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Drive the NIC on a real ECPIX-5 over its UART (docs/fpga.md): identify, bring the
+    /// queues up, send broadcast frames, report the NIC's counters.
+    Board(board::BoardArgs),
     /// Measure the simulated NIC.
     Bench {
         #[command(subcommand)]
@@ -91,6 +96,9 @@ enum SimCmd {
     /// Transmit a pcap's frames as an OS hands them to the driver (with --csum, full
     /// checksum offload; with --tso-mss N, TSO) and write what left the wire to a pcap.
     Tx(tx::SimTxArgs),
+    /// The ECPIX-5 board simulated at its pins: the driver over the board's UART bridge,
+    /// frames from and to a model of the PHY through RGMII (docs/fpga.md).
+    Board(board::SimBoardArgs),
 }
 
 #[derive(Subcommand)]
@@ -212,6 +220,8 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Bench { cmd: BenchCmd::Loopback(a) } => bench::run(a),
         Cmd::Sim { cmd: SimCmd::Rx(a) } => rx::run_sim(a),
         Cmd::Sim { cmd: SimCmd::Tx(a) } => tx::run_sim(a),
+        Cmd::Sim { cmd: SimCmd::Board(a) } => board::run_sim(a),
+        Cmd::Board(a) => board::run_board(a),
         Cmd::Bench { cmd: BenchCmd::Rx(a) } => rx::run_bench(a),
         Cmd::Bench { cmd: BenchCmd::Tx(a) } => bench_tx::run_bench(a),
     }
