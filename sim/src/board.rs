@@ -281,10 +281,8 @@ impl BoardSim {
     fn event(&mut self) {
         let t = self.next_core.min(self.next_tx).min(self.next_tx90).min(self.next_rx).min(self.next_rx_data);
         self.time_ps = t;
-        let mut core_rise = false;
         if self.next_core == t {
             self.inputs.clk_core = !self.inputs.clk_core;
-            core_rise = self.inputs.clk_core;
             self.next_core += self.clocks.core_ps / 2;
             if !self.inputs.clk_core {
                 // between core edges: the UART line changes on the falling edge, away
@@ -326,7 +324,6 @@ impl BoardSim {
             self.rx_phase_high = self.inputs.eth_rxc;
             self.next_rx += self.clocks.rx_ps / 2;
         }
-        let _ = core_rise;
         self.outputs = self.model.eval(&self.inputs, t);
         if txc_edge {
             // the forwarded clock follows clk_tx90 through its output cell
