@@ -7,7 +7,7 @@ NIC        := $(CARGO) run --release -j$(JOBS) --bin nic --
 OUT        := out
 CONFIGS    := small full
 
-.PHONY: all setup build run test lint regmap verilog bench clean
+.PHONY: all setup build run test test-board-flow lint regmap verilog bench clean
 
 all: build
 
@@ -24,10 +24,14 @@ run: setup
 	$(NIC) sim loopback --frames 1000
 
 # The workspace tests include the lint of every configuration and top
-# (hw/tests/lint.rs runs what `make lint` runs) and the ECP5 board flow to a bitstream,
-# which scripts/test.sh runs beside the rest of the suite.
+# (hw/tests/lint.rs runs what `make lint` runs), but not the ECP5 board flow to a bitstream,
+# which runs with `make test-board-flow` (scripts/test.sh says why).
 test: setup
 	@CARGO=$(CARGO) JOBS=$(JOBS) bash scripts/test.sh
+
+# The ECP5 board flow to a bitstream for `small`, its report checked (about 25 minutes).
+test-board-flow: setup
+	$(CARGO) test --release -j$(JOBS) -p nic-fpga --test synth_check board_flow_
 
 # verilator --lint-only -Wall on the exported Verilog of every configuration, with
 # only the generator-caused waivers (hw/lint/waivers.vlt, written next to it).
