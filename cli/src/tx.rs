@@ -189,6 +189,9 @@ pub fn run_sim(a: SimTxArgs) -> Result<()> {
     if a.queues > hw_queues {
         bail!("--queues {}: the {} configuration has {hw_queues} TX queue{}", a.queues, a.config.hw(), if hw_queues == 1 { "" } else { "s" });
     }
+    if (a.csum || a.tso_mss.is_some()) && !a.config.hw().has_tx_offload() {
+        bail!("--csum/--tso-mss: the {} configuration has no TX offload engine (FEATURES.TX_CSUM clear); use --config full", a.config.hw());
+    }
     let frames = pcap::read_file(&a.pcap).with_context(|| format!("reading {}", a.pcap.display()))?;
     if frames.is_empty() {
         bail!("{} holds no frames", a.pcap.display());

@@ -7,7 +7,8 @@ use std::str::FromStr;
 /// A build configuration of the NIC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Config {
-    /// One TX and one RX queue, small FIFOs: fits an iCE40 HX8K.
+    /// One TX and one RX queue, small FIFOs, no TX offload engine (`FEATURES` says
+    /// which blocks a build has): the configuration meant for an iCE40 HX8K.
     Small,
     /// The growing full NIC (targets an ECP5-85F): deeper FIFOs, 8 RX queues with RSS,
     /// 8 TX queues with a scheduler, a 32 KiB TX offload buffer; RDMA arrives with its issue.
@@ -40,6 +41,24 @@ impl Config {
     /// buffer less 512 bytes, docs/tx-offload.md); longer ones are refused.
     pub fn tx_offload_max_frame(self) -> usize {
         self.tx_offload_buffer_bytes() - 512
+    }
+    /// Whether the build has the TX offload engine (checksum offload and TSO). Without
+    /// it, TX frames go from the queue engine straight to the MAC, and a context
+    /// descriptor stops its queue (`QueueError::UnsupportedContext`).
+    pub fn has_tx_offload(self) -> bool {
+        match self {
+            Config::Small => false,
+            Config::Full => true,
+        }
+    }
+    /// The `FEATURES` register of this build.
+    pub fn features(self) -> u32 {
+        use nic_regmap::bits::*;
+        let mut f = nic_regmap::reset_of("global", "FEATURES");
+        if !self.has_tx_offload() {
+            f &= !(FEATURES_TX_CSUM | FEATURES_TSO);
+        }
+        f
     }
     pub fn rx_queues(self) -> u32 {
         match self {

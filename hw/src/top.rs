@@ -127,6 +127,10 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     rx_irq_bit: [Constant<Bits<16>>; RQ],
     /// RQ - 1: the classifier masks queue numbers with it.
     rx_queue_mask: Constant<Bits<8>>,
+    /// The build has the TX offload engine (`Config::has_tx_offload`). Without it the
+    /// TX engine feeds the MAC directly and the engine's logic, left without a reader,
+    /// is removed by synthesis.
+    has_tx_offload: Constant<Bit>,
 }
 
 impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize> NicTop<TN, TNP1, RN, RNP1, RQ, TQ, BN, BNP1> {
@@ -213,6 +217,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
                 assert!(RQ.is_power_of_two(), "RX queue counts are powers of two (RSS masks with RQ - 1)");
                 Constant::new(Bits::<8>::from(RQ as u64 - 1))
             },
+            has_tx_offload: Constant::new(config.has_tx_offload()),
         }
     }
 }
@@ -346,7 +351,10 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.csr.count_inc[14].next = bit_cast::<32, 1>(self.rx.csum_l3_bad.val().into());
         self.csr.count_inc[15].next = bit_cast::<32, 1>(self.rx.csum_l4_bad.val().into());
         self.csr.count_inc[16].next = bit_cast::<32, 1>(self.tx.stat_refused.val().into());
-        self.csr.count_inc[17].next = bit_cast::<32, 1>(self.tx_offload.stat_tso_segments.val().into());
+        self.csr.count_inc[17].next = 0.into();
+        if self.has_tx_offload.val() {
+            self.csr.count_inc[17].next = bit_cast::<32, 1>(self.tx_offload.stat_tso_segments.val().into());
+        }
         // ---- DMA reads: RX descriptors, then TX descriptors, then TX data
         self.rx.desc_req_ready.next = false;
         self.tx.desc_req_ready.next = false;
@@ -461,6 +469,22 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             | (bit_cast::<70, 1>(self.tx_offload.m_user.val().into()) << 69);
         self.slice_tx.s_valid.next = self.tx_offload.m_valid.val();
         self.tx_offload.m_ready.next = self.slice_tx.s_ready.val();
+        self.tx.ctx_supported.next = self.has_tx_offload.val();
+        if !self.has_tx_offload.val() {
+            // no offload engine: frames go out as the engine gives them, and each frame's
+            // verdict (never an error: a context descriptor stops the queue instead) is
+            // given as its last beat leaves
+            self.tx_offload.s_valid.next = false;
+            self.tx_offload.m_ready.next = false;
+            self.tx.m_ready.next = self.slice_tx.s_ready.val();
+            self.tx.v_valid.next = self.tx.m_valid.val() & self.slice_tx.s_ready.val() & self.tx.m_last.val();
+            self.tx.v_error.next = false;
+            self.slice_tx.s_data.next = bit_cast::<70, 64>(self.tx.m_data.val())
+                | (bit_cast::<70, 4>(self.tx.m_len.val()) << 64)
+                | (bit_cast::<70, 1>(self.tx.m_last.val().into()) << 68)
+                | (bit_cast::<70, 1>(self.tx.m_user.val().into()) << 69);
+            self.slice_tx.s_valid.next = self.tx.m_valid.val();
+        }
         self.mac_tx.s_data.next = self.slice_tx.m_data.val().get_bits::<64>(0);
         self.mac_tx.s_len.next = self.slice_tx.m_data.val().get_bits::<4>(64);
         self.mac_tx.s_last.next = self.slice_tx.m_data.val().get_bit(68);

@@ -141,6 +141,15 @@ pub mod bits {
     pub const Q_STATUS_ERROR: u32 = 1 << 1;
     pub const Q_STATUS_ERROR_CODE_SHIFT: u32 = 8;
     pub const Q_STATUS_ERROR_CODE_MASK: u32 = 0xff << 8;
+    /// `FEATURES` bits: what this build has (a driver checks before it relies on one).
+    pub const FEATURES_LOOPBACK: u32 = 1 << 0;
+    pub const FEATURES_SCATTER_GATHER: u32 = 1 << 1;
+    pub const FEATURES_IRQ_MODERATION: u32 = 1 << 2;
+    pub const FEATURES_RX_FILTER: u32 = 1 << 3;
+    pub const FEATURES_TX_CSUM: u32 = 1 << 4;
+    pub const FEATURES_TSO: u32 = 1 << 5;
+    pub const FEATURES_RX_CSUM: u32 = 1 << 6;
+    pub const FEATURES_RSS: u32 = 1 << 7;
 }
 
 /// Why a queue stopped (`Q_STATUS.ERROR_CODE`).
@@ -162,6 +171,8 @@ pub enum QueueError {
     MisplacedContext = 6,
     /// A TX frame of more than `desc::TX_MAX_FRAME_DESCS` data descriptors.
     TooManyDescriptors = 7,
+    /// A TX context descriptor in a build without TX offload (`FEATURES.TX_CSUM` clear).
+    UnsupportedContext = 8,
 }
 
 impl QueueError {
@@ -175,6 +186,7 @@ impl QueueError {
             5 => Self::FrameTooLong,
             6 => Self::MisplacedContext,
             7 => Self::TooManyDescriptors,
+            8 => Self::UnsupportedContext,
             _ => return None,
         })
     }
@@ -188,6 +200,7 @@ impl QueueError {
             Self::FrameTooLong => "TX frame longer than MAX_FRAME_LEN",
             Self::MisplacedContext => "TX context descriptor after the frame's data descriptors",
             Self::TooManyDescriptors => "TX frame of more than 64 data descriptors",
+            Self::UnsupportedContext => "TX context descriptor, and this build has no TX offload",
         }
     }
 }
@@ -212,13 +225,15 @@ pub mod global {
         ID @ 0x00 : Ro = 0x4E49_4330, "Block type: ASCII \"NIC0\".";
         VERSION @ 0x04 : Ro = 0x0001_0000, "Block version, major.minor in the upper/lower 16 bits.";
         NEXT @ 0x08 : Ro = 0x0100, "Offset of the next block (statistics).";
-        FEATURES @ 0x0C : Ro = 0x0000_003F, "Feature bits of this build." {
+        FEATURES @ 0x0C : Ro = 0x0000_00FF, "Feature bits of this build (the reset value is the `full` configuration's; `small` clears TX_CSUM and TSO)." {
             LOOPBACK [0;1] "internal loopback switch",
             SCATTER_GATHER [1;1] "multi-descriptor TX frames",
             IRQ_MODERATION [2;1] "per-queue interrupt moderation (count and timer)",
-            RX_CLASSIFY [3;1] "RX MAC filter, RSS and checksum validation (docs/rx-classification.md)",
-            TX_CSUM [4;1] "TX checksum offload, generic and full, through context descriptors (docs/tx-offload.md)",
+            RX_FILTER [3;1] "RX MAC filter: exact-match, multicast hash, broadcast (docs/rx-classification.md)",
+            TX_CSUM [4;1] "TX checksum offload, generic and full, through context descriptors (docs/tx-offload.md); clear: a context descriptor stops the queue (UnsupportedContext)",
             TSO [5;1] "TCP segmentation offload (docs/tx-offload.md)",
+            RX_CSUM [6;1] "RX IPv4 header and TCP/UDP checksum verdicts in the completion (docs/rx-classification.md)",
+            RSS [7;1] "RSS: Toeplitz hash, hash type, packet type and the indirection table (docs/rx-classification.md)",
         };
         QUEUES @ 0x10 : Ro = 0x0000_0101, "Queue counts of this configuration." {
             TX [0;8] "number of TX queues",
@@ -554,6 +569,19 @@ mod tests {
         assert_eq!(f(txq::QUEUE_REGS, "Q_STATUS", "ACTIVE"), bits::Q_STATUS_ACTIVE);
         assert_eq!(f(txq::QUEUE_REGS, "Q_STATUS", "ERROR"), bits::Q_STATUS_ERROR);
         assert_eq!(f(txq::QUEUE_REGS, "Q_STATUS", "ERROR_CODE"), bits::Q_STATUS_ERROR_CODE_MASK);
+        let features = [
+            ("LOOPBACK", bits::FEATURES_LOOPBACK),
+            ("SCATTER_GATHER", bits::FEATURES_SCATTER_GATHER),
+            ("IRQ_MODERATION", bits::FEATURES_IRQ_MODERATION),
+            ("RX_FILTER", bits::FEATURES_RX_FILTER),
+            ("TX_CSUM", bits::FEATURES_TX_CSUM),
+            ("TSO", bits::FEATURES_TSO),
+            ("RX_CSUM", bits::FEATURES_RX_CSUM),
+            ("RSS", bits::FEATURES_RSS),
+        ];
+        for (name, mask) in features {
+            assert_eq!(f(global::REGS, "FEATURES", name), mask, "FEATURES.{name}");
+        }
     }
 
     #[test]

@@ -146,6 +146,7 @@ impl<D: Device> Nic<D> {
             let reg_base = nic.layout.queue_reg(Dir::Tx, q, 0);
             let mut t = TxQueue::new(&mut nic.dev, q, reg_base, tx_ring, nic.config.tx_buf_len)?;
             t.report_each_descriptor = nic.config.tx_report_each_descriptor;
+            t.features = nic.layout.features;
             t.start(&mut nic.dev, nic.config.enable_timeout_cycles)?;
             nic.tx.push(t);
             nic.set_irq_moderation(Dir::Tx, q, nic.config.moderation)?;

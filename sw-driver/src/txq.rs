@@ -89,6 +89,9 @@ pub(crate) struct TxQueue {
     pub id: u32,
     /// REPORT_STATUS on every descriptor (`NicConfig::tx_report_each_descriptor`).
     pub report_each_descriptor: bool,
+    /// The NIC's `FEATURES` register: frames asking for an offload it lacks are refused
+    /// before anything is posted.
+    pub features: u32,
     pub ring: Ring,
     pub ring_mem: DmaRegion,
     pub pool: Mempool,
@@ -106,7 +109,7 @@ impl TxQueue {
     pub fn new<D: Device + ?Sized>(dev: &mut D, id: u32, reg_base: u32, ring: Ring, buf_len: usize) -> Result<TxQueue, DriverError> {
         let ring_mem = dev.alloc_dma(ring.bytes())?;
         let pool = Mempool::new(dev, usize::from(ring.size()), buf_len)?;
-        Ok(TxQueue { id, report_each_descriptor: false, ring, ring_mem, pool, slots: vec![TxSlot::default(); usize::from(ring.size())], tail: 0, clean: 0, rs_ends: VecDeque::new(), reg_base })
+        Ok(TxQueue { id, report_each_descriptor: false, features: 0, ring, ring_mem, pool, slots: vec![TxSlot::default(); usize::from(ring.size())], tail: 0, clean: 0, rs_ends: VecDeque::new(), reg_base })
     }
 
     pub fn reg(&self, offset: u32) -> u32 {
@@ -173,6 +176,16 @@ impl TxQueue {
             }
             if f.segments.len() > desc::TX_MAX_FRAME_DESCS {
                 return bad(format!("{} segments: the NIC takes at most {} data descriptors per frame", f.segments.len(), desc::TX_MAX_FRAME_DESCS));
+            }
+            if let Some(o) = &f.offload {
+                use nic_regmap::bits::{FEATURES_TSO, FEATURES_TX_CSUM};
+                // without the offload engine a context descriptor would stop the queue
+                if self.features & FEATURES_TX_CSUM == 0 {
+                    return bad("the NIC has no TX offload (FEATURES.TX_CSUM clear): send the frame with its checksums filled in".into());
+                }
+                if o.tso && self.features & FEATURES_TSO == 0 {
+                    return bad("the NIC has no TSO (FEATURES.TSO clear)".into());
+                }
             }
             if f.descriptors() > usize::from(self.ring.size()) {
                 return bad(format!("{} descriptors never fit a ring of {} descriptors", f.descriptors(), self.ring.size()));

@@ -30,19 +30,32 @@ const DMA_BASE: u64 = 0x1_0000_0000;
 pub struct RefNicConfig {
     pub tx_queues: u32,
     pub rx_queues: u32,
+    /// The TX offload engine (checksums, TSO) is there; without it a context descriptor
+    /// stops its queue (`QueueError::UnsupportedContext`).
+    pub tx_offload: bool,
     /// Bytes of the TX offload buffer (docs/tx-offload.md, "Refused requests"): a
     /// checksummed frame or TSO segment longer than this less 512 bytes is refused.
     pub tx_offload_buffer: usize,
 }
 
 impl RefNicConfig {
-    /// The `small` configuration: one queue each way.
+    /// The `small` configuration: one queue each way, no TX offload.
     pub fn small() -> Self {
-        RefNicConfig { tx_queues: 1, rx_queues: 1, tx_offload_buffer: 4096 }
+        RefNicConfig { tx_queues: 1, rx_queues: 1, tx_offload: false, tx_offload_buffer: 0 }
     }
     /// The `full` configuration: eight each way.
     pub fn full() -> Self {
-        RefNicConfig { tx_queues: 8, rx_queues: 8, tx_offload_buffer: 32768 }
+        RefNicConfig { tx_queues: 8, rx_queues: 8, tx_offload: true, tx_offload_buffer: 32768 }
+    }
+    /// The `FEATURES` register the configuration reads back.
+    pub fn features(&self) -> u32 {
+        use nic_regmap::bits::{FEATURES_TSO, FEATURES_TX_CSUM};
+        let all = reset_of("global", "FEATURES");
+        if self.tx_offload {
+            all
+        } else {
+            all & !(FEATURES_TX_CSUM | FEATURES_TSO)
+        }
     }
 }
 
@@ -313,6 +326,9 @@ impl RefNic {
                 // one with EOP ends (and refuses) the frame there.
                 if seen_data {
                     return TxFetch::Stop(QueueError::MisplacedContext, job);
+                }
+                if !self.cfg.tx_offload {
+                    return TxFetch::Stop(QueueError::UnsupportedContext, job);
                 }
                 if job.ctx.is_some() {
                     job.refusal.get_or_insert(TxOffloadError::TwoContexts);
@@ -689,7 +705,8 @@ impl RefNic {
             return if off < 0x10 { Self::header("stats", off, 0) } else { self.stats.get(&off).copied().unwrap_or(0) };
         }
         match a {
-            global::ID | global::VERSION | global::NEXT | global::FEATURES => reset_of("global", ["ID", "VERSION", "NEXT", "FEATURES"][(a / 4) as usize]),
+            global::ID | global::VERSION | global::NEXT => reset_of("global", ["ID", "VERSION", "NEXT"][(a / 4) as usize]),
+            global::FEATURES => self.cfg.features(),
             global::QUEUES => self.cfg.tx_queues | (self.cfg.rx_queues << 8),
             global::CONTROL => self.control,
             global::MAC_ADDR_LO => self.mac_lo,

@@ -572,3 +572,47 @@ fn each_tx_queue_raises_its_own_vector() {
         }
     });
 }
+
+/// `small` has no offload engine: FEATURES says so (TX_CSUM and TSO clear, set in
+/// `full`), the driver refuses a frame with an offload request before posting anything,
+/// and a context descriptor written by hand stops the queue with UnsupportedContext
+/// after the frame before it has left intact; nothing of the refused frame leaves.
+#[test]
+fn small_has_no_tx_offload() {
+    let offload_bits = bits::FEATURES_TX_CSUM | bits::FEATURES_TSO;
+    each_backend(HwSize::Full, |b, dev| {
+        let features = dev.read32(nic_regmap::global::FEATURES).unwrap();
+        assert_eq!(features & offload_bits, offload_bits, "{b:?}: full has TX offload");
+    });
+    each_backend(HwSize::Small, |b, dev| {
+        let features = dev.read32(nic_regmap::global::FEATURES).unwrap();
+        assert_eq!(features & offload_bits, 0, "{b:?}: FEATURES {features:#x}");
+        let mut nic = open(dev, NicConfig { tx_ring_log2: 6, tx_buf_len: 2048, rx_prefill: false, ..NicConfig::default() });
+        let frame: Vec<u8> = (0..80u8).collect();
+        let with_csum = TxFrame::new(&frame).with_offload(nic_driver::TxOffload::generic(14, 16));
+        match nic.tx_burst(&[TxFrame::new(&frame), with_csum]) {
+            Err(nic_driver::DriverError::InvalidFrame { index: 1, .. }) => {}
+            other => panic!("{b:?}: an offload request on a NIC without offload must be refused, got {other:?}"),
+        }
+        assert_eq!(nic.tx_in_flight(0), 0, "{b:?}: nothing of the burst may be queued");
+    });
+    each_backend(HwSize::Small, |b, dev| {
+        let ring = raw_tx_queue0(dev);
+        let frame: Vec<u8> = (0..100u8).collect();
+        let generic = txoffload::TxOffload { csum_start: 14, csum_offset: 10, generic_csum: true, ..Default::default() };
+        raw_data_desc(dev, ring, 0, &frame[..64], desc::TX_EOP | desc::TX_REPORT_STATUS);
+        raw_set_tail(dev, 1);
+        assert_eq!(dev.take_tx_frames(), vec![on_wire(&frame[..64])], "{b:?}: a frame without a context descriptor leaves");
+        raw_ctx_desc(dev, ring, 1, &generic, 0);
+        raw_data_desc(dev, ring, 2, &frame, desc::TX_EOP | desc::TX_REPORT_STATUS);
+        raw_set_tail(dev, 3);
+        assert_eq!(dev.take_tx_frames(), vec![], "{b:?}: nothing of the frame with the context descriptor leaves");
+        let q = raw_window(0);
+        let status = dev.read32(q + txq::Q_STATUS).unwrap();
+        assert_eq!(status & bits::Q_STATUS_ERROR_CODE_MASK, (QueueError::UnsupportedContext as u32) << bits::Q_STATUS_ERROR_CODE_SHIFT, "{b:?}");
+        assert_eq!(dev.read32(q + txq::Q_HEAD).unwrap(), 1, "{b:?}: HEAD stops at the context descriptor");
+        assert_eq!(raw_writeback_flags(dev, ring, 0), desc::DONE | desc::TX_EOP | desc::TX_REPORT_STATUS, "{b:?}");
+        assert_eq!(raw_stat(dev, stats::TX_FRAMES), 1, "{b:?}");
+        assert_eq!(raw_stat(dev, stats::TX_ERRORS), 0, "{b:?}");
+    });
+}

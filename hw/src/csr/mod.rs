@@ -153,6 +153,7 @@ impl CsrBlock {
     pub fn new(config: Config) -> Self {
         let const_value = |(b, r): (&str, &str)| match r {
             "QUEUES" => config.tx_queues() | (config.rx_queues() << 8),
+            "FEATURES" => config.features(),
             "COUNT" if b == "txq" => config.tx_queues(),
             "COUNT" => config.rx_queues(),
             _ => map::reset_of(b, r),

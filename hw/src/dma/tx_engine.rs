@@ -136,6 +136,9 @@ pub struct TxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     /// The offload engine's verdict on each frame that left `m_*`, in order.
     pub v_valid: Signal<In, Bit>,
     pub v_error: Signal<In, Bit>,
+    /// The build has an offload engine behind `m_*`: without it a context descriptor is a
+    /// bad descriptor (`QueueError::UnsupportedContext`).
+    pub ctx_supported: Signal<In, Bit>,
     /// One pulse per refused frame.
     pub stat_refused: Signal<Out, Bit>,
     // ---- blocks ----
@@ -336,6 +339,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for TxEngine<FN
             m_ctx: Default::default(),
             v_valid: Default::default(),
             v_error: Default::default(),
+            ctx_supported: Default::default(),
             stat_refused: Default::default(),
             fetch: std::array::from_fn(|_| Default::default()),
             info: Default::default(),
@@ -757,6 +761,8 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
             if self.sel_desc_flags.val().get_bit(2) & self.ctx_pushed.q.val() {
                 // a context descriptor after the frame's data: a bad descriptor
                 self.set_err.next = 6.into(); // QueueError::MisplacedContext
+            } else if self.sel_desc_flags.val().get_bit(2) & !self.ctx_supported.val() {
+                self.set_err.next = 8.into(); // QueueError::UnsupportedContext
             } else if self.sel_desc_flags.val().get_bit(2) {
                 // context descriptor: an entry of its own that completes with the frame
                 if self.info_room.val() {
