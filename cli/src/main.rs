@@ -52,7 +52,7 @@ enum Cmd {
         #[arg(long, value_enum, default_value_t = HwArg::Small)]
         config: HwArg,
         /// Synthesize one block alone, out of context: rx_parser, rx_filter, rx_rss, rx_csum,
-        /// rx_classifier, mac_rx, mac_tx, tx_engine, tx_offload, rx_engine, board_host_mem,
+        /// rx_classifier, rx_lean, mac_rx, mac_tx, tx_engine, tx_offload, rx_engine, board_host_mem,
         /// board_uart_bridge, board_rgmii_rx or board_rgmii_tx.
         #[arg(long, conflicts_with = "config")]
         block: Option<nic_fpga::flow::Block>,

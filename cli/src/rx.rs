@@ -144,8 +144,12 @@ pub fn run_sim(a: SimRxArgs) -> Result<()> {
     let cfg = NicConfig { rx_queues: queues, rx_ring_log2: 8, rx_buf_len: 9216, irq_mode: IrqMode::Polling, ..NicConfig::default() };
     let mut nic = Nic::open_with(&mut dev, cfg).context("opening the NIC")?;
     nic.set_loopback(false)?;
-    nic.set_rss_key(&a.rss_key.unwrap_or(RSS_DEFAULT_KEY))?;
-    nic.set_rss_types(a.rss_types)?;
+    if nic.has_rss() {
+        nic.set_rss_key(&a.rss_key.unwrap_or(RSS_DEFAULT_KEY))?;
+        nic.set_rss_types(a.rss_types)?;
+    } else if a.rss_key.is_some() {
+        bail!("--rss-key: the {} configuration has no RSS (use --config full)", a.config.hw());
+    }
     for (i, m) in a.mac.iter().enumerate() {
         nic.set_mac_filter(i as u32, Some(MacFilter { addr: *m, steer_queue: None }))?;
     }
@@ -312,8 +316,13 @@ pub fn run_bench(a: BenchRxArgs) -> Result<()> {
         println!("{{\"config\":\"{}\",\"backend\":\"{:?}\",\"bus\":\"{:?}\",\"queues\":{queues},\"results\":[{}]}}", a.config.hw(), a.sim.backend, a.sim.bus, items.join(","));
         return Ok(());
     }
+    let classes = if a.config.hw().has_rx_offload() {
+        format!("MAC filter, RSS over {queues} queues, checksum validation on")
+    } else {
+        "MAC filter only: this configuration has no RSS or checksum validation".to_string()
+    };
     println!(
-        "RX back to back (TCP/IPv4, random flows; MAC filter, RSS over {queues} queues, checksum validation on), {} configuration, {:?} backend, {:?} bus",
+        "RX back to back (TCP/IPv4, random flows; {classes}), {} configuration, {:?} backend, {:?} bus",
         a.config.hw(),
         a.sim.backend,
         a.sim.bus

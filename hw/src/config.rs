@@ -7,8 +7,9 @@ use std::str::FromStr;
 /// A build configuration of the NIC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Config {
-    /// One TX and one RX queue, small FIFOs, no TX offload engine (`FEATURES` says
-    /// which blocks a build has): the configuration meant for an iCE40 HX8K.
+    /// One TX and one RX queue, small FIFOs, no TX offload engine, no RSS or RX checksum
+    /// validation (`FEATURES` says which blocks a build has): the configuration meant
+    /// for an iCE40 HX8K.
     Small,
     /// The growing full NIC (targets an ECP5-85F): deeper FIFOs, 8 RX queues with RSS,
     /// 8 TX queues with a scheduler, a 32 KiB TX offload buffer; RDMA arrives with its issue.
@@ -51,12 +52,24 @@ impl Config {
             Config::Full => true,
         }
     }
+    /// Whether the build has the RX parser, RSS and RX checksum validation. Without them
+    /// the MAC filter alone classifies (`RxLeanClassifier`): hash, hash type and packet
+    /// type are 0 and the checksum verdicts "not checked".
+    pub fn has_rx_offload(self) -> bool {
+        match self {
+            Config::Small => false,
+            Config::Full => true,
+        }
+    }
     /// The `FEATURES` register of this build.
     pub fn features(self) -> u32 {
         use nic_regmap::bits::*;
         let mut f = nic_regmap::reset_of("global", "FEATURES");
         if !self.has_tx_offload() {
             f &= !(FEATURES_TX_CSUM | FEATURES_TSO);
+        }
+        if !self.has_rx_offload() {
+            f &= !(FEATURES_RX_CSUM | FEATURES_RSS);
         }
         f
     }

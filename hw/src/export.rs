@@ -101,12 +101,13 @@ pub fn write_all(config: Config, dir: &Path) -> std::io::Result<()> {
 
 /// The blocks [`block_verilog`] exports on their own (for out-of-context synthesis of one
 /// block: `nic synth --block NAME`); each becomes a module of that name.
-pub const BLOCKS: [&str; 14] = [
+pub const BLOCKS: [&str; 15] = [
     "rx_parser",
     "rx_filter",
     "rx_rss",
     "rx_csum",
     "rx_classifier",
+    "rx_lean",
     "mac_rx",
     "mac_tx",
     "tx_engine",
@@ -123,7 +124,7 @@ pub const BLOCKS: [&str; 14] = [
 /// `None` for an unknown name.
 pub fn block_verilog(name: &str) -> Option<String> {
     use crate::mac::{MacRx, MacTx};
-    use crate::rx::{RxClassifier, RxCsum, RxFilter, RxParser, RxRss};
+    use crate::rx::{RxClassifier, RxCsum, RxFilter, RxLeanClassifier, RxParser, RxRss};
     fn export<U: Block>(mut uut: U) -> String {
         uut.connect_all();
         generate_verilog(&uut)
@@ -134,6 +135,7 @@ pub fn block_verilog(name: &str) -> Option<String> {
         "rx_rss" => export(RxRss::default()),
         "rx_csum" => export(RxCsum::default()),
         "rx_classifier" => export(RxClassifier::default()),
+        "rx_lean" => export(RxLeanClassifier::default()),
         "mac_rx" => export(MacRx::default()),
         "mac_tx" => export(MacTx::default()),
         // the full configuration's sizes: 8 queues, 512-beat data FIFO, 32 KiB offload buffer

@@ -13,7 +13,7 @@
 use crate::csr::{CsrBlock, QueueDir, QueueRegs, RxcRegs};
 use crate::dma::{RxEngine, TxEngine};
 use crate::mac::{MacRx, MacTx};
-use crate::rx::RxClassifier;
+use crate::rx::{RxClassifier, RxLeanClassifier};
 use crate::stream::RegSlice;
 use crate::tx::TxOffload;
 use crate::Config;
@@ -102,6 +102,9 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     rxq_regs: [QueueRegs; RQ],
     rxc_regs: RxcRegs,
     rx_class: RxClassifier,
+    /// The classifier of a build without RSS and checksum validation (one of the two
+    /// classifiers is used; synthesis removes the other).
+    rx_lean: RxLeanClassifier,
     mac_tx: MacTx,
     mac_rx: MacRx,
     /// Register slices cutting the stream path (timing): TX engine → MAC TX (data 64,
@@ -131,6 +134,8 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     /// TX engine feeds the MAC directly and the engine's logic, left without a reader,
     /// is removed by synthesis.
     has_tx_offload: Constant<Bit>,
+    /// The build has RSS and RX checksum validation (`Config::has_rx_offload`).
+    has_rx_offload: Constant<Bit>,
 }
 
 impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize> NicTop<TN, TNP1, RN, RNP1, RQ, TQ, BN, BNP1> {
@@ -198,6 +203,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             rxq_regs: std::array::from_fn(|q| QueueRegs::new(QueueDir::Rx, q as u32)),
             rxc_regs: Default::default(),
             rx_class: Default::default(),
+            rx_lean: Default::default(),
             mac_tx: Default::default(),
             mac_rx: Default::default(),
             slice_tx: Default::default(),
@@ -218,6 +224,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
                 Constant::new(Bits::<8>::from(RQ as u64 - 1))
             },
             has_tx_offload: Constant::new(config.has_tx_offload()),
+            has_rx_offload: Constant::new(config.has_rx_offload()),
         }
     }
 }
@@ -226,7 +233,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, wr_lock_rx, wr_hold_tx, rd_hold);
-        clock!(self, clock, csr, tx, tx_offload, rx, rxc_regs, rx_class, mac_tx, mac_rx, slice_tx, slice_wire, slice_rx);
+        clock!(self, clock, csr, tx, tx_offload, rx, rxc_regs, rx_class, rx_lean, mac_tx, mac_rx, slice_tx, slice_wire, slice_rx);
         self.slice_tx.reset.next = self.reset.val();
         self.slice_wire.reset.next = self.reset.val();
         self.slice_rx.reset.next = self.reset.val();
@@ -238,6 +245,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.tx_offload.reset.next = self.reset.val();
         self.rxc_regs.reset.next = self.reset.val();
         self.rx_class.reset.next = self.reset.val();
+        self.rx_lean.reset.next = self.reset.val();
         // ---- registers (RW_REGS indices: see csr::RW_REGS)
         self.csr.s_axil_awaddr.next = self.s_axil_awaddr.val();
         self.csr.s_axil_awvalid.next = self.s_axil_awvalid.val();
@@ -561,6 +569,35 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.rx.s_meta.next = self.rx_meta.val();
         self.rx.s_valid.next = self.rx_class.m_valid.val();
         self.rx_class.m_ready.next = self.rx.s_ready.val();
+        // without RSS and checksum validation: the filter alone (metadata layout as above)
+        self.rx_lean.s_data.next = self.slice_rx.m_data.val().get_bits::<64>(0);
+        self.rx_lean.s_len.next = self.slice_rx.m_data.val().get_bits::<4>(64);
+        self.rx_lean.s_last.next = self.slice_rx.m_data.val().get_bit(68);
+        self.rx_lean.s_status.next = self.slice_rx.m_data.val().get_bits::<3>(69);
+        self.rx_lean.filter_ctrl.next = self.rxc_regs.filter_ctrl.val();
+        for i in 0..32 {
+            self.rx_lean.mac_filter[i].next = self.rxc_regs.mac_filter[i].val();
+        }
+        self.rx_lean.mcast_wr.next = self.rxc_regs.mcast_wr.val();
+        self.rx_lean.mcast_wr_addr.next = self.rxc_regs.mcast_wr_addr.val();
+        self.rx_lean.mcast_wr_data.next = self.rxc_regs.mcast_wr_data.val();
+        self.rx_lean.queue_mask.next = self.rx_queue_mask.val();
+        self.rx_lean.s_valid.next = false;
+        self.rx_lean.m_ready.next = false;
+        if !self.has_rx_offload.val() {
+            self.rx_class.s_valid.next = false;
+            self.rx_class.m_ready.next = false;
+            self.rx_lean.s_valid.next = self.slice_rx.m_valid.val();
+            self.slice_rx.m_ready.next = self.rx_lean.s_ready.val();
+            self.rx.s_data.next = self.rx_lean.m_data.val();
+            self.rx.s_len.next = self.rx_lean.m_len.val();
+            self.rx.s_last.next = self.rx_lean.m_last.val();
+            self.rx.s_meta.next = (bit_cast::<72, 4>(self.rx_lean.m_queue.val().get_bits::<4>(0)) << 52)
+                | (bit_cast::<72, 2>(self.rx_lean.m_drop.val()) << 56)
+                | (bit_cast::<72, 3>(self.rx_lean.m_status.val()) << 62);
+            self.rx.s_valid.next = self.rx_lean.m_valid.val();
+            self.rx_lean.m_ready.next = self.rx.s_ready.val();
+        }
         if self.reset.val() {
             self.wr_lock_rx.d.next = false;
             self.wr_hold_tx.d.next = false;

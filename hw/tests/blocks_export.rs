@@ -18,7 +18,7 @@ fn tops_export_for_both_configs() {
 /// `verilator --lint-only -Wall` with only the generator waivers.
 #[test]
 fn rx_blocks_export_and_lint() {
-    use nic_hw::rx::{RxClassifier, RxCsum, RxFilter, RxParser, RxRss};
+    use nic_hw::rx::{RxClassifier, RxCsum, RxFilter, RxLeanClassifier, RxParser, RxRss};
     use rust_hdl::prelude::*;
     fn verilog<U: Block>(mut uut: U) -> String {
         uut.connect_all();
@@ -30,6 +30,7 @@ fn rx_blocks_export_and_lint() {
         ("rx_rss", verilog(RxRss::default())),
         ("rx_csum", verilog(RxCsum::default())),
         ("rx_classifier", verilog(RxClassifier::default())),
+        ("rx_lean", verilog(RxLeanClassifier::default())),
     ];
     lint_blocks("rx", &blocks);
 }

@@ -166,9 +166,11 @@ impl<D: Device> Nic<D> {
             for i in 0..nic_regmap::rxc::MAC_FILTERS {
                 nic.set_mac_filter(i, None)?;
             }
-            nic.set_rss_key(&nic_regmap::rxc::RSS_DEFAULT_KEY)?;
-            nic.set_rss_types(crate::rxclass::rss_types::ALL)?;
-            nic.set_rss_spread(nic.config.rx_queues)?;
+            if nic.has_rss() {
+                nic.set_rss_key(&nic_regmap::rxc::RSS_DEFAULT_KEY)?;
+                nic.set_rss_types(crate::rxclass::rss_types::ALL)?;
+                nic.set_rss_spread(nic.config.rx_queues)?;
+            }
             nic.set_mcast_hash(&[0; 128])?;
         }
         Ok(nic)

@@ -80,6 +80,20 @@ impl<D: Device> Nic<D> {
         Ok(base - rxc::BASE + offset)
     }
 
+    /// The RSS registers of a NIC without RSS (`FEATURES.RSS` clear) would do nothing:
+    /// setting them is refused, as `ethtool -X` is on such a NIC.
+    fn rss_reg(&self, offset: u32) -> Result<u32, DriverError> {
+        if self.layout.features & nic_regmap::bits::FEATURES_RSS == 0 {
+            return Err(DriverError::InvalidConfig("the NIC has no RSS (FEATURES.RSS clear): every frame goes to queue 0".into()));
+        }
+        self.rxc_reg(offset)
+    }
+
+    /// Whether the NIC has RSS (Toeplitz hash, hash types, indirection table).
+    pub fn has_rss(&self) -> bool {
+        self.layout.features & nic_regmap::bits::FEATURES_RSS != 0
+    }
+
     fn check_filter_index(i: u32) -> Result<(), DriverError> {
         if i >= rxc::MAC_FILTERS {
             return Err(DriverError::InvalidConfig(format!("MAC filter entry {i} does not exist (0..{})", rxc::MAC_FILTERS)));
@@ -170,7 +184,7 @@ impl<D: Device> Nic<D> {
 
     pub fn set_rss_key(&mut self, key: &[u8; 40]) -> Result<(), DriverError> {
         for i in 0..10 {
-            let a = self.rxc_reg(rxc::rss_key(i as u32))?;
+            let a = self.rss_reg(rxc::rss_key(i as u32))?;
             self.dev.set_reg32(a, u32::from_be_bytes(key[4 * i..4 * i + 4].try_into().unwrap()))?;
         }
         Ok(())
@@ -179,7 +193,7 @@ impl<D: Device> Nic<D> {
     pub fn rss_key(&mut self) -> Result<[u8; 40], DriverError> {
         let mut key = [0u8; 40];
         for i in 0..10 {
-            let a = self.rxc_reg(rxc::rss_key(i as u32))?;
+            let a = self.rss_reg(rxc::rss_key(i as u32))?;
             key[4 * i..4 * i + 4].copy_from_slice(&self.dev.get_reg32(a)?.to_be_bytes());
         }
         Ok(key)
@@ -190,12 +204,12 @@ impl<D: Device> Nic<D> {
         if types & !rss_types::ALL != 0 {
             return Err(DriverError::InvalidConfig(format!("unknown RSS hash type bits {:#x}", types & !rss_types::ALL)));
         }
-        let a = self.rxc_reg(rxc::BASE + rxc::RSS_CTRL)?;
+        let a = self.rss_reg(rxc::BASE + rxc::RSS_CTRL)?;
         self.dev.set_reg32(a, types)
     }
 
     pub fn rss_types(&mut self) -> Result<u32, DriverError> {
-        let a = self.rxc_reg(rxc::BASE + rxc::RSS_CTRL)?;
+        let a = self.rss_reg(rxc::BASE + rxc::RSS_CTRL)?;
         self.dev.get_reg32(a)
     }
 
@@ -205,7 +219,7 @@ impl<D: Device> Nic<D> {
             return Err(DriverError::InvalidConfig(format!("indirection entry names RX queue {q}, but {} are open", self.config().rx_queues)));
         }
         for i in 0..32 {
-            let a = self.rxc_reg(rxc::rss_reta(i as u32))?;
+            let a = self.rss_reg(rxc::rss_reta(i as u32))?;
             self.dev.set_reg32(a, u32::from_le_bytes(table[4 * i..4 * i + 4].try_into().unwrap()))?;
         }
         self.rxc_shadow.reta = *table;

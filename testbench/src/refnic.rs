@@ -33,29 +33,35 @@ pub struct RefNicConfig {
     /// The TX offload engine (checksums, TSO) is there; without it a context descriptor
     /// stops its queue (`QueueError::UnsupportedContext`).
     pub tx_offload: bool,
+    /// RSS and RX checksum validation are there; without them the MAC filter alone
+    /// classifies (`RxClassConfig::with_features`).
+    pub rx_offload: bool,
     /// Bytes of the TX offload buffer (docs/tx-offload.md, "Refused requests"): a
     /// checksummed frame or TSO segment longer than this less 512 bytes is refused.
     pub tx_offload_buffer: usize,
 }
 
 impl RefNicConfig {
-    /// The `small` configuration: one queue each way, no TX offload.
+    /// The `small` configuration: one queue each way, no TX offload, no RSS or RX
+    /// checksum validation.
     pub fn small() -> Self {
-        RefNicConfig { tx_queues: 1, rx_queues: 1, tx_offload: false, tx_offload_buffer: 0 }
+        RefNicConfig { tx_queues: 1, rx_queues: 1, tx_offload: false, rx_offload: false, tx_offload_buffer: 0 }
     }
     /// The `full` configuration: eight each way.
     pub fn full() -> Self {
-        RefNicConfig { tx_queues: 8, rx_queues: 8, tx_offload: true, tx_offload_buffer: 32768 }
+        RefNicConfig { tx_queues: 8, rx_queues: 8, tx_offload: true, rx_offload: true, tx_offload_buffer: 32768 }
     }
     /// The `FEATURES` register the configuration reads back.
     pub fn features(&self) -> u32 {
-        use nic_regmap::bits::{FEATURES_TSO, FEATURES_TX_CSUM};
-        let all = reset_of("global", "FEATURES");
-        if self.tx_offload {
-            all
-        } else {
-            all & !(FEATURES_TX_CSUM | FEATURES_TSO)
+        use nic_regmap::bits::{FEATURES_RSS, FEATURES_RX_CSUM, FEATURES_TSO, FEATURES_TX_CSUM};
+        let mut f = reset_of("global", "FEATURES");
+        if !self.tx_offload {
+            f &= !(FEATURES_TX_CSUM | FEATURES_TSO);
         }
+        if !self.rx_offload {
+            f &= !(FEATURES_RX_CSUM | FEATURES_RSS);
+        }
+        f
     }
 }
 
@@ -206,7 +212,7 @@ impl RefNic {
             rx_wire: VecDeque::new(),
             tx_busy_until: 0,
             rx_busy_until: 0,
-            rxc: RxClassConfig::reset_default(cfg.rx_queues),
+            rxc: RxClassConfig::reset_default(cfg.rx_queues).with_features(cfg.features()),
             mac_filter_words: [0; 32],
             strict_last: None,
             drr_last: None,

@@ -160,6 +160,12 @@ pub struct RxClassConfig {
     pub reta: [u8; RETA_ENTRIES],
     /// Number of RX queues, a power of two (queue numbers are masked with `queues - 1`).
     pub queues: u32,
+    /// The NIC has RSS (`FEATURES.RSS`): without it hash, hash type and packet type are
+    /// 0 and only a steering entry moves a frame off queue 0.
+    pub rss: bool,
+    /// The NIC validates checksums (`FEATURES.RX_CSUM`): without it both verdicts are
+    /// "not checked".
+    pub csum: bool,
 }
 
 impl RxClassConfig {
@@ -180,7 +186,16 @@ impl RxClassConfig {
             rss_key: toeplitz::DEFAULT_KEY,
             reta,
             queues,
+            rss: true,
+            csum: true,
         }
+    }
+
+    /// The same configuration on a NIC with these `FEATURES` bits.
+    pub fn with_features(mut self, features: u32) -> Self {
+        self.rss = features & nic_regmap::bits::FEATURES_RSS != 0;
+        self.csum = features & nic_regmap::bits::FEATURES_RX_CSUM != 0;
+        self
     }
 
     /// `RX_FILTER_CTRL`.
@@ -609,7 +624,7 @@ pub fn filter(cfg: &RxClassConfig, dst: &[u8; 6]) -> u8 {
 /// parser marks it truncated.
 pub fn classify(cfg: &RxClassConfig, frame: &[u8]) -> RxMeta {
     let p = parse(frame);
-    let (l3_csum, l4_csum) = checksum_verdicts(frame, &p);
+    let (l3_csum, l4_csum) = if cfg.csum { checksum_verdicts(frame, &p) } else { (csum::NOT_CHECKED, csum::NOT_CHECKED) };
     // Cut-through: the per-frame decisions (packet type, hash, queue) are made on the
     // first HEADER_WINDOW bytes, before the frame's end is known; a longer frame is
     // taken to hold its whole IP packet. Only the checksum verdicts, given at the end,
@@ -622,7 +637,7 @@ pub fn classify(cfg: &RxClassConfig, frame: &[u8]) -> RxMeta {
     } else {
         (frame, p)
     };
-    let (hash_type, input) = rss_input(cfg, frame, &p);
+    let (hash_type, input) = if cfg.rss { rss_input(cfg, frame, &p) } else { (hash_type::NONE, Vec::new()) };
     let hash = if hash_type == hash_type::NONE { 0 } else { toeplitz::hash(&cfg.rss_key, &input) };
     let rss_queue = if hash_type == hash_type::NONE { 0 } else { u32::from(cfg.reta[hash as usize % RETA_ENTRIES]) };
     let (drop, steer) = match frame.get(..6) {
@@ -634,7 +649,7 @@ pub fn classify(cfg: &RxClassConfig, frame: &[u8]) -> RxMeta {
         None => (drop_reason::ACCEPT, None),
     };
     let queue = steer.unwrap_or(rss_queue) & cfg.queue_mask();
-    RxMeta { drop, queue, hash, hash_type, l3_csum, l4_csum, ptype: p.ptype() }
+    RxMeta { drop, queue, hash, hash_type, l3_csum, l4_csum, ptype: if cfg.rss { p.ptype() } else { 0 } }
 }
 
 #[cfg(test)]

@@ -29,6 +29,10 @@ pub fn program<D: Device>(nic: &mut Nic<D>, cfg: &RxClassConfig) -> Result<(), D
         }
     }
     nic.set_mcast_hash(&cfg.mcast_hash)?;
+    if !nic.has_rss() {
+        // (the driver refuses the RSS registers of a NIC without RSS)
+        return Ok(());
+    }
     nic.set_rss_key(&cfg.rss_key)?;
     nic.set_rss_types(u32::from(cfg.rss_types))?;
     if cfg.reta.iter().all(|&q| u32::from(q) < queues) {
@@ -153,6 +157,8 @@ pub fn burst_and_check<D: Device + WireAccess>(nic: &mut Nic<D>, cfg: &RxClassCo
     let mac_ok = |f: &Vec<u8>| (fcs::MIN_FRAME_LEN..=max_frame_len).contains(&(f.len() + fcs::FCS_LEN));
     let runts = frames.iter().filter(|f| f.len() + fcs::FCS_LEN < fcs::MIN_FRAME_LEN).count() as u32;
     let oversize = frames.iter().filter(|f| f.len() + fcs::FCS_LEN > max_frame_len).count() as u32;
+    // judged as the NIC's build classifies (FEATURES: with or without RSS and checksums)
+    let cfg = &cfg.clone().with_features(nic.layout().features);
     let metas: Vec<RxMeta> = frames.iter().map(|f| rxclass::classify(cfg, f)).collect();
     let mut want: Vec<Vec<usize>> = vec![Vec::new(); queues];
     for (i, m) in metas.iter().enumerate() {
