@@ -161,25 +161,28 @@ fn ipv4_frame(udp: bool, port: u16, payload: usize) -> Vec<u8> {
     RxFrameSpec { dst: [2, 0, 0, 0, 0, 1], src: [2, 0, 0, 0, 0, 2], vlans: vec![], l3: L3Spec::Ipv4 { ip, l4 }, trailer: vec![], dirty_padding: false, min_len: 0, fault: Fault::None }.build()
 }
 
-/// A request the NIC refuses (on `small`, a checksummed frame over the offload buffer's
-/// limit) is reported and the rest goes out; a frame too long to send at all is an error.
+/// A request the NIC refuses (a TSO segment over MAX_FRAME_LEN) is reported and the rest
+/// goes out; `small`, which has no offload engine, refuses offload requests up front; a
+/// frame too long to send at all is an error.
 #[test]
 fn sim_tx_reports_refusals_and_keeps_going() {
     let d = tmpdir("simtx");
     std::fs::create_dir_all(&d).unwrap();
-    let frames = vec![ipv4_frame(false, 1, 10), ipv4_frame(true, 2, 5000), ipv4_frame(false, 3, 2500), ipv4_frame(true, 4, 0)];
+    let frames = vec![ipv4_frame(false, 1, 10), ipv4_frame(false, 2, 9500), ipv4_frame(false, 3, 2500), ipv4_frame(true, 4, 0)];
     let input = d.join("in.pcap");
     nic_testbench::pcap::write_file(&input, &frames).unwrap();
     let wire = d.join("out.pcap");
     for backend in ["model", "rtl"] {
-        let (code, out, err) = nic(&["sim", "tx", "--pcap", input.to_str().unwrap(), "--wire", wire.to_str().unwrap(), "--config", "small", "--csum", "--tso-mss", "1000", "--backend", backend]);
+        let (code, out, err) = nic(&["sim", "tx", "--pcap", input.to_str().unwrap(), "--wire", wire.to_str().unwrap(), "--config", "full", "--csum", "--tso-mss", "9000", "--backend", backend]);
         assert_eq!(code, 0, "{backend}: {err}");
         eprintln!("{backend}:\n{out}");
-        for needle in ["4 from", "3 with a checksum request, 1 with a TSO request (mss 1000), 0 as they were", "5 on the wire, 3 of them TSO segments", "1 request refused", "frame 1: checksummed frame over the offload buffer", "golden model:     agrees", "every FCS good"] {
+        for needle in ["4 from", "3 with a checksum request, 1 with a TSO request (mss 9000), 0 as they were", "1 request refused", "frame 1: TSO segment (hdr_len + mss + FCS) over MAX_FRAME_LEN", "golden model:     agrees", "every FCS good"] {
             assert!(out.contains(needle), "{backend}: output lacks `{needle}`:\n{out}");
         }
-        assert_eq!(nic_testbench::pcap::read_file(&wire).unwrap().len(), 5);
+        assert_eq!(nic_testbench::pcap::read_file(&wire).unwrap().len(), 3);
     }
+    let (code, _, err) = nic(&["sim", "tx", "--pcap", input.to_str().unwrap(), "--wire", wire.to_str().unwrap(), "--config", "small", "--csum", "--backend", "model"]);
+    assert!(code != 0 && err.contains("no TX offload engine"), "{err}");
     let (code, _, err) = nic(&["sim", "tx", "--pcap", input.to_str().unwrap(), "--wire", "/nonexistent-dir/out.pcap", "--backend", "model"]);
     assert!(code != 0 && err.contains("creating /nonexistent-dir/out.pcap"), "{err}");
     let long = d.join("long.pcap");
