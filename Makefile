@@ -24,12 +24,12 @@ run: setup
 	$(NIC) sim loopback --frames 1000
 
 # The workspace tests include the lint of every configuration and top
-# (hw/tests/lint.rs runs what `make lint` runs), but not the ECP5 board flow to a bitstream,
-# which runs with `make test-board-flow` (scripts/test.sh says why).
+# (hw/tests/lint.rs runs what `make lint` runs) and, beside them, the ECP5 board flow to
+# a bitstream for `small` (scripts/test.sh says how).
 test: setup
 	@CARGO=$(CARGO) JOBS=$(JOBS) bash scripts/test.sh
 
-# The ECP5 board flow to a bitstream for `small`, its report checked (about 25 minutes).
+# The ECP5 board flow to a bitstream for `small` alone, its report checked (about 14 minutes).
 test-board-flow: setup
 	$(CARGO) test --release -j$(JOBS) -p nic-fpga --test synth_check board_flow_
 
