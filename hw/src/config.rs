@@ -63,15 +63,7 @@ impl Config {
     }
     /// The `FEATURES` register of this build.
     pub fn features(self) -> u32 {
-        use nic_regmap::bits::*;
-        let mut f = nic_regmap::reset_of("global", "FEATURES");
-        if !self.has_tx_offload() {
-            f &= !(FEATURES_TX_CSUM | FEATURES_TSO);
-        }
-        if !self.has_rx_offload() {
-            f &= !(FEATURES_RX_CSUM | FEATURES_RSS);
-        }
-        f
+        nic_regmap::features(self.has_tx_offload(), self.has_rx_offload())
     }
     pub fn rx_queues(self) -> u32 {
         match self {

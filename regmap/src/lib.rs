@@ -454,6 +454,21 @@ pub fn reset_of(block: &str, reg: &str) -> u32 {
     b.regs.iter().chain(b.queue_regs.iter()).find(|r| r.name == reg).map(|r| r.reset).unwrap_or_else(|| panic!("no register {reg} in {block}"))
 }
 
+/// The `FEATURES` register of a build with or without the TX offload engine (TX_CSUM,
+/// TSO) and RSS with RX checksum validation (RSS, RX_CSUM): the RTL's constant and the
+/// golden model's read-back both come from here.
+pub fn features(tx_offload: bool, rx_offload: bool) -> u32 {
+    use bits::*;
+    let mut f = reset_of("global", "FEATURES");
+    if !tx_offload {
+        f &= !(FEATURES_TX_CSUM | FEATURES_TSO);
+    }
+    if !rx_offload {
+        f &= !(FEATURES_RX_CSUM | FEATURES_RSS);
+    }
+    f
+}
+
 /// Descriptor layouts shared by the RTL and the driver (16 bytes, little-endian).
 pub mod desc {
     /// Size of every descriptor.

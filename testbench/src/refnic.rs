@@ -53,15 +53,7 @@ impl RefNicConfig {
     }
     /// The `FEATURES` register the configuration reads back.
     pub fn features(&self) -> u32 {
-        use nic_regmap::bits::{FEATURES_RSS, FEATURES_RX_CSUM, FEATURES_TSO, FEATURES_TX_CSUM};
-        let mut f = reset_of("global", "FEATURES");
-        if !self.tx_offload {
-            f &= !(FEATURES_TX_CSUM | FEATURES_TSO);
-        }
-        if !self.rx_offload {
-            f &= !(FEATURES_RX_CSUM | FEATURES_RSS);
-        }
-        f
+        nic_regmap::features(self.tx_offload, self.rx_offload)
     }
 }
 

@@ -16,12 +16,11 @@
 //!
 //! [`RxClassifier`]: super::RxClassifier
 
+use super::classifier::ClassBeat;
 use super::RxFilter;
 use crate::stream::NicFifo;
 use rust_hdl::prelude::*;
 
-/// Data FIFO word: [63:0] data, [67:64] len, [68] last, [71:69] MAC status.
-pub type LeanBeat = Bits<72>;
 /// Meta FIFO word: [1:0] drop, [9:2] queue.
 pub type LeanMeta = Bits<10>;
 
@@ -58,7 +57,8 @@ pub struct RxLeanClassifier {
     // last beat
     pub m_status: Signal<Out, Bits<3>>,
     filter: RxFilter,
-    fifo: NicFifo<LeanBeat, 4, 5>,
+    /// Data FIFO: the full classifier's word layout.
+    fifo: NicFifo<ClassBeat, 4, 5>,
     meta_fifo: NicFifo<LeanMeta, 3, 4>,
     in_mid: DFF<Bit>,
     frames: DFF<Bits<4>>,
