@@ -127,8 +127,9 @@ fn json_line(o: &RxOutcome) -> String {
 }
 
 pub fn run_sim(a: SimRxArgs) -> Result<()> {
-    if a.mac.len() > nic_regmap::rxc::MAC_FILTERS as usize {
-        bail!("{} --mac addresses given; the exact-match table has {} entries", a.mac.len(), nic_regmap::rxc::MAC_FILTERS);
+    let entries = a.config.hw().mac_filters();
+    if a.mac.len() > entries as usize {
+        bail!("{} --mac addresses given; the {} configuration's exact-match table has {entries} entries", a.mac.len(), a.config.hw());
     }
     let frames = pcap::read_file(&a.pcap).with_context(|| format!("reading {}", a.pcap.display()))?;
     let hw_queues = a.config.hw().rx_queues();

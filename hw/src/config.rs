@@ -65,6 +65,15 @@ impl Config {
     pub fn features(self) -> u32 {
         nic_regmap::features(self.has_tx_offload(), self.has_rx_offload())
     }
+    /// Exact-match entries of the RX MAC filter (`rxc.MAC_FILTER_COUNT`): the map's
+    /// sixteen in `full`, four in `small` (each entry is 48 flip-flops and a
+    /// comparator, which an iCE40 cannot spare sixteen times).
+    pub fn mac_filters(self) -> u32 {
+        match self {
+            Config::Small => nic_regmap::rxc::MAC_FILTERS_SMALL,
+            Config::Full => nic_regmap::rxc::MAC_FILTERS,
+        }
+    }
     pub fn rx_queues(self) -> u32 {
         match self {
             Config::Small => 1,

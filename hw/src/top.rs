@@ -201,7 +201,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             txq_regs: std::array::from_fn(|q| QueueRegs::new(QueueDir::Tx, q as u32)),
             tx_irq_bit: std::array::from_fn(|q| Constant::new(Bits::<16>::from(1u64 << q))),
             rxq_regs: std::array::from_fn(|q| QueueRegs::new(QueueDir::Rx, q as u32)),
-            rxc_regs: Default::default(),
+            rxc_regs: RxcRegs::new(config),
             rx_class: Default::default(),
             rx_lean: Default::default(),
             mac_tx: Default::default(),

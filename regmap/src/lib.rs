@@ -358,8 +358,9 @@ pub mod rxc {
     pub const ID_VALUE: u32 = u32::from_be_bytes(*b"RXC0");
     registers!(REGS {
         ID @ 0x00 : Ro = 0x5258_4330, "Block type: ASCII \"RXC0\".";
-        VERSION @ 0x04 : Ro = 0x0001_0000, "Block version.";
+        VERSION @ 0x04 : Ro = 0x0001_0001, "Block version (1.1 added MAC_FILTER_COUNT).";
         NEXT @ 0x08 : Ro = 0x0000, "Offset of the next block (0: end of chain).";
+        MAC_FILTER_COUNT @ 0x0C : Ro = 16, "Exact-match entries this build has (the reset value is the `full` configuration's; `small` has 4). Entries at and above it ignore writes and read as 0.";
         FILTER_CTRL @ 0x10 : Rw = 0x0000_0005, "MAC filter modes (docs/rx-classification.md section 1)." {
             PROMISC [0;1] "accept every frame",
             ALLMULTI [1;1] "accept every multicast frame",
@@ -373,7 +374,7 @@ pub mod rxc {
             TCP_IPV6 [4;1] "hash IPv6 TCP addresses and ports",
             UDP_IPV6 [5;1] "hash IPv6 UDP addresses and ports",
         };
-        RSS_KEY[10; 4] @ 0x40 : Rw = 0, "Toeplitz key bytes 4i..4i+3, byte 4i in bits 31:24. Reset: the common default key 6d5a56da... (see RSS_DEFAULT_KEY).";
+        RSS_KEY[10; 4] @ 0x40 : Rw = 0, "Toeplitz key bytes 4i..4i+3, byte 4i in bits 31:24. Reset: the common default key 6d5a56da... (see RSS_DEFAULT_KEY). A build without RSS (`FEATURES.RSS` clear) has no key: it ignores writes and reads 0.";
         MAC_FILTER_LO[16; 8] @ 0x100 : Rw = 0, "Exact-match entry i: destination address bytes 0..3, byte 0 in bits 7:0.";
         MAC_FILTER_HI[16; 8] @ 0x104 : Rw = 0, "Exact-match entry i: address bytes 4..5 and control." {
             ADDR [0;16] "address bytes 4 (7:0) and 5 (15:8)",
@@ -409,7 +410,11 @@ pub mod rxc {
     pub const fn mcast_hash(i: u32) -> u32 {
         BASE + MCAST_HASH + 4 * i
     }
+    /// Exact-match entries the map has room for; a build may have fewer
+    /// (`MAC_FILTER_COUNT`).
     pub const MAC_FILTERS: u32 = 16;
+    /// `MAC_FILTER_COUNT` of the `small` configuration.
+    pub const MAC_FILTERS_SMALL: u32 = 4;
     pub const RETA_ENTRIES: u32 = 128;
 }
 
@@ -419,7 +424,7 @@ pub const BLOCKS: &[Block] = &[
     Block { name: "stats", base: stats::BASE, id: 0x5354_4154, version: 0x0001_0000, regs: stats::REGS, queue_regs: &[], doc: "Statistics counters (per direction: frames, bytes, drops and errors by reason)." },
     Block { name: "txq", base: txq::BASE, id: 0x5458_5130, version: 0x0001_0000, regs: txq::REGS, queue_regs: txq::QUEUE_REGS, doc: "TX descriptor rings." },
     Block { name: "rxq", base: rxq::BASE, id: 0x5258_5130, version: 0x0001_0000, regs: rxq::REGS, queue_regs: rxq::QUEUE_REGS, doc: "RX descriptor rings." },
-    Block { name: "rxc", base: rxc::BASE, id: rxc::ID_VALUE, version: 0x0001_0000, regs: rxc::REGS, queue_regs: &[], doc: "RX classification: MAC filter and RSS (docs/rx-classification.md)." },
+    Block { name: "rxc", base: rxc::BASE, id: rxc::ID_VALUE, version: 0x0001_0001, regs: rxc::REGS, queue_regs: &[], doc: "RX classification: MAC filter and RSS (docs/rx-classification.md)." },
 ];
 
 /// Looks a register up by block and name; used by the RTL generator so that the

@@ -4,7 +4,7 @@
 use crate::device::Device;
 use crate::error::DriverError;
 use crate::regs::RegisterVerbs;
-use nic_regmap::{global, rxq, txq, BLOCKS, HEADER_ID, HEADER_NEXT, HEADER_VERSION, MAX_QUEUES};
+use nic_regmap::{global, rxc, rxq, txq, BLOCKS, HEADER_ID, HEADER_NEXT, HEADER_VERSION, MAX_QUEUES};
 
 /// One block as found on the chain.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,6 +25,9 @@ pub struct Layout {
     /// The RX classification block (MAC filter, RSS), where the hardware has one.
     pub rxc: Option<u32>,
     pub features: u32,
+    /// Exact-match entries of the MAC filter (`rxc.MAC_FILTER_COUNT`; a version 1.0
+    /// block, which predates the register, has the map's sixteen). 0 without the block.
+    pub mac_filters: u32,
     pub tx_queues: u32,
     pub rx_queues: u32,
 }
@@ -81,7 +84,18 @@ pub fn discover<D: Device + ?Sized>(dev: &mut D) -> Result<Layout, DriverError> 
             "queue counts disagree: QUEUES says {tx_queues} TX / {rx_queues} RX, the queue blocks say {tx_count} / {rx_count}"
         )));
     }
-    Ok(Layout { chain, global: global_base, stats: stats_base, txq: txq_base, rxq: rxq_base, rxc: rxc_base, features, tx_queues, rx_queues })
+    let mac_filters = match rxc_base {
+        None => 0,
+        Some(base) => {
+            let version = chain.iter().find(|b| b.base == base).map_or(0, |b| b.version);
+            let count = if version & 0xffff >= 1 { dev.get_reg32(base + rxc::MAC_FILTER_COUNT)? } else { rxc::MAC_FILTERS };
+            if count > rxc::MAC_FILTERS {
+                return Err(DriverError::InvalidConfig(format!("MAC_FILTER_COUNT says {count} exact-match entries; the map has room for {}", rxc::MAC_FILTERS)));
+            }
+            count
+        }
+    };
+    Ok(Layout { chain, global: global_base, stats: stats_base, txq: txq_base, rxq: rxq_base, rxc: rxc_base, features, mac_filters, tx_queues, rx_queues })
 }
 
 impl Layout {

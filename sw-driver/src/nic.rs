@@ -163,7 +163,7 @@ impl<D: Device> Nic<D> {
             // values, RSS over the queues opened (Linux's default table), and known
             // contents for the write-only tables whose shadows the driver keeps.
             nic.set_rx_filter_mode(crate::rxclass::RxFilterMode::RESET)?;
-            for i in 0..nic_regmap::rxc::MAC_FILTERS {
+            for i in 0..nic.layout.mac_filters {
                 nic.set_mac_filter(i, None)?;
             }
             if nic.has_rss() {

@@ -94,9 +94,14 @@ impl<D: Device> Nic<D> {
         self.layout.features & nic_regmap::bits::FEATURES_RSS != 0
     }
 
-    fn check_filter_index(i: u32) -> Result<(), DriverError> {
-        if i >= rxc::MAC_FILTERS {
-            return Err(DriverError::InvalidConfig(format!("MAC filter entry {i} does not exist (0..{})", rxc::MAC_FILTERS)));
+    /// Exact-match entries of the NIC's MAC filter (`MAC_FILTER_COUNT`).
+    pub fn mac_filter_count(&self) -> u32 {
+        self.layout.mac_filters
+    }
+
+    fn check_filter_index(&self, i: u32) -> Result<(), DriverError> {
+        if i >= self.layout.mac_filters {
+            return Err(DriverError::InvalidConfig(format!("MAC filter entry {i} does not exist (the NIC has {})", self.layout.mac_filters)));
         }
         Ok(())
     }
@@ -115,7 +120,7 @@ impl<D: Device> Nic<D> {
 
     /// Programs exact-match entry `i` (`None` disables it).
     pub fn set_mac_filter(&mut self, i: u32, filter: Option<MacFilter>) -> Result<(), DriverError> {
-        Self::check_filter_index(i)?;
+        self.check_filter_index(i)?;
         let (lo, hi) = match filter {
             None => (0, 0),
             Some(f) => {
@@ -142,7 +147,7 @@ impl<D: Device> Nic<D> {
     }
 
     pub fn mac_filter(&mut self, i: u32) -> Result<Option<MacFilter>, DriverError> {
-        Self::check_filter_index(i)?;
+        self.check_filter_index(i)?;
         let a_lo = self.rxc_reg(rxc::mac_filter_lo(i))?;
         let a_hi = self.rxc_reg(rxc::mac_filter_hi(i))?;
         let lo = self.dev.get_reg32(a_lo)?;

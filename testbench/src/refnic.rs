@@ -36,6 +36,8 @@ pub struct RefNicConfig {
     /// RSS and RX checksum validation are there; without them the MAC filter alone
     /// classifies (`RxClassConfig::with_features`).
     pub rx_offload: bool,
+    /// Exact-match entries of the MAC filter (`MAC_FILTER_COUNT`).
+    pub mac_filters: u32,
     /// Bytes of the TX offload buffer (docs/tx-offload.md, "Refused requests"): a
     /// checksummed frame or TSO segment longer than this less 512 bytes is refused.
     pub tx_offload_buffer: usize,
@@ -45,11 +47,11 @@ impl RefNicConfig {
     /// The `small` configuration: one queue each way, no TX offload, no RSS or RX
     /// checksum validation.
     pub fn small() -> Self {
-        RefNicConfig { tx_queues: 1, rx_queues: 1, tx_offload: false, rx_offload: false, tx_offload_buffer: 0 }
+        RefNicConfig { tx_queues: 1, rx_queues: 1, tx_offload: false, rx_offload: false, mac_filters: rxc::MAC_FILTERS_SMALL, tx_offload_buffer: 0 }
     }
     /// The `full` configuration: eight each way.
     pub fn full() -> Self {
-        RefNicConfig { tx_queues: 8, rx_queues: 8, tx_offload: true, rx_offload: true, tx_offload_buffer: 32768 }
+        RefNicConfig { tx_queues: 8, rx_queues: 8, tx_offload: true, rx_offload: true, mac_filters: rxc::MAC_FILTERS, tx_offload_buffer: 32768 }
     }
     /// The `FEATURES` register the configuration reads back.
     pub fn features(&self) -> u32 {
@@ -204,7 +206,7 @@ impl RefNic {
             rx_wire: VecDeque::new(),
             tx_busy_until: 0,
             rx_busy_until: 0,
-            rxc: RxClassConfig::reset_default(cfg.rx_queues).with_features(cfg.features()),
+            rxc: RxClassConfig::reset_default(cfg.rx_queues).with_features(cfg.features()).with_mac_filters(cfg.mac_filters as usize),
             mac_filter_words: [0; 32],
             strict_last: None,
             drr_last: None,
@@ -743,9 +745,12 @@ impl RefNic {
         match off {
             nic_regmap::HEADER_ID | nic_regmap::HEADER_VERSION | nic_regmap::HEADER_NEXT => Self::header("rxc", off, 0),
             rxc::FILTER_CTRL => self.rxc.filter_ctrl_word(),
+            rxc::MAC_FILTER_COUNT => self.cfg.mac_filters,
             rxc::RSS_CTRL => u32::from(self.rxc.rss_types),
-            o if (rxc::RSS_KEY..rxc::RSS_KEY + 40).contains(&o) => self.rxc.rss_key_words()[((o - rxc::RSS_KEY) / 4) as usize],
-            o if (rxc::MAC_FILTER_LO..rxc::MAC_FILTER_LO + 128).contains(&o) => self.mac_filter_words[((o - rxc::MAC_FILTER_LO) / 4) as usize],
+            o if (rxc::RSS_KEY..rxc::RSS_KEY + 40).contains(&o) && self.cfg.rx_offload => self.rxc.rss_key_words()[((o - rxc::RSS_KEY) / 4) as usize],
+            o if (rxc::MAC_FILTER_LO..rxc::MAC_FILTER_LO + 128).contains(&o) && (o - rxc::MAC_FILTER_LO) / 8 < self.cfg.mac_filters => {
+                self.mac_filter_words[((o - rxc::MAC_FILTER_LO) / 4) as usize]
+            }
             _ => 0,
         }
     }
@@ -754,11 +759,11 @@ impl RefNic {
         match off {
             rxc::FILTER_CTRL => self.rxc.set_filter_ctrl_word(v),
             rxc::RSS_CTRL => self.rxc.rss_types = (v & 0x3f) as u8,
-            o if (rxc::RSS_KEY..rxc::RSS_KEY + 40).contains(&o) => {
+            o if (rxc::RSS_KEY..rxc::RSS_KEY + 40).contains(&o) && self.cfg.rx_offload => {
                 let i = (o - rxc::RSS_KEY) as usize;
                 self.rxc.rss_key[i..i + 4].copy_from_slice(&v.to_be_bytes());
             }
-            o if (rxc::MAC_FILTER_LO..rxc::MAC_FILTER_LO + 128).contains(&o) => {
+            o if (rxc::MAC_FILTER_LO..rxc::MAC_FILTER_LO + 128).contains(&o) && (o - rxc::MAC_FILTER_LO) / 8 < self.cfg.mac_filters => {
                 let w = ((o - rxc::MAC_FILTER_LO) / 4) as usize;
                 self.mac_filter_words[w] = v & nic_regmap::bits_of("rxc", if w % 2 == 0 { "MAC_FILTER_LO" } else { "MAC_FILTER_HI" });
                 let e = w / 2;

@@ -166,6 +166,9 @@ pub struct RxClassConfig {
     /// The NIC validates checksums (`FEATURES.RX_CSUM`): without it both verdicts are
     /// "not checked".
     pub csum: bool,
+    /// Exact-match entries the NIC has (`MAC_FILTER_COUNT`): entries at and above it
+    /// never match, whatever `exact` holds there.
+    pub mac_filters: usize,
 }
 
 impl RxClassConfig {
@@ -188,6 +191,7 @@ impl RxClassConfig {
             queues,
             rss: true,
             csum: true,
+            mac_filters: MAC_FILTER_ENTRIES,
         }
     }
 
@@ -195,6 +199,12 @@ impl RxClassConfig {
     pub fn with_features(mut self, features: u32) -> Self {
         self.rss = features & nic_regmap::bits::FEATURES_RSS != 0;
         self.csum = features & nic_regmap::bits::FEATURES_RX_CSUM != 0;
+        self
+    }
+
+    /// The same configuration on a NIC with `n` exact-match entries.
+    pub fn with_mac_filters(mut self, n: usize) -> Self {
+        self.mac_filters = n.min(MAC_FILTER_ENTRIES);
         self
     }
 
@@ -260,9 +270,9 @@ impl RxClassConfig {
         self.queues.max(1) - 1
     }
 
-    /// The lowest-index enabled exact entry equal to `dst`.
+    /// The lowest-index enabled exact entry equal to `dst`, among those the NIC has.
     pub fn exact_hit(&self, dst: &[u8; 6]) -> Option<usize> {
-        self.exact.iter().position(|e| e.hits(dst))
+        self.exact[..self.mac_filters.min(MAC_FILTER_ENTRIES)].iter().position(|e| e.hits(dst))
     }
 }
 

@@ -11,14 +11,16 @@ use nic_regmap::rxc;
 
 /// Writes `cfg` into the NIC's classification registers through the driver API. The
 /// driver refuses queue numbers beyond the queue count (steering targets, indirection
-/// entries); a configuration with such numbers is written raw instead, so that the
-/// hardware's masking of them is exercised too.
+/// entries) and exact-match entries the NIC does not have (`MAC_FILTER_COUNT`); those
+/// are written raw instead, so that the hardware's masking of queue numbers, and its
+/// ignoring of writes to absent entries, are exercised too.
 pub fn program<D: Device>(nic: &mut Nic<D>, cfg: &RxClassConfig) -> Result<(), DriverError> {
     nic.set_rx_filter_mode(RxFilterMode { promisc: cfg.promisc, allmulti: cfg.allmulti, broadcast: cfg.broadcast })?;
     let queues = nic.layout().rx_queues;
     let rxc_base = nic.layout().rxc.ok_or(DriverError::MissingBlock { block: "rxc" })? - rxc::BASE;
+    let entries = nic.mac_filter_count();
     for (i, e) in cfg.exact.iter().enumerate() {
-        if e.steer && u32::from(e.queue) >= queues {
+        if (e.steer && u32::from(e.queue) >= queues) || i as u32 >= entries {
             let (lo, hi) = e.words();
             nic.device_mut().set_reg32(rxc_base + rxc::mac_filter_hi(i as u32), 0)?;
             nic.device_mut().set_reg32(rxc_base + rxc::mac_filter_lo(i as u32), lo)?;
@@ -158,7 +160,7 @@ pub fn burst_and_check<D: Device + WireAccess>(nic: &mut Nic<D>, cfg: &RxClassCo
     let runts = frames.iter().filter(|f| f.len() + fcs::FCS_LEN < fcs::MIN_FRAME_LEN).count() as u32;
     let oversize = frames.iter().filter(|f| f.len() + fcs::FCS_LEN > max_frame_len).count() as u32;
     // judged as the NIC's build classifies (FEATURES: with or without RSS and checksums)
-    let cfg = &cfg.clone().with_features(nic.layout().features);
+    let cfg = &cfg.clone().with_features(nic.layout().features).with_mac_filters(nic.mac_filter_count() as usize);
     let metas: Vec<RxMeta> = frames.iter().map(|f| rxclass::classify(cfg, f)).collect();
     let mut want: Vec<Vec<usize>> = vec![Vec::new(); queues];
     for (i, m) in metas.iter().enumerate() {

@@ -71,6 +71,56 @@ fn small_classifies_with_the_filter_alone() {
     }
 }
 
+/// `full` has the map's sixteen exact-match entries, `small` four (an iCE40 cannot
+/// spare the flip-flops of more): `MAC_FILTER_COUNT` says so, the absent entries ignore
+/// writes and read 0, a frame to an address written there is a unicast miss while one
+/// to the last present entry is taken, and the driver refuses the absent entries. A
+/// build without RSS has no key either: it reads 0 after a raw write.
+#[test]
+fn exact_match_entries_per_build() {
+    use nic_regmap::rxc;
+    for (size, want) in [(HwSize::Full, 16u32), (HwSize::Small, 4)] {
+        each_backend(size, |b, dev| {
+            let mut nic = open(dev, config(size));
+            assert_eq!(nic.mac_filter_count(), want, "{b:?} {size:?}: MAC_FILTER_COUNT");
+            nic.set_rx_filter_mode(RxFilterMode { promisc: false, allmulti: false, broadcast: true }).unwrap();
+            let base = nic.layout().rxc.unwrap() - rxc::BASE;
+            let addr = |i: u32| [0x02, 0x00, 0x5e, 0x10, 0x20, i as u8];
+            for i in 0..rxc::MAC_FILTERS {
+                let a = addr(i);
+                let lo = u32::from_le_bytes([a[0], a[1], a[2], a[3]]);
+                let hi = u32::from(a[4]) | u32::from(a[5]) << 8 | 1 << 31;
+                nic.device_mut().set_reg32(base + rxc::mac_filter_lo(i), lo).unwrap();
+                nic.device_mut().set_reg32(base + rxc::mac_filter_hi(i), hi).unwrap();
+                let back = (nic.device_mut().get_reg32(base + rxc::mac_filter_lo(i)).unwrap(), nic.device_mut().get_reg32(base + rxc::mac_filter_hi(i)).unwrap());
+                let expect = if i < want { (lo, hi) } else { (0, 0) };
+                assert_eq!(back, expect, "{b:?} {size:?}: entry {i} read back");
+            }
+            assert!(nic.set_mac_filter(want, Some(MacFilter { addr: addr(want), steer_queue: None })).is_err(), "{b:?} {size:?}: the driver refuses entry {want}");
+            assert!(nic.set_mac_filter(want - 1, Some(MacFilter { addr: addr(want - 1), steer_queue: None })).is_ok());
+            let frame = |dst: [u8; 6]| {
+                let mut f = vec![0u8; 60];
+                f[..6].copy_from_slice(&dst);
+                f[6..12].copy_from_slice(&[0x02, 0, 0, 0, 0, 1]);
+                f[12..14].copy_from_slice(&[0x88, 0xb5]);
+                f
+            };
+            let mut frames = vec![frame(addr(want - 1))];
+            if want < rxc::MAC_FILTERS {
+                frames.push(frame(addr(want)));
+            }
+            let got = rxsuite::replay_one_by_one(&mut nic, &frames, TIMEOUT).unwrap();
+            assert!(got[0].accepted, "{b:?} {size:?}: frame to the last entry: {:?}", got[0]);
+            if let Some(o) = got.get(1) {
+                assert_eq!((o.accepted, o.drop_reason), (false, Some("unicast_filter")), "{b:?} {size:?}: frame to an absent entry");
+            }
+            nic.device_mut().set_reg32(base + rxc::rss_key(0), 0x1234_5678).unwrap();
+            let key0 = nic.device_mut().get_reg32(base + rxc::rss_key(0)).unwrap();
+            assert_eq!(key0, if nic.has_rss() { 0x1234_5678 } else { 0 }, "{b:?} {size:?}: RSS_KEY[0] after a raw write");
+        });
+    }
+}
+
 #[test]
 fn microsoft_rss_suite_through_the_nic() {
     for size in [HwSize::Full] {

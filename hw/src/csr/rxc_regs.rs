@@ -3,15 +3,19 @@
 //!
 //! Filter modes, RSS types, the RSS key and the exact-match MAC table are flip-flops
 //! (the classifier reads all of them every frame, and software can read them back).
+//! A build has `Config::mac_filters` of the map's sixteen exact-match entries, and the
+//! RSS key only with RSS: the others ignore writes, read 0 and drive constant 0 to the
+//! classifier, so synthesis removes their flip-flops and comparators.
 //! The indirection table and the multicast hash table live in block RAM inside the
 //! classifier: writes are forwarded to its write ports, whole words (byte strobes do
 //! not apply), and reads return 0 (the map declares them write-only).
 
+use crate::Config;
 use nic_regmap::rxc;
 use rust_hdl::prelude::*;
 
 /// Registers of the block decoded here (the CSR block's decode test checks the map).
-pub const DECODED: [&str; 10] = ["ID", "VERSION", "NEXT", "FILTER_CTRL", "RSS_CTRL", "RSS_KEY", "MAC_FILTER_LO", "MAC_FILTER_HI", "RSS_RETA", "MCAST_HASH"];
+pub const DECODED: [&str; 11] = ["ID", "VERSION", "NEXT", "MAC_FILTER_COUNT", "FILTER_CTRL", "RSS_CTRL", "RSS_KEY", "MAC_FILTER_LO", "MAC_FILTER_HI", "RSS_RETA", "MCAST_HASH"];
 
 #[derive(LogicBlock)]
 pub struct RxcRegs {
@@ -61,11 +65,17 @@ pub struct RxcRegs {
     value_id: Constant<Bits<32>>,
     value_version: Constant<Bits<32>>,
     value_next: Constant<Bits<32>>,
+    addr_count: Constant<Bits<16>>,
+    value_count: Constant<Bits<32>>,
+    /// Word i of the exact-match table exists in this build (entry i / 2 < MAC_FILTER_COUNT).
+    mac_present: [Constant<Bit>; 32],
+    /// The build has RSS, and so the key.
+    has_rss: Constant<Bit>,
     merged: Signal<Local, Bits<32>>,
 }
 
-impl Default for RxcRegs {
-    fn default() -> Self {
+impl RxcRegs {
+    pub fn new(config: Config) -> Self {
         let c16 = |v: u32| Constant::new(Bits::<16>::from(v as u64));
         let c32 = |v: u32| Constant::new(Bits::<32>::from(v as u64));
         let reset = |name: &str| nic_regmap::reset_of("rxc", name);
@@ -114,6 +124,10 @@ impl Default for RxcRegs {
             value_id: c32(reset("ID")),
             value_version: c32(reset("VERSION")),
             value_next: c32(reset("NEXT")),
+            addr_count: c16(rxc::BASE + rxc::MAC_FILTER_COUNT),
+            value_count: c32(config.mac_filters()),
+            mac_present: std::array::from_fn(|i| Constant::new((i as u32 / 2) < config.mac_filters())),
+            has_rss: Constant::new(config.has_rx_offload()),
             merged: Default::default(),
         }
     }
@@ -133,18 +147,24 @@ impl Logic for RxcRegs {
         for i in 0..10 {
             self.key[i].clock.next = self.clock.val();
             self.key[i].d.next = self.key[i].q.val();
-            if self.bus_wr.val() & (self.bus_addr.val() == self.addr_key[i].val()) {
+            if self.has_rss.val() & self.bus_wr.val() & (self.bus_addr.val() == self.addr_key[i].val()) {
                 self.key[i].d.next = (self.key[i].q.val() & !self.bus_wmask.val()) | self.merged.val();
             }
-            self.rss_key[i].next = self.key[i].q.val();
+            self.rss_key[i].next = 0.into();
+            if self.has_rss.val() {
+                self.rss_key[i].next = self.key[i].q.val();
+            }
         }
         for i in 0..32 {
             self.mac[i].clock.next = self.clock.val();
             self.mac[i].d.next = self.mac[i].q.val();
-            if self.bus_wr.val() & (self.bus_addr.val() == self.addr_mac[i].val()) {
+            if self.mac_present[i].val() & self.bus_wr.val() & (self.bus_addr.val() == self.addr_mac[i].val()) {
                 self.mac[i].d.next = (self.mac[i].q.val() & !self.bus_wmask.val()) | (self.merged.val() & self.bits_mac[i].val());
             }
-            self.mac_filter[i].next = self.mac[i].q.val();
+            self.mac_filter[i].next = 0.into();
+            if self.mac_present[i].val() {
+                self.mac_filter[i].next = self.mac[i].q.val();
+            }
         }
         self.filter_ctrl.next = self.filter_ctrl_r.q.val();
         self.rss_ctrl.next = self.rss_ctrl_r.q.val();
@@ -170,6 +190,10 @@ impl Logic for RxcRegs {
             self.bus_rhit.next = true;
             self.bus_rdata.next = self.value_next.val();
         }
+        if self.bus_rd_addr.val() == self.addr_count.val() {
+            self.bus_rhit.next = true;
+            self.bus_rdata.next = self.value_count.val();
+        }
         if self.bus_rd_addr.val() == self.addr_filter_ctrl.val() {
             self.bus_rhit.next = true;
             self.bus_rdata.next = self.filter_ctrl_r.q.val();
@@ -181,13 +205,19 @@ impl Logic for RxcRegs {
         for i in 0..10 {
             if self.bus_rd_addr.val() == self.addr_key[i].val() {
                 self.bus_rhit.next = true;
-                self.bus_rdata.next = self.key[i].q.val();
+                self.bus_rdata.next = 0.into();
+                if self.has_rss.val() {
+                    self.bus_rdata.next = self.key[i].q.val();
+                }
             }
         }
         for i in 0..32 {
             if self.bus_rd_addr.val() == self.addr_mac[i].val() {
                 self.bus_rhit.next = true;
-                self.bus_rdata.next = self.mac[i].q.val();
+                self.bus_rdata.next = 0.into();
+                if self.mac_present[i].val() {
+                    self.bus_rdata.next = self.mac[i].q.val();
+                }
             }
         }
         if self.reset.val() {
