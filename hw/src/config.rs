@@ -74,6 +74,15 @@ impl Config {
             Config::Full => nic_regmap::rxc::MAC_FILTERS,
         }
     }
+    /// Whether the register slices between the top's blocks register the ready path too
+    /// (skid buffers, for the 156.25 MHz target of `full`) or only data and valid
+    /// (`RegSlice::forward_only`, for the area of `small`).
+    pub fn skid_slices(self) -> bool {
+        match self {
+            Config::Small => false,
+            Config::Full => true,
+        }
+    }
     pub fn rx_queues(self) -> u32 {
         match self {
             Config::Small => 1,

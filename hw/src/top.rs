@@ -109,7 +109,8 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     mac_rx: MacRx,
     /// Register slices cutting the stream path (timing): TX engine → MAC TX (data 64,
     /// len 4, last, user), MAC TX → wire and loopback (data 64, keep 8, last, user), MAC
-    /// RX → RX engine (data 64, len 4, last, status 3).
+    /// RX → RX engine (data 64, len 4, last, status 3). Skid buffers in `full`,
+    /// forward-only in `small` (`Config::skid_slices`).
     slice_tx: RegSlice<Bits<70>>,
     slice_wire: RegSlice<Bits<74>>,
     slice_rx: RegSlice<Bits<72>>,
@@ -206,9 +207,9 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             rx_lean: Default::default(),
             mac_tx: Default::default(),
             mac_rx: Default::default(),
-            slice_tx: Default::default(),
-            slice_wire: Default::default(),
-            slice_rx: Default::default(),
+            slice_tx: if config.skid_slices() { RegSlice::default() } else { RegSlice::forward_only() },
+            slice_wire: if config.skid_slices() { RegSlice::default() } else { RegSlice::forward_only() },
+            slice_rx: if config.skid_slices() { RegSlice::default() } else { RegSlice::forward_only() },
             wr_lock_rx: Default::default(),
             wr_hold_tx: Default::default(),
             rd_hold: Default::default(),

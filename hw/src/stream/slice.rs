@@ -1,10 +1,15 @@
 //! Register slice (skid buffer): registers a valid/ready stream in both directions at
 //! full throughput, one cycle of latency. It cuts the combinational path between two
 //! blocks; the ready path is registered too (the upstream sees `!skid_valid`).
+//!
+//! [`RegSlice::forward_only`] makes a lighter slice for builds that need the area more
+//! than the clock (the iCE40 one): data and valid registered, ready passed through
+//! combinationally (`s_ready = m_ready | !out_valid`), no skid register. It keeps full
+//! throughput and the same one cycle of latency; synthesis removes the unused skid.
 
 use rust_hdl::prelude::*;
 
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock)]
 pub struct RegSlice<D: Synth> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
@@ -21,20 +26,58 @@ pub struct RegSlice<D: Synth> {
     skid_data: DFF<D>,
     in_fire: Signal<Local, Bit>,
     out_fire: Signal<Local, Bit>,
+    /// The ready path is registered (skid buffer); else it is combinational.
+    skid: Constant<Bit>,
+}
+
+impl<D: Synth> Default for RegSlice<D> {
+    fn default() -> Self {
+        Self::with_skid(true)
+    }
+}
+
+impl<D: Synth> RegSlice<D> {
+    /// A slice that registers data and valid only (see the module comment).
+    pub fn forward_only() -> Self {
+        Self::with_skid(false)
+    }
+    fn with_skid(skid: bool) -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_data: Default::default(),
+            s_valid: Default::default(),
+            s_ready: Default::default(),
+            m_data: Default::default(),
+            m_valid: Default::default(),
+            m_ready: Default::default(),
+            out_valid: Default::default(),
+            out_data: Default::default(),
+            skid_valid: Default::default(),
+            skid_data: Default::default(),
+            in_fire: Default::default(),
+            out_fire: Default::default(),
+            skid: Constant::new(skid),
+        }
+    }
 }
 
 impl<D: Synth> Logic for RegSlice<D> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, out_valid, out_data, skid_valid, skid_data);
-        self.s_ready.next = !self.skid_valid.q.val();
         self.m_valid.next = self.out_valid.q.val();
         self.m_data.next = self.out_data.q.val();
-        self.in_fire.next = self.s_valid.val() & !self.skid_valid.q.val();
         self.out_fire.next = self.out_valid.q.val() & self.m_ready.val();
+        if self.skid.val() {
+            self.s_ready.next = !self.skid_valid.q.val();
+        } else {
+            self.s_ready.next = self.out_fire.val() | !self.out_valid.q.val();
+        }
+        self.in_fire.next = self.s_valid.val() & self.s_ready.val();
         if self.out_fire.val() | !self.out_valid.q.val() {
             // the output register is free this cycle: refill it, skid first
-            if self.skid_valid.q.val() {
+            if self.skid.val() & self.skid_valid.q.val() {
                 self.out_data.d.next = self.skid_data.q.val();
                 self.out_valid.d.next = true;
                 self.skid_valid.d.next = false;
@@ -42,7 +85,7 @@ impl<D: Synth> Logic for RegSlice<D> {
                 self.out_data.d.next = self.s_data.val();
                 self.out_valid.d.next = self.in_fire.val();
             }
-        } else if self.in_fire.val() {
+        } else if self.skid.val() & self.in_fire.val() {
             // output stalled: park the new beat
             self.skid_data.d.next = self.s_data.val();
             self.skid_valid.d.next = true;
