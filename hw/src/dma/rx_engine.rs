@@ -185,6 +185,20 @@ pub struct RxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     ones16: Constant<Bits<16>>,
     /// Write-back flags DONE | RX_EOP.
     wb_flags: Constant<Bits<16>>,
+    /// The metadata bits the classifier of this build can set: the others are read as
+    /// 0, which lets synthesis drop them from the FIFO's memory (an iCE40 block RAM is 16
+    /// bits wide, so every 16 bits of FIFO word is a RAM).
+    meta_kept: Constant<Bits<72>>,
+}
+
+impl<const FN: usize, const FNP1: usize, const Q: usize> RxEngine<FN, FNP1, Q> {
+    /// The engine behind `RxLeanClassifier` (no RSS, no checksum validation): only the
+    /// queue, the filter verdict and the MAC status vary.
+    pub fn without_rx_offload() -> Self {
+        let field = |at: u32, bits: u32| (at..at + bits).fold(Bits::<72>::default(), |m, i| m.replace_bit(i as usize, true));
+        let kept = field(rx_meta::QUEUE, 4) | field(rx_meta::DROP, 2) | field(rx_meta::STATUS, 3);
+        Self { meta_kept: Constant::new(kept), ..Self::default() }
+    }
 }
 
 impl<const FN: usize, const FNP1: usize, const Q: usize> Default for RxEngine<FN, FNP1, Q> {
@@ -284,6 +298,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for RxEngine<FN
             drop_frame: Default::default(),
             ones16: Constant::new(Bits::<16>::from(0xffffu64)),
             wb_flags: Constant::new(Bits::<16>::from((nic_regmap::desc::DONE | nic_regmap::desc::RX_EOP) as u64)),
+            meta_kept: Constant::new(!Bits::<72>::default()),
         }
     }
 }
@@ -293,7 +308,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
     fn update(&mut self) {
         dff_setup!(self, clock, state, cur_q, buf_addr, buf_len, written, truncated, meta, wb_addr, wb_tag, wb_out, wr_pending, wr_failed, rd_sel, rd_hold);
         clock!(self, clock, upsizer, fifo);
-        self.head_meta.next = self.fifo.data_out.val().get_bits::<72>(134);
+        self.head_meta.next = self.fifo.data_out.val().get_bits::<72>(134) & self.meta_kept.val();
         self.q_now.next = self.cur_q.q.val();
         if self.state.q.val() == RxState::Idle {
             self.q_now.next = self.head_meta.val().get_bits::<4>(52);
