@@ -76,6 +76,17 @@ pub const COUNTER_REGS: [&str; N_COUNTERS] = [
 /// Number of statistics counters.
 pub const N_COUNTERS: usize = 18;
 
+/// Whether a build has what increments a counter: the checksum-verdict counters need
+/// RX checksum validation, the offload counters the TX offload engine. A counter the
+/// build lacks reads 0, as it would anyway.
+pub fn counter_in_build(config: Config, name: &str) -> bool {
+    match name {
+        "RX_CSUM_L3_BAD" | "RX_CSUM_L4_BAD" => config.has_rx_offload(),
+        "TX_OFFLOAD_ERRORS" | "TX_TSO_SEGMENTS" => config.has_tx_offload(),
+        _ => true,
+    }
+}
+
 #[derive(LogicBlock)]
 pub struct CsrBlock {
     pub clock: Signal<In, Clock>,
@@ -123,6 +134,9 @@ pub struct CsrBlock {
     rw: [DFF<Bits<32>>; 5],
     counter_addr: [Constant<Bits<16>>; N_COUNTERS],
     counter: [DFF<Bits<32>>; N_COUNTERS],
+    /// The build has the block that counts into counter i (`counter_in_build`): the
+    /// others hold 0 and synthesis removes them.
+    counter_present: [Constant<Bit>; N_COUNTERS],
     byte_lane: Constant<Bits<32>>,
     addr_irq_status: Constant<Bits<16>>,
     addr_cycle_count: Constant<Bits<16>>,
@@ -196,6 +210,7 @@ impl CsrBlock {
             rw: Default::default(),
             counter_addr: std::array::from_fn(|i| c16(map::offset_of("stats", COUNTER_REGS[i]))),
             counter: Default::default(),
+            counter_present: std::array::from_fn(|i| Constant::new(counter_in_build(config, COUNTER_REGS[i]))),
             byte_lane: c32(0xff),
             addr_irq_status: c16(map::offset_of("global", "IRQ_STATUS")),
             addr_cycle_count: c16(map::offset_of("global", "CYCLE_COUNT")),
@@ -223,13 +238,18 @@ impl Logic for CsrBlock {
         dff_setup!(self, clock, irq_status, cycle_count, aw_addr, aw_full, w_data, w_full, w_mask, b_valid, r_valid, r_data);
         for i in 0..5 {
             self.rw[i].clock.next = self.clock.val();
-            self.rw[i].d.next = self.rw[i].q.val();
+            // bits outside the register's fields have a constant 0 next value (the
+            // reset values are inside the fields), so synthesis removes their flip-flops
+            self.rw[i].d.next = self.rw[i].q.val() & self.rw_bits[i].val();
             self.rw_value[i].next = self.rw[i].q.val();
         }
         // 18 = N_COUNTERS (an hdl_gen loop bound is a literal or a const generic)
         for i in 0..18 {
             self.counter[i].clock.next = self.clock.val();
-            self.counter[i].d.next = self.counter[i].q.val() + self.count_inc[i].val();
+            self.counter[i].d.next = 0.into();
+            if self.counter_present[i].val() {
+                self.counter[i].d.next = self.counter[i].q.val() + self.count_inc[i].val();
+            }
         }
         self.cycle_count.d.next = self.cycle_count.q.val() + 1;
         // write channel: accept address and data in any order, then write and respond
@@ -269,7 +289,7 @@ impl Logic for CsrBlock {
             self.b_valid.d.next = true;
             for i in 0..5 {
                 if self.aw_addr.q.val() == self.rw_addr[i].val() {
-                    self.rw[i].d.next = (self.rw[i].q.val() & !self.w_mask.q.val()) | (self.w_data.q.val() & self.w_mask.q.val() & self.rw_bits[i].val());
+                    self.rw[i].d.next = ((self.rw[i].q.val() & !self.w_mask.q.val()) | (self.w_data.q.val() & self.w_mask.q.val())) & self.rw_bits[i].val();
                 }
             }
             if self.aw_addr.q.val() == self.addr_irq_status.val() {

@@ -128,9 +128,11 @@ impl Logic for QueueRegs {
         clock!(self, clock, irq);
         for i in 0..9 {
             self.rw[i].clock.next = self.clock.val();
-            self.rw[i].d.next = self.rw[i].q.val();
+            // bits outside the register's fields have a constant 0 next value (the
+            // reset values are inside the fields), so synthesis removes their flip-flops
+            self.rw[i].d.next = self.rw[i].q.val() & self.rw_bits[i].val();
             if self.bus_wr.val() & (self.bus_addr.val() == self.rw_addr[i].val()) {
-                self.rw[i].d.next = (self.rw[i].q.val() & !self.bus_wmask.val()) | (self.bus_wdata.val() & self.bus_wmask.val() & self.rw_bits[i].val());
+                self.rw[i].d.next = ((self.rw[i].q.val() & !self.bus_wmask.val()) | (self.bus_wdata.val() & self.bus_wmask.val())) & self.rw_bits[i].val();
             }
         }
         // RW order: 0 BASE_LO, 1 BASE_HI, 2 SIZE_LOG2, 3 CONTROL, 4 TAIL, 5 IRQ_COUNT,

@@ -137,12 +137,16 @@ impl Logic for RxcRegs {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, filter_ctrl_r, rss_ctrl_r);
+        // bits outside a register's fields have a constant 0 next value, so synthesis
+        // removes their flip-flops
+        self.filter_ctrl_r.d.next = self.filter_ctrl_r.q.val() & self.bits_filter_ctrl.val();
+        self.rss_ctrl_r.d.next = self.rss_ctrl_r.q.val() & self.bits_rss_ctrl.val();
         self.merged.next = self.bus_wdata.val() & self.bus_wmask.val();
         if self.bus_wr.val() & (self.bus_addr.val() == self.addr_filter_ctrl.val()) {
-            self.filter_ctrl_r.d.next = (self.filter_ctrl_r.q.val() & !self.bus_wmask.val()) | (self.merged.val() & self.bits_filter_ctrl.val());
+            self.filter_ctrl_r.d.next = ((self.filter_ctrl_r.q.val() & !self.bus_wmask.val()) | self.merged.val()) & self.bits_filter_ctrl.val();
         }
         if self.bus_wr.val() & (self.bus_addr.val() == self.addr_rss_ctrl.val()) {
-            self.rss_ctrl_r.d.next = (self.rss_ctrl_r.q.val() & !self.bus_wmask.val()) | (self.merged.val() & self.bits_rss_ctrl.val());
+            self.rss_ctrl_r.d.next = ((self.rss_ctrl_r.q.val() & !self.bus_wmask.val()) | self.merged.val()) & self.bits_rss_ctrl.val();
         }
         for i in 0..10 {
             self.key[i].clock.next = self.clock.val();
@@ -157,9 +161,9 @@ impl Logic for RxcRegs {
         }
         for i in 0..32 {
             self.mac[i].clock.next = self.clock.val();
-            self.mac[i].d.next = self.mac[i].q.val();
+            self.mac[i].d.next = self.mac[i].q.val() & self.bits_mac[i].val();
             if self.mac_present[i].val() & self.bus_wr.val() & (self.bus_addr.val() == self.addr_mac[i].val()) {
-                self.mac[i].d.next = (self.mac[i].q.val() & !self.bus_wmask.val()) | (self.merged.val() & self.bits_mac[i].val());
+                self.mac[i].d.next = ((self.mac[i].q.val() & !self.bus_wmask.val()) | self.merged.val()) & self.bits_mac[i].val();
             }
             self.mac_filter[i].next = 0.into();
             if self.mac_present[i].val() {
