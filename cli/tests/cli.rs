@@ -86,6 +86,20 @@ fn bench_json_has_every_size() {
     }
 }
 
+/// `nic bench rx` checks every frame's classification against what the build's
+/// FEATURES say (checksums good and a TCP/IPv4 hash on `full`; "not checked" and no
+/// hash on `small`, which has neither), on both configurations.
+#[test]
+fn bench_rx_runs_on_both_configurations() {
+    for config in ["small", "full"] {
+        let (code, out, err) = nic(&["bench", "rx", "--config", config, "--frames", "40", "--json"]);
+        assert_eq!(code, 0, "{config}: {err}");
+        for size in [64, 65, 1518, 9018] {
+            assert!(out.contains(&format!("\"frame_bytes\":{size},")), "{config}: no {size}-byte row in {out}");
+        }
+    }
+}
+
 /// Pulls `"key":value` out of one JSON line (the CLI writes flat objects).
 fn field<'a>(line: &'a str, key: &str) -> &'a str {
     let start = line.find(&format!("\"{key}\":")).unwrap_or_else(|| panic!("no {key} in {line}")) + key.len() + 3;
