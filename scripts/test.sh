@@ -2,9 +2,10 @@
 # `make test`: the whole test suite, with the ECP5 board flow beside it.
 #
 # The board flow (yosys, nextpnr, ecppack for the `small` ECPIX-5 bitstream; `--quick`:
-# placement not timing-driven) is one single-threaded job of about 14 minutes since
-# `small` lost its offload engines (22,419 LUTs on the board; it was 37,250 and took 24-27
-# minutes, too long for CI's 30); the test suite is mostly one simulation at a time. So
+# placement not timing-driven) is one single-threaded job of about 7 minutes (18,446
+# LUTs on the board; 22,419 and 14 minutes before the iCE40 area work, 37,250 and 24-27
+# minutes with the offload engines, too long for CI's 30); the test suite is mostly one
+# simulation at a time. So
 # the flow starts in the background as soon as the `nic` binary is built, the suite runs
 # on the other core, and the flow's test (`board_flow_small_ecp5` in
 # fpga/tests/synth_check.rs) runs last: given NIC_BOARD_FLOW_DIR it waits for that run
