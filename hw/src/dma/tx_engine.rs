@@ -286,6 +286,11 @@ pub struct TxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     max_in_flight: Constant<Bits<16>>,
     /// A one-byte beat with frame end and abort set.
     abort_beat: Constant<Bits<135>>,
+    /// The write-back word's bits that vary: LEN, and of FLAGS the EOP, REPORT_STATUS and
+    /// CTX the descriptor had and ERROR. The rest (DONE, always 1; the info word, 0) is
+    /// put back at the FIFO's output, so the write-back FIFO's flip-flops hold only these.
+    wb_varies: Constant<Bits<64>>,
+    wb_fixed: Constant<Bits<64>>,
     /// Request flags TSO | UDP, never valid: a frame with two context descriptors is
     /// refused by the offload engine with them.
     refuse_flags: Constant<TxCtx>,
@@ -456,6 +461,8 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for TxEngine<FN
             depth: Constant::new(Bits::<16>::from(1u64 << FN)),
             max_in_flight: Constant::new(Bits::<16>::from(32u64)),
             abort_beat: Constant::new((Bits::<135>::from(3u64) << 133) | (Bits::<135>::from(1u64) << 128)),
+            wb_varies: Constant::new(Bits::<64>::from(0xffff_u64 | (u64::from(0x7 | nic_regmap::desc::TX_ERROR) << 16))),
+            wb_fixed: Constant::new(Bits::<64>::from(u64::from(nic_regmap::desc::DONE) << 16)),
             deficit_floor: Constant::new(Bits::<20>::from(1u64 << 19)),
             refuse_flags: Constant::new(Bits::<112>::from(u64::from(nic_regmap::desc::TX_TSO | nic_regmap::desc::TX_UDP)) << 80),
         }
@@ -978,17 +985,18 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
             & (self.comp.data_out.val().get_bit(37) | (self.comp.data_out.val().get_bit(36) & self.verdict.data_out.val()));
         self.c_wb.next = self.c_go.val() & self.c_run.val() & self.comp.data_out.val().get_bit(35) & self.comp.data_out.val().get_bit(33);
         self.wb_fifo.write.next = self.c_wb.val();
-        // write-back at bytes 8..16: length, flags (EOP, RS, CTX) | DONE | ERROR, info word 0
+        // write-back at bytes 8..16: length, flags (EOP, RS, CTX) | ERROR; DONE and the
+        // info word (0) are added at the FIFO's output (`wb_fixed`)
         self.wb_fifo.data_in.next = bit_cast::<132, 64>(
             self.c_base.val() + (bit_cast::<64, 16>(self.comp.data_out.val().get_bits::<16>(0) & self.c_mask.val()) << 4) + 8,
         ) | (bit_cast::<132, 16>(self.comp.data_out.val().get_bits::<16>(16)) << 64)
-            | (bit_cast::<132, 16>(bit_cast::<16, 3>(self.comp.data_out.val().get_bits::<3>(32)) | 0x8000) << 80)
+            | (bit_cast::<132, 3>(self.comp.data_out.val().get_bits::<3>(32)) << 80)
             | (bit_cast::<132, 1>(self.c_err.val().into()) << 94)
             | (bit_cast::<132, 4>(self.c_q.val()) << 128);
         // ================= write-back port ===========================================
         self.wb_valid.next = !self.wb_fifo.empty.val() & (self.wbq_count.q.val() < 8);
         self.wb_addr.next = self.wb_fifo.data_out.val().get_bits::<64>(0);
-        self.wb_data.next = self.wb_fifo.data_out.val().get_bits::<64>(64);
+        self.wb_data.next = (self.wb_fifo.data_out.val().get_bits::<64>(64) & self.wb_varies.val()) | self.wb_fixed.val();
         self.wb_fifo.read.next = self.wb_valid.val() & self.wb_ready.val();
         // the queue of each write-back the port took, until its response (in order)
         for i in 0..8 {
