@@ -8,7 +8,12 @@
 #
 #   fpga/scripts/ice40_breakdown.sh [CONFIG] [OUT]     (small; out/ice40-breakdown)
 #
-# About 5 minutes on one core. Not part of CI.
+# Then the flattened build (what `nic synth --target ice40-hx8k` reports) with its
+# SB_RAM40_4K per memory: an iCE40 block RAM is at most 16 bits wide, so a FIFO costs one
+# per 16 bits of its word (after synthesis drops the bits nothing reads), whatever its
+# depth.
+#
+# About 6 minutes on one core. Not part of CI.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 CONFIG=${1:-small}
@@ -40,4 +45,23 @@ for block, (luts, ffs, rams) in sorted(per_block.items(), key=lambda kv: -kv[1][
     print(f"| `{block}` | {luts:,} | {ffs:,} | {rams} |")
 luts, ffs, rams = (sum(v[i] for v in per_block.values()) for i in range(3))
 print(f"| total (hierarchical) | {luts:,} | {ffs:,} | {rams} |")
+PY
+yosys -q -l "$OUT/yosys_flat.log" -p "read_verilog $OUT/nic_top.v; synth_ice40 -top nic_top -json $OUT/nic_top_flat.json" >/dev/null
+python3 - "$OUT/nic_top_flat.json" "$CONFIG" <<'PY'
+import collections, json, re, sys
+design = json.load(open(sys.argv[1]))
+per_memory = collections.Counter()
+cells = collections.Counter()
+for module in design["modules"].values():
+    for name, cell in module["cells"].items():
+        cells[cell["type"]] += 1
+        if cell["type"] == "SB_RAM40_4K":
+            per_memory[re.sub(r"\.\d+\.\d+$", "", name)] += 1
+ffs = sum(n for t, n in cells.items() if t.startswith("SB_DFF"))
+print()
+print(f"nic_top ({sys.argv[2]}), flattened: {cells['SB_LUT4']:,} SB_LUT4, {ffs:,} flip-flops, {cells['SB_RAM40_4K']} SB_RAM40_4K")
+print("| memory | SB_RAM40_4K |")
+print("|---|---|")
+for memory, n in per_memory.most_common():
+    print(f"| `{memory}` | {n} |")
 PY
