@@ -29,7 +29,7 @@ run: setup
 test: setup
 	@CARGO=$(CARGO) JOBS=$(JOBS) bash scripts/test.sh
 
-# The ECP5 board flow to a bitstream for `small` alone, its report checked (about 7 minutes).
+# The ECP5 board flow to a bitstream for `small` alone, its report checked (about 4 minutes).
 test-board-flow: setup
 	$(CARGO) test --release -j$(JOBS) -p nic-fpga --test synth_check board_flow_
 
