@@ -76,7 +76,7 @@ impl Config {
     }
     /// Whether the register slices between the top's blocks register the ready path too
     /// (skid buffers, for the 156.25 MHz target of `full`) or only data and valid
-    /// (`RegSlice::forward_only`, for the area of `small`).
+    /// (`RegSlice::with_skid(false)`, for the area of `small`).
     pub fn skid_slices(self) -> bool {
         match self {
             Config::Small => false,

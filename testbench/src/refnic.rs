@@ -740,34 +740,41 @@ impl RefNic {
         }
     }
 
+    /// The exact-match table word at block offset `off` (2i: MAC_FILTER_LO[i], 2i + 1:
+    /// MAC_FILTER_HI[i]), when the build has entry i (`MAC_FILTER_COUNT`).
+    fn mac_filter_word(&self, off: u32) -> Option<usize> {
+        let w = off.checked_sub(rxc::MAC_FILTER_LO)? / 4;
+        (w / 2 < self.cfg.mac_filters).then_some(w as usize)
+    }
+
     /// The RX classification block; RSS_RETA and MCAST_HASH are write-only.
     fn rxc_read(&self, off: u32) -> u32 {
+        if let Some(w) = self.mac_filter_word(off) {
+            return self.mac_filter_words[w];
+        }
         match off {
             nic_regmap::HEADER_ID | nic_regmap::HEADER_VERSION | nic_regmap::HEADER_NEXT => Self::header("rxc", off, 0),
             rxc::FILTER_CTRL => self.rxc.filter_ctrl_word(),
             rxc::MAC_FILTER_COUNT => self.cfg.mac_filters,
             rxc::RSS_CTRL => u32::from(self.rxc.rss_types),
             o if (rxc::RSS_KEY..rxc::RSS_KEY + 40).contains(&o) && self.cfg.rx_offload => self.rxc.rss_key_words()[((o - rxc::RSS_KEY) / 4) as usize],
-            o if (rxc::MAC_FILTER_LO..rxc::MAC_FILTER_LO + 128).contains(&o) && (o - rxc::MAC_FILTER_LO) / 8 < self.cfg.mac_filters => {
-                self.mac_filter_words[((o - rxc::MAC_FILTER_LO) / 4) as usize]
-            }
             _ => 0,
         }
     }
 
     fn rxc_write(&mut self, off: u32, v: u32) {
+        if let Some(w) = self.mac_filter_word(off) {
+            self.mac_filter_words[w] = v & nic_regmap::bits_of("rxc", if w % 2 == 0 { "MAC_FILTER_LO" } else { "MAC_FILTER_HI" });
+            let e = w / 2;
+            self.rxc.exact[e] = MacFilterEntry::from_words(self.mac_filter_words[2 * e], self.mac_filter_words[2 * e + 1]);
+            return;
+        }
         match off {
             rxc::FILTER_CTRL => self.rxc.set_filter_ctrl_word(v),
             rxc::RSS_CTRL => self.rxc.rss_types = (v & 0x3f) as u8,
             o if (rxc::RSS_KEY..rxc::RSS_KEY + 40).contains(&o) && self.cfg.rx_offload => {
                 let i = (o - rxc::RSS_KEY) as usize;
                 self.rxc.rss_key[i..i + 4].copy_from_slice(&v.to_be_bytes());
-            }
-            o if (rxc::MAC_FILTER_LO..rxc::MAC_FILTER_LO + 128).contains(&o) && (o - rxc::MAC_FILTER_LO) / 8 < self.cfg.mac_filters => {
-                let w = ((o - rxc::MAC_FILTER_LO) / 4) as usize;
-                self.mac_filter_words[w] = v & nic_regmap::bits_of("rxc", if w % 2 == 0 { "MAC_FILTER_LO" } else { "MAC_FILTER_HI" });
-                let e = w / 2;
-                self.rxc.exact[e] = MacFilterEntry::from_words(self.mac_filter_words[2 * e], self.mac_filter_words[2 * e + 1]);
             }
             o if (rxc::RSS_RETA..rxc::RSS_RETA + 128).contains(&o) => {
                 let i = (o - rxc::RSS_RETA) as usize;

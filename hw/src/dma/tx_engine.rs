@@ -461,7 +461,9 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for TxEngine<FN
             depth: Constant::new(Bits::<16>::from(1u64 << FN)),
             max_in_flight: Constant::new(Bits::<16>::from(32u64)),
             abort_beat: Constant::new((Bits::<135>::from(3u64) << 133) | (Bits::<135>::from(1u64) << 128)),
-            wb_varies: Constant::new(Bits::<64>::from(0xffff_u64 | (u64::from(0x7 | nic_regmap::desc::TX_ERROR) << 16))),
+            wb_varies: Constant::new(Bits::<64>::from(
+                0xffff_u64 | (u64::from(nic_regmap::desc::TX_EOP | nic_regmap::desc::TX_REPORT_STATUS | nic_regmap::desc::TX_CTX | nic_regmap::desc::TX_ERROR) << 16),
+            )),
             wb_fixed: Constant::new(Bits::<64>::from(u64::from(nic_regmap::desc::DONE) << 16)),
             deficit_floor: Constant::new(Bits::<20>::from(1u64 << 19)),
             refuse_flags: Constant::new(Bits::<112>::from(u64::from(nic_regmap::desc::TX_TSO | nic_regmap::desc::TX_UDP)) << 80),

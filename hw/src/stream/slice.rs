@@ -2,7 +2,7 @@
 //! full throughput, one cycle of latency. It cuts the combinational path between two
 //! blocks; the ready path is registered too (the upstream sees `!skid_valid`).
 //!
-//! [`RegSlice::forward_only`] makes a lighter slice for builds that need the area more
+//! [`RegSlice::with_skid`]`(false)` makes a lighter slice for builds that need the area more
 //! than the clock (the iCE40 one): data and valid registered, ready passed through
 //! combinationally (`s_ready = m_ready | !out_valid`), no skid register. It keeps full
 //! throughput and the same one cycle of latency; synthesis removes the unused skid.
@@ -37,11 +37,9 @@ impl<D: Synth> Default for RegSlice<D> {
 }
 
 impl<D: Synth> RegSlice<D> {
-    /// A slice that registers data and valid only (see the module comment).
-    pub fn forward_only() -> Self {
-        Self::with_skid(false)
-    }
-    fn with_skid(skid: bool) -> Self {
+    /// A skid buffer (`true`, the default) or a slice that registers data and valid
+    /// only (`false`, see the module comment).
+    pub fn with_skid(skid: bool) -> Self {
         Self {
             clock: Default::default(),
             reset: Default::default(),
