@@ -57,19 +57,56 @@ fn taps(k: usize) -> Vec<Vec<usize>> {
 }
 
 /// Combinational: `crc_out` = register after `nbytes` (1..8) bytes of `data` from lane 0.
-#[derive(LogicBlock, Default)]
+///
+/// Two variants, chosen when the block is built:
+/// * `Crc32x64::default()`: any byte count in one cycle (0 is treated as 8): an 8-byte
+///   network and a 4/2/1-byte cascade for short last beats.
+/// * `Crc32x64::serial_tail()`: the 8-byte network and a 1-byte one only. `nbytes` of 8
+///   or more takes 8 bytes, 1..7 takes ONE byte (`data[7:0]`) and 0 none (`crc_out` =
+///   `crc_in`): the caller feeds a short beat's bytes one per cycle, then reads the result
+///   with `nbytes` 0. Of the 1,191 iCE40 LUT4s of the cascade variant, 690 are the cascade
+///   (`fpga/scripts/ice40_breakdown.sh`); the configuration meant for an iCE40 spends
+///   cycles instead (`Config::serial_crc_tail`).
+#[derive(LogicBlock)]
 pub struct Crc32x64 {
     pub crc_in: Signal<In, Bits<32>>,
     pub data: Signal<In, Bits<64>>,
-    /// Valid bytes, 1..8 (0 is treated as 8).
+    /// Valid bytes: see the variants above.
     pub nbytes: Signal<In, Bits<4>>,
     pub crc_out: Signal<Out, Bits<32>>,
+    /// The serial-tail variant (read when the Verilog is generated).
+    serial: Constant<Bit>,
+}
+
+impl Default for Crc32x64 {
+    fn default() -> Self {
+        Self::with_serial_tail(false)
+    }
+}
+
+impl Crc32x64 {
+    /// The variant that takes a short beat's bytes one per cycle (see the type's doc).
+    pub fn serial_tail() -> Self {
+        Self::with_serial_tail(true)
+    }
+    /// Which variant: `serial_tail()` or the default one-cycle cascade.
+    pub fn with_serial_tail(serial: bool) -> Self {
+        Self {
+            crc_in: Default::default(),
+            data: Default::default(),
+            nbytes: Default::default(),
+            crc_out: Default::default(),
+            serial: Constant::new(serial),
+        }
+    }
 }
 
 impl Logic for Crc32x64 {
     fn update(&mut self) {
         let n = match self.nbytes.val().to_u64() as usize {
+            0 if self.serial.val() => 0,
             0 => 8,
+            n if self.serial.val() && n < 8 => 1,
             n => n.min(8),
         };
         let data = self.data.val().to_u64().to_le_bytes();
@@ -98,6 +135,12 @@ impl Logic for Crc32x64 {
             v
         };
         body.push_str(&network("next_8", 8, "crc_in", "data"));
+        if self.serial.val() {
+            body.push_str("wire [7:0] data_1 = data[7:0];\n");
+            body.push_str(&network("after_1", 1, "crc_in", "data_1"));
+            body.push_str("always @(*) begin\n    if (nbytes >= 4'd8) crc_out = next_8;\n    else if (nbytes == 4'd0) crc_out = crc_in;\n    else crc_out = after_1;\nend\n");
+            return Verilog::Custom(body);
+        }
         body.push_str("wire [31:0] part_4_in = crc_in;\nwire [31:0] data_4 = data[31:0];\n");
         body.push_str(&network("after_4", 4, "part_4_in", "data_4"));
         body.push_str("wire [31:0] part_2_in = nbytes[2] ? after_4 : crc_in;\n");

@@ -7,6 +7,11 @@
 //! arrives. The frame's verdict (`m_status`, see `mac::rx_status`) is on its last output
 //! beat: bad FCS, runt (< 64 bytes with FCS), oversize (> `max_frame_len`), PHY error.
 //! Dropping is the RX engine's job, which counts the reason.
+//!
+//! With a serial CRC tail (`MacRx::with_serial_crc_tail(true)`, `Config::serial_crc_tail`)
+//! a beat of fewer than 8 bytes (a frame's last) waits at the input, one cycle per byte,
+//! while its bytes go through the CRC one at a time; the wire side is never faster than
+//! that in the builds that use it (a Gigabit MAC gives a beat every few core cycles).
 
 use super::crc::{residue, Crc32x64};
 // status codes: see super::rx_status (literals below: hdl_gen cannot read Rust constants)
@@ -40,6 +45,14 @@ pub struct MacRx {
     hold_data: DFF<Bits<64>>,
     hold_len: DFF<Bits<4>>,
     hold_status: DFF<Bits<3>>,
+    /// Serial tail: bytes of the current short beat already in `crc`.
+    tail_idx: DFF<Bits<4>>,
+    /// Serial tail: the beat waits while its bytes go through the CRC one per cycle.
+    tail_wait: Signal<Local, Bit>,
+    /// Serial tail: the beat's next byte for the CRC.
+    tail_byte: Signal<Local, Bits<8>>,
+    above_byte0: Constant<Bits<64>>,
+    serial_tail: Constant<Bit>,
     in_len: Signal<Local, Bits<4>>,
     total: Signal<Local, Bits<16>>,
     status_now: Signal<Local, Bits<3>>,
@@ -51,6 +64,14 @@ pub struct MacRx {
 
 impl Default for MacRx {
     fn default() -> Self {
+        Self::with_serial_crc_tail(false)
+    }
+}
+
+impl MacRx {
+    /// `serial`: a short beat's bytes go through the CRC one per cycle (see the module
+    /// doc); otherwise every beat takes one cycle.
+    pub fn with_serial_crc_tail(serial: bool) -> Self {
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -67,7 +88,7 @@ impl Default for MacRx {
             m_status: Default::default(),
             m_valid: Default::default(),
             m_ready: Default::default(),
-            crc_unit: Default::default(),
+            crc_unit: Crc32x64::with_serial_tail(serial),
             crc: Default::default(),
             count: Default::default(),
             phy_error: Default::default(),
@@ -76,6 +97,11 @@ impl Default for MacRx {
             hold_data: Default::default(),
             hold_len: Default::default(),
             hold_status: Default::default(),
+            tail_idx: Default::default(),
+            tail_wait: Default::default(),
+            tail_byte: Default::default(),
+            above_byte0: Constant::new(Bits::<64>::from(!0xffu64)),
+            serial_tail: Constant::new(serial),
             in_len: Default::default(),
             total: Default::default(),
             status_now: Default::default(),
@@ -90,7 +116,7 @@ impl Default for MacRx {
 impl Logic for MacRx {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, crc, count, phy_error, hold_valid, hold_final, hold_data, hold_len, hold_status);
+        dff_setup!(self, clock, crc, count, phy_error, hold_valid, hold_final, hold_data, hold_len, hold_status, tail_idx);
         // bytes in this beat (tkeep is contiguous from lane 0)
         self.in_len.next = 0.into();
         if self.s_keep.val().get_bit(0) {
@@ -120,6 +146,20 @@ impl Logic for MacRx {
         self.crc_unit.crc_in.next = self.crc.q.val();
         self.crc_unit.data.next = self.s_data.val();
         self.crc_unit.nbytes.next = self.in_len.val();
+        self.tail_wait.next = false;
+        self.tail_byte.next = 0.into();
+        if self.serial_tail.val() & (self.in_len.val() != 0) & (self.in_len.val() < 8) {
+            // one byte a cycle; once all are in, the unit passes the register through
+            // only the low byte moves: the 8-byte network's inputs stay as they are
+            self.tail_byte.next = bit_cast::<8, 64>(self.s_data.val() >> (bit_cast::<7, 4>(self.tail_idx.q.val()) << 3));
+            self.crc_unit.data.next = (self.s_data.val() & self.above_byte0.val()) | bit_cast::<64, 8>(self.tail_byte.val());
+            self.crc_unit.nbytes.next = 1.into();
+            if self.tail_idx.q.val() == self.in_len.val() {
+                self.crc_unit.nbytes.next = 0.into();
+            } else {
+                self.tail_wait.next = self.s_valid.val();
+            }
+        }
         // verdict, meaningful on the last beat
         self.total.next = self.count.q.val() + bit_cast::<16, 4>(self.in_len.val());
         self.status_now.next = 0.into();
@@ -136,7 +176,7 @@ impl Logic for MacRx {
             self.status_now.next = 4.into(); // rx_status::PHY_ERROR
         }
         // output: the held beat, once we know whether it is the last one
-        self.m_valid.next = self.hold_valid.q.val() & (self.hold_final.q.val() | self.s_valid.val());
+        self.m_valid.next = self.hold_valid.q.val() & (self.hold_final.q.val() | (self.s_valid.val() & !self.tail_wait.val()));
         self.m_data.next = self.hold_data.q.val();
         self.m_len.next = self.hold_len.q.val();
         self.m_last.next = self.hold_final.q.val();
@@ -147,9 +187,14 @@ impl Logic for MacRx {
             self.m_last.next = true;
             self.m_status.next = self.status_now.val();
         }
-        self.s_ready.next = !self.hold_valid.q.val() | self.m_ready.val();
+        self.s_ready.next = (!self.hold_valid.q.val() | self.m_ready.val()) & !self.tail_wait.val();
         self.in_fire.next = self.s_valid.val() & self.s_ready.val();
+        if self.tail_wait.val() {
+            self.crc.d.next = self.crc_unit.crc_out.val();
+            self.tail_idx.d.next = self.tail_idx.q.val() + 1;
+        }
         if self.in_fire.val() {
+            self.tail_idx.d.next = 0.into();
             if self.s_last.val() {
                 self.crc.d.next = self.crc_init.val();
                 self.count.d.next = 0.into();
@@ -191,6 +236,7 @@ impl Logic for MacRx {
             self.count.d.next = 0.into();
             self.phy_error.d.next = false;
             self.hold_valid.d.next = false;
+            self.tail_idx.d.next = 0.into();
         }
     }
 }

@@ -11,6 +11,11 @@
 //! requires and NICs do for the stack (an ARP request leaves as 64 bytes on the wire):
 //! the short last beat is filled to 8 bytes and zero beats follow, or, when it starts at
 //! byte 56, it is filled to 4 bytes and the FCS follows in the same beat.
+//!
+//! With a serial CRC tail (`MacTx::with_serial_crc_tail(true)`, `Config::serial_crc_tail`)
+//! the CRC takes 8 bytes a cycle but a short beat's bytes one a cycle: such a beat (a
+//! frame's last, or the padding beat ending at byte 60) waits at the input, not offered
+//! to the wire, for as many cycles as it has bytes, then leaves with its FCS.
 
 use super::crc::Crc32x64;
 use rust_hdl::prelude::*;
@@ -46,6 +51,17 @@ pub struct MacTx {
     extra_user: DFF<Bit>,
     /// Emitting the zero padding of a short frame.
     pad_active: DFF<Bit>,
+    /// Serial tail: bytes of the current short beat already in `crc`.
+    tail_idx: DFF<Bits<4>>,
+    /// The bytes the CRC takes from this beat, and how many (1..8).
+    crc_data: Signal<Local, Bits<64>>,
+    crc_need: Signal<Local, Bits<4>>,
+    /// Serial tail: the beat waits while its bytes go through the CRC one per cycle.
+    tail_wait: Signal<Local, Bit>,
+    /// Serial tail: the beat's next byte for the CRC.
+    tail_byte: Signal<Local, Bits<8>>,
+    above_byte0: Constant<Bits<64>>,
+    serial_tail: Constant<Bit>,
     short: Signal<Local, Bit>,
     short_in_beat: Signal<Local, Bit>,
     fcs: Signal<Local, Bits<64>>,
@@ -62,6 +78,14 @@ pub struct MacTx {
 
 impl Default for MacTx {
     fn default() -> Self {
+        Self::with_serial_crc_tail(false)
+    }
+}
+
+impl MacTx {
+    /// `serial`: a short beat's bytes go through the CRC one per cycle (see the module
+    /// doc); otherwise every beat takes one cycle.
+    pub fn with_serial_crc_tail(serial: bool) -> Self {
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -80,7 +104,7 @@ impl Default for MacTx {
             stat_frame: Default::default(),
             stat_aborted: Default::default(),
             stat_bytes: Default::default(),
-            crc_unit: Default::default(),
+            crc_unit: Crc32x64::with_serial_tail(serial),
             crc: Default::default(),
             byte_count: Default::default(),
             extra_pending: Default::default(),
@@ -88,6 +112,13 @@ impl Default for MacTx {
             extra_keep: Default::default(),
             extra_user: Default::default(),
             pad_active: Default::default(),
+            tail_idx: Default::default(),
+            crc_data: Default::default(),
+            crc_need: Default::default(),
+            tail_wait: Default::default(),
+            tail_byte: Default::default(),
+            above_byte0: Constant::new(Bits::<64>::from(!0xffu64)),
+            serial_tail: Constant::new(serial),
             short: Default::default(),
             short_in_beat: Default::default(),
             fcs: Default::default(),
@@ -107,7 +138,7 @@ impl Default for MacTx {
 impl Logic for MacTx {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, crc, byte_count, extra_pending, extra_data, extra_keep, extra_user, pad_active);
+        dff_setup!(self, clock, crc, byte_count, extra_pending, extra_data, extra_keep, extra_user, pad_active, tail_idx);
         self.lane_shift.next = bit_cast::<7, 4>(self.s_len.val()) << 3;
         self.data_masked.next = self.s_data.val() & !(self.ones64.val() << self.lane_shift.val());
         // a good frame ending before byte 60 gets padded
@@ -115,21 +146,37 @@ impl Logic for MacTx {
             & !self.s_user.val()
             & ((self.byte_count.q.val() + bit_cast::<16, 4>(self.s_len.val())) < self.min_data.val());
         self.short_in_beat.next = self.short.val() & (self.byte_count.q.val() == self.last_pad_beat.val());
-        self.crc_unit.crc_in.next = self.crc.q.val();
-        self.crc_unit.data.next = self.s_data.val();
-        self.crc_unit.nbytes.next = self.s_len.val();
+        self.crc_data.next = self.s_data.val();
+        self.crc_need.next = self.s_len.val();
         if self.short.val() {
-            self.crc_unit.data.next = self.data_masked.val();
-            self.crc_unit.nbytes.next = 8.into();
+            self.crc_data.next = self.data_masked.val();
+            self.crc_need.next = 8.into();
             if self.short_in_beat.val() {
-                self.crc_unit.nbytes.next = 4.into();
+                self.crc_need.next = 4.into();
             }
         }
         if self.pad_active.q.val() {
-            self.crc_unit.data.next = 0.into();
-            self.crc_unit.nbytes.next = 8.into();
+            self.crc_data.next = 0.into();
+            self.crc_need.next = 8.into();
             if self.byte_count.q.val() == self.last_pad_beat.val() {
-                self.crc_unit.nbytes.next = 4.into();
+                self.crc_need.next = 4.into();
+            }
+        }
+        self.crc_unit.crc_in.next = self.crc.q.val();
+        self.crc_unit.data.next = self.crc_data.val();
+        self.crc_unit.nbytes.next = self.crc_need.val();
+        self.tail_wait.next = false;
+        self.tail_byte.next = 0.into();
+        if self.serial_tail.val() & (self.crc_need.val() != 0) & (self.crc_need.val() < 8) {
+            // one byte a cycle; once all are in, the unit passes the register through
+            // only the low byte moves: the 8-byte network's inputs stay as they are
+            self.tail_byte.next = bit_cast::<8, 64>(self.crc_data.val() >> (bit_cast::<7, 4>(self.tail_idx.q.val()) << 3));
+            self.crc_unit.data.next = (self.crc_data.val() & self.above_byte0.val()) | bit_cast::<64, 8>(self.tail_byte.val());
+            self.crc_unit.nbytes.next = 1.into();
+            if self.tail_idx.q.val() == self.crc_need.val() {
+                self.crc_unit.nbytes.next = 0.into();
+            } else {
+                self.tail_wait.next = self.pad_active.q.val() | (self.s_valid.val() & !self.extra_pending.q.val());
             }
         }
         // The FCS is the inverted register; an aborted frame gets it un-inverted (wrong).
@@ -154,7 +201,7 @@ impl Logic for MacTx {
             }
         } else if self.pad_active.q.val() {
             // zero padding; the beat starting at byte 56 carries 4 zeros and the FCS
-            self.m_valid.next = true;
+            self.m_valid.next = !self.tail_wait.val();
             self.s_ready.next = false;
             self.m_data.next = 0.into();
             self.m_keep.next = self.ones8.val();
@@ -164,8 +211,9 @@ impl Logic for MacTx {
                 self.m_data.next = self.fcs.val() << 32;
                 self.m_last.next = true;
             }
-            if self.m_ready.val() {
+            if self.m_ready.val() & !self.tail_wait.val() {
                 self.crc.d.next = self.crc_unit.crc_out.val();
+                self.tail_idx.d.next = 0.into();
                 self.byte_count.d.next = self.byte_count.q.val() + 8;
                 if self.byte_count.q.val() == self.last_pad_beat.val() {
                     self.pad_active.d.next = false;
@@ -174,9 +222,9 @@ impl Logic for MacTx {
                 }
             }
         } else {
-            self.m_valid.next = self.s_valid.val();
-            self.s_ready.next = self.m_ready.val();
-            self.fire.next = self.s_valid.val() & self.m_ready.val();
+            self.m_valid.next = self.s_valid.val() & !self.tail_wait.val();
+            self.s_ready.next = self.m_ready.val() & !self.tail_wait.val();
+            self.fire.next = self.s_valid.val() & self.m_ready.val() & !self.tail_wait.val();
             self.m_data.next = self.s_data.val();
             self.m_keep.next = self.ones8.val();
             self.m_last.next = false;
@@ -202,8 +250,13 @@ impl Logic for MacTx {
                 }
             }
         }
+        if self.tail_wait.val() {
+            self.crc.d.next = self.crc_unit.crc_out.val();
+            self.tail_idx.d.next = self.tail_idx.q.val() + 1;
+        }
         if self.fire.val() {
             self.crc.d.next = self.crc_unit.crc_out.val();
+            self.tail_idx.d.next = 0.into();
             self.byte_count.d.next = self.byte_count.q.val() + bit_cast::<16, 4>(self.s_len.val());
             if self.s_last.val() {
                 self.crc.d.next = self.crc_init.val();
@@ -223,6 +276,7 @@ impl Logic for MacTx {
             self.byte_count.d.next = 0.into();
             self.extra_pending.d.next = false;
             self.pad_active.d.next = false;
+            self.tail_idx.d.next = 0.into();
         }
     }
 }
