@@ -57,8 +57,9 @@ fn run(cfg: &RxClassConfig, frames: &[Vec<u8>], status: &[u8], ready_gap: fn(u64
         x.m_ready.next = false;
         x.s_valid.next = false;
         reset_for!(sim, x, 3);
-        // the tables clear themselves after reset: wait, then write them
-        for _ in 0..200 {
+        // the tables clear themselves after reset (256 cycles): wait, then write them,
+        // one word every other cycle as the CSR block does
+        for _ in 0..300 {
             wait_clock_cycle!(sim, clock, x);
         }
         let reta = cfg.reta_words();
@@ -70,10 +71,10 @@ fn run(cfg: &RxClassConfig, frames: &[Vec<u8>], status: &[u8], ready_gap: fn(u64
             x.reta_wr_addr.next = Bits::<5>::from((i % 32) as u64);
             x.reta_wr_data.next = Bits::<32>::from(reta[i % 32] as u64);
             wait_clock_cycle!(sim, clock, x);
+            x.mcast_wr.next = false;
+            x.reta_wr.next = false;
+            wait_clock_cycle!(sim, clock, x);
         }
-        x.mcast_wr.next = false;
-        x.reta_wr.next = false;
-        wait_clock_cycle!(sim, clock, x);
         // traffic
         let mut feed = Feed::new(&frames);
         let mut r = RunResult::default();

@@ -79,6 +79,9 @@ pub struct RxFilter {
     pub filter_ctrl: Signal<In, Bits<3>>,
     /// Word 2i = MAC_FILTER_LO[i], word 2i+1 = MAC_FILTER_HI[i].
     pub mac_filter: [Signal<In, Bits<32>>; 32],
+    /// MCAST_HASH word write: at most one every other cycle (the CSR block answers each
+    /// register write before it takes the next); lost while the table clears itself
+    /// after reset (256 cycles).
     pub mcast_wr: Signal<In, Bit>,
     pub mcast_wr_addr: Signal<In, Bits<7>>,
     pub mcast_wr_data: Signal<In, Bits<32>>,
@@ -89,8 +92,16 @@ pub struct RxFilter {
     pub steer: Signal<Out, Bit>,
     pub steer_queue: Signal<Out, Bits<8>>,
     hasher: McastIndex,
-    mcast_table: RAM<Bits<32>, 7>,
-    init: DFF<Bits<8>>,
+    /// The 4096-bit hash table as 256 words of 16 bits (an iCE40 block RAM is at most
+    /// 16 bits wide: 128 words of 32 would take two); a 32-bit MCAST_HASH register
+    /// write is two word writes, the high half one cycle after the low.
+    mcast_table: RAM<Bits<16>, 8>,
+    /// The high half of the last MCAST_HASH write, still to be written (register writes
+    /// are at least two cycles apart: the CSR block answers each before taking the next).
+    hi_pending: DFF<Bit>,
+    hi_addr: DFF<Bits<7>>,
+    hi_data: DFF<Bits<16>>,
+    init: DFF<Bits<9>>,
     hit: [DFF<Bit>; 16],
     s1_index: DFF<Bits<12>>,
     s1_bcast: DFF<Bit>,
@@ -98,7 +109,7 @@ pub struct RxFilter {
     s2_any: DFF<Bit>,
     s2_steer: DFF<Bit>,
     s2_queue: DFF<Bits<8>>,
-    s2_bit: DFF<Bits<5>>,
+    s2_bit: DFF<Bits<4>>,
     s2_bcast: DFF<Bit>,
     s2_mcast: DFF<Bit>,
     r_drop: DFF<Bits<2>>,
@@ -111,7 +122,7 @@ pub struct RxFilter {
     any: Signal<Local, Bit>,
     st: Signal<Local, Bit>,
     q: Signal<Local, Bits<8>>,
-    bit_no: [Constant<Bits<5>>; 32],
+    bit_no: [Constant<Bits<4>>; 16],
     hash_bit: Signal<Local, Bit>,
     promisc: Signal<Local, Bit>,
     allmulti: Signal<Local, Bit>,
@@ -135,6 +146,9 @@ impl Default for RxFilter {
             steer_queue: Default::default(),
             hasher: Default::default(),
             mcast_table: Default::default(),
+            hi_pending: Default::default(),
+            hi_addr: Default::default(),
+            hi_data: Default::default(),
             init: Default::default(),
             hit: Default::default(),
             s1_index: Default::default(),
@@ -155,7 +169,7 @@ impl Default for RxFilter {
             any: Default::default(),
             st: Default::default(),
             q: Default::default(),
-            bit_no: std::array::from_fn(|i| Constant::new(Bits::<5>::from(i as u64))),
+            bit_no: std::array::from_fn(|i| Constant::new(Bits::<4>::from(i as u64))),
             hash_bit: Default::default(),
             promisc: Default::default(),
             allmulti: Default::default(),
@@ -167,24 +181,33 @@ impl Default for RxFilter {
 impl Logic for RxFilter {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, init, s1_index, s1_bcast, s1_mcast, s2_any, s2_steer, s2_queue, s2_bit, s2_bcast, s2_mcast, r_drop, r_steer, r_queue);
+        dff_setup!(self, clock, init, hi_pending, hi_addr, hi_data, s1_index, s1_bcast, s1_mcast, s2_any, s2_steer, s2_queue, s2_bit, s2_bcast, s2_mcast, r_drop, r_steer, r_queue);
         for i in 0..16 {
             self.hit[i].clock.next = self.clock.val();
             self.unused_hi[i].next = self.mac_filter[2 * i + 1].val().get_bits::<6>(24);
         }
         self.mcast_table.read_clock.next = self.clock.val();
         self.mcast_table.write_clock.next = self.clock.val();
-        // clearing the multicast table after reset, then the write port
-        self.clearing.next = !self.init.q.val().get_bit(7);
-        self.ready.next = self.init.q.val().get_bit(7);
+        // clearing the multicast table after reset (256 cycles), then the write port:
+        // register word w is table words 2w (bits 15:0) and 2w + 1 (bits 31:16)
+        self.clearing.next = !self.init.q.val().get_bit(8);
+        self.ready.next = self.init.q.val().get_bit(8);
         if self.clearing.val() {
             self.init.d.next = self.init.q.val() + 1;
         }
-        self.mcast_table.write_enable.next = self.clearing.val() | self.mcast_wr.val();
-        self.mcast_table.write_address.next = self.mcast_wr_addr.val();
-        self.mcast_table.write_data.next = self.mcast_wr_data.val();
+        self.mcast_table.write_enable.next = self.clearing.val() | self.mcast_wr.val() | self.hi_pending.q.val();
+        self.mcast_table.write_address.next = bit_cast::<8, 7>(self.mcast_wr_addr.val()) << 1;
+        self.mcast_table.write_data.next = self.mcast_wr_data.val().get_bits::<16>(0);
+        self.hi_pending.d.next = self.mcast_wr.val();
+        if self.mcast_wr.val() {
+            self.hi_addr.d.next = self.mcast_wr_addr.val();
+            self.hi_data.d.next = self.mcast_wr_data.val().get_bits::<16>(16);
+        } else if self.hi_pending.q.val() {
+            self.mcast_table.write_address.next = (bit_cast::<8, 7>(self.hi_addr.q.val()) << 1) | 1;
+            self.mcast_table.write_data.next = self.hi_data.q.val();
+        }
         if self.clearing.val() {
-            self.mcast_table.write_address.next = self.init.q.val().get_bits::<7>(0);
+            self.mcast_table.write_address.next = self.init.q.val().get_bits::<8>(0);
             self.mcast_table.write_data.next = 0.into();
         }
         // stage 1: compares, hash index
@@ -198,7 +221,7 @@ impl Logic for RxFilter {
         self.s1_bcast.d.next = self.dst.val() == self.broadcast.val();
         self.s1_mcast.d.next = self.dst.val().get_bit(0);
         // stage 2: lowest hit, table word
-        self.mcast_table.read_address.next = self.s1_index.q.val().get_bits::<7>(5);
+        self.mcast_table.read_address.next = self.s1_index.q.val().get_bits::<8>(4);
         self.any.next = false;
         self.st.next = false;
         self.q.next = 0.into();
@@ -212,12 +235,12 @@ impl Logic for RxFilter {
         self.s2_any.d.next = self.any.val();
         self.s2_steer.d.next = self.st.val();
         self.s2_queue.d.next = self.q.val();
-        self.s2_bit.d.next = self.s1_index.q.val().get_bits::<5>(0);
+        self.s2_bit.d.next = self.s1_index.q.val().get_bits::<4>(0);
         self.s2_bcast.d.next = self.s1_bcast.q.val();
         self.s2_mcast.d.next = self.s1_mcast.q.val();
         // stage 3: decision
         self.hash_bit.next = false;
-        for i in 0..32 {
+        for i in 0..16 {
             if self.s2_bit.q.val() == self.bit_no[i].val() {
                 self.hash_bit.next = self.mcast_table.read_data.val().get_bit(i);
             }
@@ -251,6 +274,7 @@ impl Logic for RxFilter {
         self.steer_queue.next = self.r_queue.q.val();
         if self.reset.val() {
             self.init.d.next = 0.into();
+            self.hi_pending.d.next = false;
         }
     }
 }

@@ -38,6 +38,9 @@ pub struct RxLeanClassifier {
     // configuration (the filter's part of RxClassifier's)
     pub filter_ctrl: Signal<In, Bits<32>>,
     pub mac_filter: [Signal<In, Bits<32>>; 32],
+    /// MCAST_HASH word write: at most one every other cycle (the CSR block answers each
+    /// register write before it takes the next); lost while the table clears itself
+    /// after reset (256 cycles).
     pub mcast_wr: Signal<In, Bit>,
     pub mcast_wr_addr: Signal<In, Bits<7>>,
     pub mcast_wr_data: Signal<In, Bits<32>>,
