@@ -32,6 +32,8 @@
 #define NIC_GLOBAL_IRQ_STATUS 0x0024u /* W1C */
 #define NIC_GLOBAL_IRQ_MASK 0x0028u /* RW */
 #define NIC_GLOBAL_CYCLE_COUNT 0x002cu /* RO */
+#define NIC_GLOBAL_DMA_ADDR_BITS 0x0030u /* RO */
+#define NIC_GLOBAL_DMA_ADDR_BITS_BITS 0x000000ffu
 
 /* block stats: Statistics counters (per direction: frames, bytes, drops and errors by reason). */
 #define NIC_STATS_BASE 0x0100u
@@ -66,6 +68,7 @@
 #define NIC_TXQ_Q_BASE_LO(q) (0x1040u + 0x40u * (q)) /* RW */
 #define NIC_TXQ_Q_BASE_LO_ADDR 0xfffffff0u
 #define NIC_TXQ_Q_BASE_HI(q) (0x1044u + 0x40u * (q)) /* RW */
+#define NIC_TXQ_Q_BASE_HI_ADDR 0x00000fffu
 #define NIC_TXQ_Q_SIZE_LOG2(q) (0x1048u + 0x40u * (q)) /* RW */
 #define NIC_TXQ_Q_SIZE_LOG2_LOG2 0x0000000fu
 #define NIC_TXQ_Q_CONTROL(q) (0x104cu + 0x40u * (q)) /* RW */
@@ -92,6 +95,7 @@
 #define NIC_RXQ_Q_BASE_LO(q) (0x2040u + 0x40u * (q)) /* RW */
 #define NIC_RXQ_Q_BASE_LO_ADDR 0xfffffff0u
 #define NIC_RXQ_Q_BASE_HI(q) (0x2044u + 0x40u * (q)) /* RW */
+#define NIC_RXQ_Q_BASE_HI_ADDR 0x00000fffu
 #define NIC_RXQ_Q_SIZE_LOG2(q) (0x2048u + 0x40u * (q)) /* RW */
 #define NIC_RXQ_Q_SIZE_LOG2_LOG2 0x0000000fu
 #define NIC_RXQ_Q_CONTROL(q) (0x204cu + 0x40u * (q)) /* RW */

@@ -94,6 +94,17 @@ impl Config {
             Config::Full => false,
         }
     }
+    /// Whether the RX FIFO holds the MAC's 8-byte beats, paired into 16-byte DMA beats as
+    /// they leave it (`RxEngine::with_narrow_fifo`), rather than 16-byte beats: 5 iCE40
+    /// block RAMs instead of 9 for `small`'s 256-beat FIFO (2 KiB instead of 4), with a
+    /// DMA side no faster than the MAC. `full` keeps the DMA side twice as fast, to catch
+    /// up after the write port was busy.
+    pub fn narrow_rx_fifo(self) -> bool {
+        match self {
+            Config::Small => true,
+            Config::Full => false,
+        }
+    }
     pub fn rx_queues(self) -> u32 {
         match self {
             Config::Small => 1,

@@ -198,7 +198,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             csr: CsrBlock::new(config),
             tx: Default::default(),
             tx_offload: Default::default(),
-            rx: if config.has_rx_offload() { Default::default() } else { RxEngine::without_rx_offload() },
+            rx: if config.has_rx_offload() { RxEngine::default() } else { RxEngine::without_rx_offload() }.with_narrow_fifo(config.narrow_rx_fifo()),
             txq_regs: std::array::from_fn(|q| QueueRegs::new(QueueDir::Tx, q as u32)),
             tx_irq_bit: std::array::from_fn(|q| Constant::new(Bits::<16>::from(1u64 << q))),
             rxq_regs: std::array::from_fn(|q| QueueRegs::new(QueueDir::Rx, q as u32)),

@@ -173,6 +173,8 @@ pub enum QueueError {
     TooManyDescriptors = 7,
     /// A TX context descriptor in a build without TX offload (`FEATURES.TX_CSUM` clear).
     UnsupportedContext = 8,
+    /// A data descriptor whose buffer address has a bit at or above `DMA_ADDR_BITS`.
+    AddressTooWide = 9,
 }
 
 impl QueueError {
@@ -187,6 +189,7 @@ impl QueueError {
             6 => Self::MisplacedContext,
             7 => Self::TooManyDescriptors,
             8 => Self::UnsupportedContext,
+            9 => Self::AddressTooWide,
             _ => return None,
         })
     }
@@ -201,9 +204,16 @@ impl QueueError {
             Self::MisplacedContext => "TX context descriptor after the frame's data descriptors",
             Self::TooManyDescriptors => "TX frame of more than 64 data descriptors",
             Self::UnsupportedContext => "TX context descriptor, and this build has no TX offload",
+            Self::AddressTooWide => "buffer address beyond the NIC's DMA_ADDR_BITS",
         }
     }
 }
+
+/// Bus address width of every build (`global.DMA_ADDR_BITS`): rings and buffers below
+/// 16 TiB. Narrower than 64 so that the descriptor FIFOs and the address registers and
+/// adders hold 44 bits (an iCE40 block RAM is 16 bits wide: a 48-bit address field with
+/// the too-wide flag in bit 44 takes three instead of four).
+pub const DMA_ADDR_BITS: u32 = 44;
 
 /// Registers every block starts with.
 pub const HEADER_ID: u32 = 0x00;
@@ -223,7 +233,7 @@ pub mod global {
     pub const ID_VALUE: u32 = u32::from_be_bytes(*b"NIC0");
     registers!(REGS {
         ID @ 0x00 : Ro = 0x4E49_4330, "Block type: ASCII \"NIC0\".";
-        VERSION @ 0x04 : Ro = 0x0001_0000, "Block version, major.minor in the upper/lower 16 bits.";
+        VERSION @ 0x04 : Ro = 0x0001_0001, "Block version, major.minor in the upper/lower 16 bits (1.1 added DMA_ADDR_BITS).";
         NEXT @ 0x08 : Ro = 0x0100, "Offset of the next block (statistics).";
         FEATURES @ 0x0C : Ro = 0x0000_00FF, "Feature bits of this build (the reset value is the `full` configuration's; `small` clears TX_CSUM and TSO)." {
             LOOPBACK [0;1] "internal loopback switch",
@@ -252,6 +262,9 @@ pub mod global {
         IRQ_STATUS @ 0x24 : W1c = 0x0000_0000, "Pending interrupt vectors: bit q = TX queue q, bit 8+q = RX queue q. Write 1 to clear.";
         IRQ_MASK @ 0x28 : Rw = 0x0000_0000, "Enabled interrupt vectors (same bit layout); the irq line of a vector is STATUS & MASK.";
         CYCLE_COUNT @ 0x2C : Ro = 0x0000_0000, "Free-running core clock cycle counter (wraps).";
+        DMA_ADDR_BITS @ 0x30 : Ro = 44, "Width of the bus addresses the NIC can reach (the driver's DMA mask): rings and buffers must lie below 2^BITS. A data descriptor whose buffer address has a bit at or above it stops its queue (AddressTooWide) before any byte moves." {
+            BITS [0;8] "address bits",
+        };
     });
 }
 
@@ -290,7 +303,9 @@ macro_rules! queue_registers {
             Q_BASE_LO @ 0x00 : Rw = 0, "Ring base bus address, bits 31:0." {
                 ADDR [4;28] "address bits 31:4 (the ring is 16-byte aligned; bits 3:0 are ignored)",
             };
-            Q_BASE_HI @ 0x04 : Rw = 0, "Ring base bus address, bits 63:32.";
+            Q_BASE_HI @ 0x04 : Rw = 0, "Ring base bus address, bits 43:32 (global DMA_ADDR_BITS)." {
+                ADDR [0;12] "address bits 43:32",
+            };
             Q_SIZE_LOG2 @ 0x08 : Rw = 0, "Ring size." {
                 LOG2 [0;4] "log2 of the number of 16-byte descriptors in the ring (1..15)",
             };
@@ -302,7 +317,7 @@ macro_rules! queue_registers {
             Q_STATUS @ 0x18 : Ro = 0, "Queue status." {
                 ACTIVE [0;1] "enabled and not stopped",
                 ERROR [1;1] "stopped by an error",
-                ERROR_CODE [8;8] "why: see QueueError (1 desc fetch fault, 2 data read fault, 3 write fault, 4 zero-length descriptor, 5 frame too long, 6 TX context descriptor after data, 7 TX frame of more than 64 data descriptors)",
+                ERROR_CODE [8;8] "why: see QueueError (1 desc fetch fault, 2 data read fault, 3 write fault, 4 zero-length descriptor, 5 frame too long, 6 TX context descriptor after data, 7 TX frame of more than 64 data descriptors, 8 TX context descriptor without TX offload, 9 buffer address at or above 2^DMA_ADDR_BITS)",
             };
             Q_IRQ_COUNT @ 0x1C : Rw = 1, "Interrupt moderation: raise the vector after this many completions (0 and 1: every completion).";
             Q_IRQ_TIMER @ 0x20 : Rw = 0, "Interrupt moderation: raise the vector this many cycles after the first unsignalled completion (0: timer off).";
@@ -420,7 +435,7 @@ pub mod rxc {
 
 /// All blocks in chain order.
 pub const BLOCKS: &[Block] = &[
-    Block { name: "global", base: global::BASE, id: global::ID_VALUE, version: 0x0001_0000, regs: global::REGS, queue_regs: &[], doc: "Identification, control, station address, interrupts." },
+    Block { name: "global", base: global::BASE, id: global::ID_VALUE, version: 0x0001_0001, regs: global::REGS, queue_regs: &[], doc: "Identification, control, station address, interrupts." },
     Block { name: "stats", base: stats::BASE, id: 0x5354_4154, version: 0x0001_0000, regs: stats::REGS, queue_regs: &[], doc: "Statistics counters (per direction: frames, bytes, drops and errors by reason)." },
     Block { name: "txq", base: txq::BASE, id: 0x5458_5130, version: 0x0001_0000, regs: txq::REGS, queue_regs: txq::QUEUE_REGS, doc: "TX descriptor rings." },
     Block { name: "rxq", base: rxq::BASE, id: 0x5258_5130, version: 0x0001_0000, regs: rxq::REGS, queue_regs: rxq::QUEUE_REGS, doc: "RX descriptor rings." },
@@ -602,6 +617,18 @@ mod tests {
         for (name, mask) in features {
             assert_eq!(f(global::REGS, "FEATURES", name), mask, "FEATURES.{name}");
         }
+    }
+
+    #[test]
+    fn dma_addr_bits_register_and_ring_base_agree() {
+        assert_eq!(reset_of("global", "DMA_ADDR_BITS"), DMA_ADDR_BITS);
+        // Q_BASE_HI holds exactly the address bits above 31 the NIC can reach
+        for regs in [txq::QUEUE_REGS, rxq::QUEUE_REGS] {
+            let hi = regs.iter().find(|r| r.name == "Q_BASE_HI").unwrap();
+            let held: u32 = hi.fields.iter().map(|f| f.mask()).fold(0, |a, m| a | m);
+            assert_eq!(u64::from(held) << 32 | 0xffff_ffff, (1u64 << DMA_ADDR_BITS) - 1);
+        }
+        assert_eq!(QueueError::from_code(QueueError::AddressTooWide as u32), Some(QueueError::AddressTooWide));
     }
 
     #[test]

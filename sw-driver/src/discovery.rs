@@ -30,6 +30,9 @@ pub struct Layout {
     pub mac_filters: u32,
     pub tx_queues: u32,
     pub rx_queues: u32,
+    /// Bus address bits the NIC reaches (`global.DMA_ADDR_BITS`; 64 for a version 1.0
+    /// global block, which predates the register).
+    pub dma_addr_bits: u32,
 }
 
 /// Longest chain the driver follows before calling it a loop.
@@ -74,6 +77,11 @@ pub fn discover<D: Device + ?Sized>(dev: &mut D) -> Result<Layout, DriverError> 
     let rxc_base = find("rxc").ok();
 
     let features = dev.get_reg32(global_base + global::FEATURES)?;
+    let global_version = chain.iter().find(|b| b.base == global_base).map_or(0, |b| b.version);
+    let dma_addr_bits = if global_version & 0xffff >= 1 { dev.get_reg32(global_base + global::DMA_ADDR_BITS)? } else { 64 };
+    if !(32..=64).contains(&dma_addr_bits) {
+        return Err(DriverError::InvalidConfig(format!("DMA_ADDR_BITS says {dma_addr_bits}; a NIC reaches 32 to 64 address bits")));
+    }
     let queues = dev.get_reg32(global_base + global::QUEUES)?;
     let tx_queues = queues & 0xff;
     let rx_queues = (queues >> 8) & 0xff;
@@ -95,7 +103,7 @@ pub fn discover<D: Device + ?Sized>(dev: &mut D) -> Result<Layout, DriverError> 
             count
         }
     };
-    Ok(Layout { chain, global: global_base, stats: stats_base, txq: txq_base, rxq: rxq_base, rxc: rxc_base, features, mac_filters, tx_queues, rx_queues })
+    Ok(Layout { chain, global: global_base, stats: stats_base, txq: txq_base, rxq: rxq_base, rxc: rxc_base, features, mac_filters, tx_queues, rx_queues, dma_addr_bits })
 }
 
 impl Layout {

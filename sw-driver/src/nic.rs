@@ -144,7 +144,7 @@ impl<D: Device> Nic<D> {
         let mut nic = Nic { dev, layout, config, tx: Vec::new(), rx: Vec::new(), rxc_shadow: Default::default() };
         for q in 0..nic.config.tx_queues {
             let reg_base = nic.layout.queue_reg(Dir::Tx, q, 0);
-            let mut t = TxQueue::new(&mut nic.dev, q, reg_base, tx_ring, nic.config.tx_buf_len)?;
+            let mut t = TxQueue::new(&mut nic.dev, q, reg_base, tx_ring, nic.config.tx_buf_len, nic.layout.dma_addr_bits)?;
             t.report_each_descriptor = nic.config.tx_report_each_descriptor;
             t.features = nic.layout.features;
             t.start(&mut nic.dev, nic.config.enable_timeout_cycles)?;
@@ -153,7 +153,7 @@ impl<D: Device> Nic<D> {
         }
         for q in 0..nic.config.rx_queues {
             let reg_base = nic.layout.queue_reg(Dir::Rx, q, 0);
-            let mut r = RxQueue::new(&mut nic.dev, q, reg_base, rx_ring, nic.config.rx_buf_len as u16)?;
+            let mut r = RxQueue::new(&mut nic.dev, q, reg_base, rx_ring, nic.config.rx_buf_len as u16, nic.layout.dma_addr_bits)?;
             r.start(&mut nic.dev, nic.config.rx_prefill, nic.config.enable_timeout_cycles)?;
             nic.rx.push(r);
             nic.set_irq_moderation(Dir::Rx, q, nic.config.moderation)?;

@@ -65,9 +65,10 @@ pub(crate) struct RxQueue {
 }
 
 impl RxQueue {
-    pub fn new<D: Device + ?Sized>(dev: &mut D, id: u32, reg_base: u32, ring: Ring, buf_len: u16) -> Result<RxQueue, DriverError> {
-        let ring_mem = dev.alloc_dma(ring.bytes())?;
-        let pool = Mempool::new(dev, usize::from(ring.size()), usize::from(buf_len))?;
+    /// Ring and buffers below 2^`dma_addr_bits` (the NIC's DMA_ADDR_BITS).
+    pub fn new<D: Device + ?Sized>(dev: &mut D, id: u32, reg_base: u32, ring: Ring, buf_len: u16, dma_addr_bits: u32) -> Result<RxQueue, DriverError> {
+        let ring_mem = crate::pool::alloc_reachable(dev, ring.bytes(), dma_addr_bits)?;
+        let pool = Mempool::new(dev, usize::from(ring.size()), usize::from(buf_len), dma_addr_bits)?;
         Ok(RxQueue { id, ring, ring_mem, pool, slots: vec![RxSlot::Empty; usize::from(ring.size())], tail: 0, next: 0, buf_len, reg_base })
     }
 

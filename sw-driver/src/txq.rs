@@ -106,9 +106,10 @@ pub(crate) struct TxQueue {
 }
 
 impl TxQueue {
-    pub fn new<D: Device + ?Sized>(dev: &mut D, id: u32, reg_base: u32, ring: Ring, buf_len: usize) -> Result<TxQueue, DriverError> {
-        let ring_mem = dev.alloc_dma(ring.bytes())?;
-        let pool = Mempool::new(dev, usize::from(ring.size()), buf_len)?;
+    /// Ring and buffers below 2^`dma_addr_bits` (the NIC's DMA_ADDR_BITS).
+    pub fn new<D: Device + ?Sized>(dev: &mut D, id: u32, reg_base: u32, ring: Ring, buf_len: usize, dma_addr_bits: u32) -> Result<TxQueue, DriverError> {
+        let ring_mem = crate::pool::alloc_reachable(dev, ring.bytes(), dma_addr_bits)?;
+        let pool = Mempool::new(dev, usize::from(ring.size()), buf_len, dma_addr_bits)?;
         Ok(TxQueue { id, report_each_descriptor: false, features: 0, ring, ring_mem, pool, slots: vec![TxSlot::default(); usize::from(ring.size())], tail: 0, clean: 0, rs_ends: VecDeque::new(), reg_base })
     }
 

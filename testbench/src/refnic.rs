@@ -16,7 +16,7 @@ use crate::traffic::WireAccess;
 use nic_driver::{Device, DeviceError, DmaFault, DmaRegion};
 use crate::rxclass::{self, MacFilterEntry, RxClassConfig};
 use crate::txoffload::{self, TxOffload, TxOffloadError};
-use nic_regmap::{bits, desc, global, reset_of, rxc, rxq, stats, txq, QueueError, QUEUE_STRIDE, RX_IRQ_BASE};
+use nic_regmap::{bits, desc, global, reset_of, rxc, rxq, stats, txq, QueueError, DMA_ADDR_BITS, QUEUE_STRIDE, RX_IRQ_BASE};
 use std::collections::{BTreeMap, VecDeque};
 
 /// Cycles one AXI4-Lite register access takes in the model.
@@ -347,6 +347,9 @@ impl RefNic {
             if len == 0 {
                 return TxFetch::Stop(QueueError::ZeroLength, job);
             }
+            if addr >> DMA_ADDR_BITS != 0 {
+                return TxFetch::Stop(QueueError::AddressTooWide, job);
+            }
             data_descs += 1;
             if data_descs > desc::TX_MAX_FRAME_DESCS {
                 return TxFetch::Stop(QueueError::TooManyDescriptors, job);
@@ -550,6 +553,12 @@ impl RefNic {
         };
         let addr = u64::from_le_bytes(d[desc::ADDR..desc::ADDR + 8].try_into().unwrap());
         let cap = u16::from_le_bytes([d[desc::LEN], d[desc::LEN + 1]]);
+        if addr >> DMA_ADDR_BITS != 0 {
+            // refused before any byte moves (the frame is dropped as for a stopped queue)
+            queue.stop(QueueError::AddressTooWide);
+            queue.drops = queue.drops.wrapping_add(1);
+            return self.count(stats::RX_DROP_NO_BUFFER, 1);
+        }
         if data.len() > usize::from(cap) {
             return self.count(stats::RX_DROP_TRUNCATED, 1);
         }
@@ -666,7 +675,8 @@ impl RefNic {
         let Some(q) = q else { return };
         match off {
             txq::Q_BASE_LO => q.base = (q.base & !0xffff_ffff) | u64::from(v & !0xf),
-            txq::Q_BASE_HI => q.base = (q.base & 0xffff_ffff) | (u64::from(v) << 32),
+            // the bits the NIC can address (DMA_ADDR_BITS)
+            txq::Q_BASE_HI => q.base = (q.base & 0xffff_ffff) | (u64::from(v) << 32 & ((1 << DMA_ADDR_BITS) - 1)),
             txq::Q_SIZE_LOG2 => q.size_log2 = v & 0xf,
             txq::Q_CONTROL => {
                 if v & bits::Q_CONTROL_ENABLE == 0 {
@@ -715,6 +725,7 @@ impl RefNic {
             global::IRQ_STATUS => self.irq_status,
             global::IRQ_MASK => self.irq_mask,
             global::CYCLE_COUNT => self.now as u32,
+            global::DMA_ADDR_BITS => DMA_ADDR_BITS,
             _ => 0,
         }
     }
@@ -860,6 +871,9 @@ mod tests {
     //! "Refused requests"), written into the ring by hand.
     use super::*;
 
+    /// A bus address within the NIC's reach (below 2^DMA_ADDR_BITS) that no region maps.
+    const UNMAPPED_BUS_ADDR: u64 = 0x0dea_d000_0000;
+
     const LOG2: u32 = 4;
 
     fn stat(nic: &RefNic, s: u32) -> u32 {
@@ -912,7 +926,7 @@ mod tests {
             }
             data_desc(&mut nic, ring, i, &frame, 0);
             let mut d = [0u8; 16];
-            d[desc::ADDR..desc::ADDR + 8].copy_from_slice(&0xdead_0000_0000u64.to_le_bytes());
+            d[desc::ADDR..desc::ADDR + 8].copy_from_slice(&UNMAPPED_BUS_ADDR.to_le_bytes());
             d[desc::LEN..desc::LEN + 2].copy_from_slice(&64u16.to_le_bytes());
             d[desc::FLAGS..desc::FLAGS + 2].copy_from_slice(&desc::TX_EOP.to_le_bytes());
             nic.mem_write(ring + 16 * (i + 1), &d).unwrap();

@@ -98,6 +98,72 @@ fn rx_unmapped_buffer_stops_queue() {
     });
 }
 
+/// TX descriptors whose buffer address has bits at or above DMA_ADDR_BITS (just past
+/// the NIC's reach, and a mapped buffer's address with bit 63 set): the queue stops
+/// with AddressTooWide before any byte is read (no DMA access at all, not even a
+/// refused one), the frame before it arrives, RX keeps running, and a restart recovers.
+#[test]
+fn tx_address_beyond_dma_reach_stops_queue() {
+    each_backend(HwSize::Small, |_, dev| {
+        let mut nic = open(dev, NicConfig::default());
+        assert_eq!(nic.layout().dma_addr_bits, nic_regmap::DMA_ADDR_BITS);
+        nic.set_loopback(true).unwrap();
+        let buf = nic.device_mut().alloc_dma(256).unwrap();
+        let mut g = FrameGen::new(11);
+        for bad_addr in [1u64 << nic_regmap::DMA_ADDR_BITS, buf.bus_addr | 1 << 63] {
+            let a = g.frame(300);
+            send_all(&mut nic, std::slice::from_ref(&a));
+            assert_frames_eq(&receive(&mut nic, 1), std::slice::from_ref(&a));
+            nic.device_mut().take_dma_faults();
+            let before = nic.stats().unwrap();
+            let bad = TxFrame::from_segments(vec![TxSegment::Raw { bus_addr: bad_addr, len: 256 }]);
+            assert_eq!(nic.tx_burst(&[bad]).unwrap(), 1);
+            assert_stopped(wait_tx_error(&mut nic), Dir::Tx, QueueError::AddressTooWide);
+            let faults = nic.device_mut().take_dma_faults();
+            assert!(faults.is_empty(), "the NIC reached for {bad_addr:#x}: {faults:?}");
+            assert_eq!(nic.stats().unwrap().since(&before).tx_frames, 0);
+            let rx = nic.queue_state(Dir::Rx, 0).unwrap();
+            assert!(rx.active && rx.error.is_none(), "RX affected: {rx:?}");
+            expect_no_frames(&mut nic);
+            nic.restart_queue(Dir::Tx, 0).unwrap();
+        }
+        let b = g.frame(128);
+        send_all(&mut nic, std::slice::from_ref(&b));
+        assert_frames_eq(&receive(&mut nic, 1), std::slice::from_ref(&b));
+    });
+}
+
+/// An RX buffer beyond DMA_ADDR_BITS: the queue stops with AddressTooWide, no byte of
+/// the frame is written anywhere (no DMA access), the frame counts as dropped for want
+/// of a buffer, TX keeps running; after a restart with real buffers frames arrive.
+#[test]
+fn rx_buffer_beyond_dma_reach_stops_queue() {
+    each_backend(HwSize::Small, |_, dev| {
+        let mut nic = open(dev, NicConfig { rx_prefill: false, ..NicConfig::default() });
+        nic.set_loopback(true).unwrap();
+        nic.device_mut().take_dma_faults();
+        let before = nic.stats().unwrap();
+        nic.rx_post_external(0, 1u64 << nic_regmap::DMA_ADDR_BITS | 0x1000, 2048).unwrap();
+        let mut g = FrameGen::new(12);
+        let a = g.frame(500);
+        send_all(&mut nic, std::slice::from_ref(&a));
+        assert_stopped(wait_rx_error(&mut nic), Dir::Rx, QueueError::AddressTooWide);
+        nic.device_mut().idle(2_000);
+        let faults = nic.device_mut().take_dma_faults();
+        assert!(faults.is_empty(), "the NIC reached beyond its DMA reach: {faults:?}");
+        let s = nic.stats().unwrap().since(&before);
+        assert_eq!((s.rx_frames, s.rx_drop_no_buffer, s.tx_frames), (0, 1, 1), "{s:?}");
+        let tx = nic.queue_state(Dir::Tx, 0).unwrap();
+        assert!(tx.active && tx.error.is_none(), "TX affected: {tx:?}");
+
+        nic.restart_queue(Dir::Rx, 0).unwrap();
+        nic.rx_refill(0).unwrap();
+        let b = g.frame(600);
+        send_all(&mut nic, std::slice::from_ref(&b));
+        assert_frames_eq(&receive(&mut nic, 1), std::slice::from_ref(&b));
+    });
+}
+
 /// Ring full: `tx_burst` queues only what fits and says so; after reaping the rest go
 /// out; nothing is lost or reordered.
 #[test]

@@ -20,6 +20,9 @@ use nic_testbench::txgen::{random_request, TxGenOptions, TxRequest};
 use nic_testbench::txoffload::{self, sent_before_refusal};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
+
+/// A bus address within the NIC's reach (below 2^DMA_ADDR_BITS) that no region maps.
+const UNMAPPED_BUS_ADDR: u64 = 0x0dea_d000_0000;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::cell::RefCell;
@@ -428,7 +431,7 @@ fn stopped_and_stalled_queues_do_not_block_the_others() {
         // queue 2: a whole frame whose buffer is not mapped
         let ring2 = raw_tx_queue(dev, 2);
         let mut d = [0u8; 16];
-        d[desc::ADDR..desc::ADDR + 8].copy_from_slice(&0xdead_0000_0000u64.to_le_bytes());
+        d[desc::ADDR..desc::ADDR + 8].copy_from_slice(&UNMAPPED_BUS_ADDR.to_le_bytes());
         d[desc::LEN..desc::LEN + 2].copy_from_slice(&300u16.to_le_bytes());
         d[desc::FLAGS..desc::FLAGS + 2].copy_from_slice(&desc::TX_EOP.to_le_bytes());
         dev.mem_write(ring2, &d).unwrap();
@@ -528,7 +531,7 @@ fn repeated_read_faults_keep_the_engine_going() {
         nic.set_loopback(false).unwrap();
         nic.device_mut().take_tx_frames();
         for round in 0..4u32 {
-            let bad = TxFrame::from_segments(vec![TxSegment::Raw { bus_addr: 0xdead_0000_0000, len: 1500 }]);
+            let bad = TxFrame::from_segments(vec![TxSegment::Raw { bus_addr: UNMAPPED_BUS_ADDR, len: 1500 }]);
             assert_eq!(nic.tx_burst_on(1, &[bad]).unwrap(), 1);
             nic.device_mut().idle(2_000);
             let st = nic.queue_state(nic_driver::Dir::Tx, 1).unwrap();

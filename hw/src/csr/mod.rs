@@ -5,7 +5,7 @@
 //! at construction, so the RTL cannot drift from the map the driver, the docs and the C
 //! header are generated from; `tests` walks every register of the map through the
 //! Verilated model. Registers come in four kinds:
-//! * constants (ID, VERSION, NEXT, FEATURES, QUEUES, COUNT): `CONST_REGS`;
+//! * constants (ID, VERSION, NEXT, FEATURES, QUEUES, DMA_ADDR_BITS, COUNT): `CONST_REGS`;
 //! * read/write configuration: `RW_REGS`, exposed as named outputs;
 //! * statistics counters, incremented by the datapath: `COUNTER_REGS`;
 //! * status (IRQ_STATUS, write 1 to clear, and CYCLE_COUNT).
@@ -23,12 +23,13 @@ use nic_regmap as map;
 use rust_hdl::prelude::*;
 
 /// Constant registers, in the order of `CsrBlock::const_addr`.
-pub const CONST_REGS: [(&str, &str); 16] = [
+pub const CONST_REGS: [(&str, &str); 17] = [
     ("global", "ID"),
     ("global", "VERSION"),
     ("global", "NEXT"),
     ("global", "FEATURES"),
     ("global", "QUEUES"),
+    ("global", "DMA_ADDR_BITS"),
     ("stats", "ID"),
     ("stats", "VERSION"),
     ("stats", "NEXT"),
@@ -125,8 +126,8 @@ pub struct CsrBlock {
     pub irq: Signal<Out, Bits<16>>,
     /// Per-cycle increments of the statistics counters (COUNTER_REGS order).
     pub count_inc: [Signal<In, Bits<32>>; N_COUNTERS],
-    const_addr: [Constant<Bits<16>>; 16],
-    const_value: [Constant<Bits<32>>; 16],
+    const_addr: [Constant<Bits<16>>; 17],
+    const_value: [Constant<Bits<32>>; 17],
     rw_addr: [Constant<Bits<16>>; 5],
     rw_reset: [Constant<Bits<32>>; 5],
     /// The bits each RW register holds (its declared fields).
@@ -305,7 +306,7 @@ impl Logic for CsrBlock {
         }
         // read channel: one cycle to decode, data held until taken
         self.read_value.next = 0.into();
-        for i in 0..16 {
+        for i in 0..17 {
             if self.s_axil_araddr.val() == self.const_addr[i].val() {
                 self.read_value.next = self.const_value[i].val();
             }

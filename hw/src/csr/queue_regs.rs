@@ -7,7 +7,7 @@
 //! stays at 0. A disabled queue holds `Q_TAIL` at 0 (the map: clearing ENABLE resets
 //! HEAD and TAIL).
 
-use crate::dma::IrqModeration;
+use crate::dma::{BusAddr, IrqModeration};
 use nic_regmap::{Register, QUEUE_STRIDE};
 use rust_hdl::prelude::*;
 
@@ -42,7 +42,8 @@ pub struct QueueRegs {
     pub bus_rhit: Signal<Out, Bit>,
     // configuration out
     pub enable: Signal<Out, Bit>,
-    pub ring_base: Signal<Out, Bits<64>>,
+    /// Q_BASE_HI holds bits 43:32 (DMA_ADDR_BITS), so bits 47:44 are 0.
+    pub ring_base: Signal<Out, BusAddr>,
     pub ring_mask: Signal<Out, Bits<16>>,
     pub tail: Signal<Out, Bits<16>>,
     /// TX scheduler: deficit round-robin quantum (Q_WEIGHT) and strict-priority class.
@@ -68,7 +69,7 @@ pub struct QueueRegs {
     addr_head: Constant<Bits<16>>,
     addr_status: Constant<Bits<16>>,
     addr_drops: Constant<Bits<16>>,
-    align_mask: Constant<Bits<64>>,
+    align_mask: Constant<BusAddr>,
     enabled: Signal<Local, Bit>,
 }
 
@@ -115,7 +116,7 @@ impl QueueRegs {
             addr_head: c16(addr("Q_HEAD")),
             addr_status: c16(addr("Q_STATUS")),
             addr_drops: c16(addr("Q_DROPS")),
-            align_mask: Constant::new(Bits::<64>::from(!0xfu64)),
+            align_mask: Constant::new(BusAddr::from(0xffff_ffff_fff0u64)),
             enabled: Default::default(),
         }
     }
@@ -143,7 +144,7 @@ impl Logic for QueueRegs {
         }
         self.enable.next = self.enabled.val();
         // bits 3:0 of Q_BASE_LO are ignored: the ring is 16-byte aligned
-        self.ring_base.next = (bit_cast::<64, 32>(self.rw[0].q.val()) | (bit_cast::<64, 32>(self.rw[1].q.val()) << 32)) & self.align_mask.val();
+        self.ring_base.next = (bit_cast::<48, 32>(self.rw[0].q.val()) | (bit_cast::<48, 32>(self.rw[1].q.val()) << 32)) & self.align_mask.val();
         self.ring_mask.next = (bit_cast::<16, 1>(true.into()) << self.rw[2].q.val().get_bits::<4>(0)) - 1;
         self.tail.next = self.rw[4].q.val().get_bits::<16>(0);
         self.weight.next = self.rw[7].q.val().get_bits::<16>(0);

@@ -10,11 +10,16 @@
 //! `fetch_ptr` advances when the request is accepted; descriptors pop out in ring order.
 //! The DMA port's read beats are 16 bytes: one descriptor per beat.
 
+use super::BusAddr;
 use crate::stream::NicFifo;
 use rust_hdl::prelude::*;
 
 /// Descriptor as stored: [63:0] address, [79:64] length, [95:80] flags, [111:96] bytes
-/// 12..14 (a TX context descriptor's `hdr_len`).
+/// 12..14 (a TX context descriptor's `hdr_len`). In a data descriptor bit 44 is replaced
+/// by "the address has a bit at or above `DMA_ADDR_BITS`" (`desc_addr_bad`), so the
+/// engines read bits 44:0 of the address field and nothing above: on an iCE40, whose
+/// block RAMs are 16 bits wide, bits 63:48 then take no block RAM. A context descriptor
+/// (flags & `context_flag`) is stored as it came: its address field is offload data.
 pub type DescWord = Bits<112>;
 
 #[derive(LogicBlock)]
@@ -23,7 +28,7 @@ pub struct DescFetch {
     pub reset: Signal<In, Bit>,
     /// The queue runs (enabled and not stopped). Low: pointers reset, FIFO flushed.
     pub active: Signal<In, Bit>,
-    pub ring_base: Signal<In, Bits<64>>,
+    pub ring_base: Signal<In, BusAddr>,
     pub ring_mask: Signal<In, Bits<16>>,
     pub tail: Signal<In, Bits<16>>,
     // read request
@@ -38,7 +43,11 @@ pub struct DescFetch {
     pub rsp_error: Signal<In, Bit>,
     // descriptors out (first word fall through)
     pub desc_valid: Signal<Out, Bit>,
+    /// The address field as stored (see `DescWord`): a data descriptor's buffer address
+    /// is bits 43:0.
     pub desc_addr: Signal<Out, Bits<64>>,
+    /// A data descriptor's buffer address has a bit at or above `DMA_ADDR_BITS`.
+    pub desc_addr_bad: Signal<Out, Bit>,
     pub desc_len: Signal<Out, Bits<16>>,
     pub desc_flags: Signal<Out, Bits<16>>,
     pub desc_extra: Signal<Out, Bits<16>>,
@@ -58,7 +67,7 @@ pub struct DescFetch {
     fetch_ptr: DFF<Bits<16>>,
     busy: DFF<Bit>,
     req_pending: DFF<Bit>,
-    req_addr_r: DFF<Bits<64>>,
+    req_addr_r: DFF<BusAddr>,
     req_len_r: DFF<Bits<16>>,
     req_count: DFF<Bits<16>>,
     /// `busy` one cycle late: the FIFO shows a word one cycle after it was written.
@@ -66,10 +75,24 @@ pub struct DescFetch {
     avail: Signal<Local, Bits<16>>,
     to_end: Signal<Local, Bits<16>>,
     count: Signal<Local, Bits<16>>,
+    /// The flags bit of a context descriptor (0: the ring has none).
+    context_flag: Constant<Bits<16>>,
+    /// The address bits a data descriptor may not have.
+    addr_too_wide: Constant<Bits<64>>,
+    addr_bad_bit: Constant<DescWord>,
+    rsp_word: Signal<Local, DescWord>,
 }
 
 impl Default for DescFetch {
     fn default() -> Self {
+        Self::new(0)
+    }
+}
+
+impl DescFetch {
+    /// `context_flag`: the flags bit that marks a context descriptor (TX: `TX_CTX`), 0
+    /// for a ring without them.
+    pub fn new(context_flag: u16) -> Self {
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -87,6 +110,7 @@ impl Default for DescFetch {
             rsp_error: Default::default(),
             desc_valid: Default::default(),
             desc_addr: Default::default(),
+            desc_addr_bad: Default::default(),
             desc_len: Default::default(),
             desc_flags: Default::default(),
             desc_extra: Default::default(),
@@ -107,6 +131,10 @@ impl Default for DescFetch {
             avail: Default::default(),
             to_end: Default::default(),
             count: Default::default(),
+            context_flag: Constant::new(Bits::<16>::from(u64::from(context_flag))),
+            addr_too_wide: Constant::new(Bits::<64>::from(!0u64 << nic_regmap::DMA_ADDR_BITS)),
+            addr_bad_bit: Constant::new(DescWord::from(1u64 << nic_regmap::DMA_ADDR_BITS)),
+            rsp_word: Default::default(),
         }
     }
 }
@@ -135,12 +163,12 @@ impl Logic for DescFetch {
             & (self.fifo.count.val() <= 24)
         {
             self.req_pending.d.next = true;
-            self.req_addr_r.d.next = self.ring_base.val() + (bit_cast::<64, 16>(self.fetch_ptr.q.val() & self.ring_mask.val()) << 4);
+            self.req_addr_r.d.next = self.ring_base.val() + (bit_cast::<48, 16>(self.fetch_ptr.q.val() & self.ring_mask.val()) << 4);
             self.req_len_r.d.next = self.count.val() << 4;
             self.req_count.d.next = self.count.val();
         }
         self.req_valid.next = self.req_pending.q.val();
-        self.req_addr.next = self.req_addr_r.q.val();
+        self.req_addr.next = bit_cast::<64, 48>(self.req_addr_r.q.val());
         self.req_len.next = self.req_len_r.q.val();
         if self.req_pending.q.val() & self.req_ready.val() {
             self.req_pending.d.next = false;
@@ -149,7 +177,14 @@ impl Logic for DescFetch {
         }
         // responses: one descriptor per beat (bytes 0..12 kept: address, length, flags)
         self.fifo.write.next = false;
-        self.fifo.data_in.next = bit_cast::<112, 128>(self.rsp_data.val());
+        self.rsp_word.next = bit_cast::<112, 128>(self.rsp_data.val());
+        self.fifo.data_in.next = self.rsp_word.val();
+        if (self.rsp_word.val().get_bits::<16>(80) & self.context_flag.val()) == 0 {
+            self.fifo.data_in.next = self.rsp_word.val() & !self.addr_bad_bit.val();
+            if (self.rsp_word.val().get_bits::<64>(0) & self.addr_too_wide.val()) != 0 {
+                self.fifo.data_in.next = self.rsp_word.val() | self.addr_bad_bit.val();
+            }
+        }
         self.fault.next = false;
         if self.rsp_valid.val() {
             if self.rsp_error.val() {
@@ -163,6 +198,7 @@ impl Logic for DescFetch {
         }
         self.desc_valid.next = !self.fifo.empty.val();
         self.desc_addr.next = self.fifo.data_out.val().get_bits::<64>(0);
+        self.desc_addr_bad.next = self.fifo.data_out.val().get_bit(44);
         self.desc_len.next = self.fifo.data_out.val().get_bits::<16>(64);
         self.desc_flags.next = self.fifo.data_out.val().get_bits::<16>(80);
         self.desc_extra.next = self.fifo.data_out.val().get_bits::<16>(96);

@@ -4,7 +4,8 @@
 //! Frames arrive from the classifier with their metadata (`rx_meta`): the queue it
 //! chose, the filter verdict, RSS hash and type, packet type, checksum verdicts and the
 //! MAC status. They are paired into 16-byte beats (`Upsizer`, the DMA port's width) and
-//! queue in the one RX FIFO all queues share. At a frame's first beat the engine looks
+//! queue in the one RX FIFO all queues share (or, `with_narrow_fifo`, queue as 8-byte
+//! beats and are paired as they leave it). At a frame's first beat the engine looks
 //! at the chosen queue's next posted descriptor: when that queue is stopped or has none
 //! posted, or the filter rejected the frame, the frame is dropped and counted, and the
 //! other queues go on receiving. Otherwise the frame is written into the buffer as it
@@ -26,6 +27,7 @@
 //! write-backs are tagged `8 + q` too, so that a refused write-back stops its own queue.
 
 use super::desc_fetch::DescFetch;
+use super::BusAddr;
 use crate::stream::{NicFifo, Upsizer};
 use rust_hdl::prelude::*;
 
@@ -51,6 +53,12 @@ pub mod rx_meta {
 
 /// RX FIFO word: [127:0] data, [132:128] byte count, [133] last, [205:134] metadata.
 pub type RxBeat = Bits<206>;
+/// Narrow RX FIFO word (`RxEngine::with_narrow_fifo`): [63:0] data, [67:64] byte count,
+/// [68] last, [71:69] metadata bits 64:62 (MAC status), [77:72] metadata 57:52 (filter
+/// verdict, queue), [81:78] metadata 61:58 (checksum verdicts), [133:82] metadata 51:0,
+/// [140:134] metadata 71:65. The bits a lean build reads come first, in bits 0..77: synthesis removes each 16-bit block RAM whose
+/// outputs nothing reads, so five RAMs of the nine remain.
+pub type RxNarrowBeat = Bits<141>;
 
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
 pub enum RxState {
@@ -72,7 +80,7 @@ pub struct RxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     pub reset: Signal<In, Bit>,
     // per-queue configuration and status (RxQueueRegs)
     pub enable: [Signal<In, Bit>; Q],
-    pub ring_base: [Signal<In, Bits<64>>; Q],
+    pub ring_base: [Signal<In, BusAddr>; Q],
     pub ring_mask: [Signal<In, Bits<16>>; Q],
     pub tail: [Signal<In, Bits<16>>; Q],
     pub head: [Signal<Out, Bits<16>>; Q],
@@ -133,6 +141,17 @@ pub struct RxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     fetch: [DescFetch; Q],
     upsizer: Upsizer,
     fifo: NicFifo<RxBeat, FN, FNP1>,
+    /// `with_narrow_fifo(true)`: the FIFO holds the classifier's 8-byte beats
+    /// (`RxNarrowBeat`) and `upsizer_out` pairs them after it, instead of `upsizer` before
+    /// `fifo`. Half the FIFO's bytes in the same memories: an iCE40 block RAM is 16 bits
+    /// wide whatever its depth, so the 143 bits of a 16-byte beat take 9 of them and the
+    /// 78 of an 8-byte beat 5. Synthesis removes the variant not chosen.
+    fifo_narrow: NicFifo<RxNarrowBeat, FN, FNP1>,
+    upsizer_out: Upsizer,
+    narrow_fifo: Constant<Bit>,
+    q_data: Signal<Local, RxBeat>,
+    q_empty: Signal<Local, Bit>,
+    q_read: Signal<Local, Bit>,
     state: DFF<RxState>,
     error: [DFF<Bits<8>>; Q],
     head_count: [DFF<Bits<16>>; Q],
@@ -140,14 +159,14 @@ pub struct RxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     flush_pending: [DFF<Bit>; Q],
     /// The frame in progress: its queue, buffer, progress and last-beat metadata.
     cur_q: DFF<Bits<4>>,
-    buf_addr: DFF<Bits<64>>,
+    buf_addr: DFF<BusAddr>,
     buf_len: DFF<Bits<16>>,
     written: DFF<Bits<16>>,
     truncated: DFF<Bit>,
     meta: DFF<Bits<72>>,
     /// The write-back's address and tag, fixed when the frame is judged complete: the
     /// beat must not change while offered, whatever software writes meanwhile.
-    wb_addr: DFF<Bits<64>>,
+    wb_addr: DFF<BusAddr>,
     wb_tag: DFF<Bits<4>>,
     /// Data beats written whose responses are still out, and whether one came back
     /// refused. Every data beat is a write burst of its own, so the write port is never
@@ -171,9 +190,10 @@ pub struct RxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     sel_run: Signal<Local, Bit>,
     sel_desc_valid: Signal<Local, Bit>,
     sel_ring_empty: Signal<Local, Bit>,
-    sel_desc_addr: Signal<Local, Bits<64>>,
+    sel_desc_addr: Signal<Local, Bits<44>>,
+    sel_desc_addr_bad: Signal<Local, Bit>,
     sel_desc_len: Signal<Local, Bits<16>>,
-    sel_base: Signal<Local, Bits<64>>,
+    sel_base: Signal<Local, BusAddr>,
     sel_mask: Signal<Local, Bits<16>>,
     sel_head: Signal<Local, Bits<16>>,
     head_meta: Signal<Local, Bits<72>>,
@@ -198,6 +218,12 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> RxEngine<FN, FNP1, Q> {
         let field = |at: u32, bits: u32| (at..at + bits).fold(Bits::<72>::default(), |m, i| m.replace_bit(i as usize, true));
         let kept = field(rx_meta::QUEUE, 4) | field(rx_meta::DROP, 2) | field(rx_meta::STATUS, 3);
         Self { meta_kept: Constant::new(kept), ..Self::default() }
+    }
+    /// `narrow`: the RX FIFO holds 8-byte beats, paired into 16-byte DMA beats as they
+    /// leave it (see `fifo_narrow`): half the bytes (a 256-beat FIFO holds 2 KiB, still
+    /// a whole 1518-byte frame) and a DMA side no faster than the MAC.
+    pub fn with_narrow_fifo(self, narrow: bool) -> Self {
+        Self { narrow_fifo: Constant::new(narrow), ..self }
     }
 }
 
@@ -260,6 +286,12 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for RxEngine<FN
             fetch: std::array::from_fn(|_| Default::default()),
             upsizer: Default::default(),
             fifo: Default::default(),
+            fifo_narrow: Default::default(),
+            upsizer_out: Default::default(),
+            narrow_fifo: Constant::new(false),
+            q_data: Default::default(),
+            q_empty: Default::default(),
+            q_read: Default::default(),
             state: Default::default(),
             error: std::array::from_fn(|_| Default::default()),
             head_count: std::array::from_fn(|_| Default::default()),
@@ -287,6 +319,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for RxEngine<FN
             sel_ring_empty: Default::default(),
             sel_desc_addr: Default::default(),
             sel_desc_len: Default::default(),
+            sel_desc_addr_bad: Default::default(),
             sel_base: Default::default(),
             sel_mask: Default::default(),
             sel_head: Default::default(),
@@ -307,8 +340,29 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, state, cur_q, buf_addr, buf_len, written, truncated, meta, wb_addr, wb_tag, wb_out, wr_pending, wr_failed, rd_sel, rd_hold);
-        clock!(self, clock, upsizer, fifo);
-        self.head_meta.next = self.fifo.data_out.val().get_bits::<72>(134) & self.meta_kept.val();
+        clock!(self, clock, upsizer, fifo, fifo_narrow, upsizer_out);
+        // ---- RX FIFO out: the head word the engine reads (`q_data`, `q_empty`, `q_read`):
+        // the wide FIFO's, or the narrow FIFO's beats paired by `upsizer_out`
+        self.upsizer_out.s_data.next = self.fifo_narrow.data_out.val().get_bits::<64>(0);
+        self.upsizer_out.s_len.next = self.fifo_narrow.data_out.val().get_bits::<4>(64);
+        self.upsizer_out.s_last.next = self.fifo_narrow.data_out.val().get_bit(68);
+        self.upsizer_out.s_user.next = bit_cast::<72, 52>(self.fifo_narrow.data_out.val().get_bits::<52>(82))
+            | (bit_cast::<72, 6>(self.fifo_narrow.data_out.val().get_bits::<6>(72)) << 52)
+            | (bit_cast::<72, 4>(self.fifo_narrow.data_out.val().get_bits::<4>(78)) << 58)
+            | (bit_cast::<72, 3>(self.fifo_narrow.data_out.val().get_bits::<3>(69)) << 62)
+            | (bit_cast::<72, 7>(self.fifo_narrow.data_out.val().get_bits::<7>(134)) << 65);
+        self.upsizer_out.s_valid.next = !self.fifo_narrow.empty.val();
+        self.fifo_narrow.read.next = self.upsizer_out.s_ready.val() & !self.fifo_narrow.empty.val();
+        self.q_data.next = self.fifo.data_out.val();
+        self.q_empty.next = self.fifo.empty.val();
+        if self.narrow_fifo.val() {
+            self.q_data.next = bit_cast::<206, 128>(self.upsizer_out.m_data.val())
+                | (bit_cast::<206, 5>(self.upsizer_out.m_len.val()) << 128)
+                | (bit_cast::<206, 1>(self.upsizer_out.m_last.val().into()) << 133)
+                | (bit_cast::<206, 72>(self.upsizer_out.m_user.val()) << 134);
+            self.q_empty.next = !self.upsizer_out.m_valid.val();
+        }
+        self.head_meta.next = self.q_data.val().get_bits::<72>(134) & self.meta_kept.val();
         self.q_now.next = self.cur_q.q.val();
         if self.state.q.val() == RxState::Idle {
             self.q_now.next = self.head_meta.val().get_bits::<4>(52);
@@ -319,6 +373,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
         self.sel_ring_empty.next = false;
         self.sel_desc_addr.next = 0.into();
         self.sel_desc_len.next = 0.into();
+        self.sel_desc_addr_bad.next = false;
         self.sel_base.next = 0.into();
         self.sel_mask.next = 0.into();
         self.sel_head.next = 0.into();
@@ -358,8 +413,9 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
                 self.sel_run.next = self.run[i].val();
                 self.sel_desc_valid.next = self.fetch[i].desc_valid.val();
                 self.sel_ring_empty.next = self.fetch[i].ring_empty.val();
-                self.sel_desc_addr.next = self.fetch[i].desc_addr.val();
+                self.sel_desc_addr.next = self.fetch[i].desc_addr.val().get_bits::<44>(0);
                 self.sel_desc_len.next = self.fetch[i].desc_len.val();
+                self.sel_desc_addr_bad.next = self.fetch[i].desc_addr_bad.val();
                 self.sel_base.next = self.ring_base[i].val();
                 self.sel_mask.next = self.ring_mask[i].val();
                 self.sel_head.next = self.head_count[i].q.val();
@@ -387,6 +443,8 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
         // ---- RX FIFO in
         self.fifo.reset.next = self.reset.val();
         self.upsizer.reset.next = self.reset.val();
+        self.fifo_narrow.reset.next = self.reset.val();
+        self.upsizer_out.reset.next = self.reset.val();
         self.upsizer.s_data.next = self.s_data.val();
         self.upsizer.s_len.next = self.s_len.val();
         self.upsizer.s_last.next = self.s_last.val();
@@ -399,11 +457,28 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
             | (bit_cast::<206, 72>(self.upsizer.m_user.val()) << 134);
         self.fifo.write.next = self.upsizer.m_valid.val() & !self.fifo.full.val();
         self.upsizer.m_ready.next = !self.fifo.full.val();
-        self.fifo.read.next = false;
+        // the narrow FIFO (used or not, synthesis keeps one of the two): 8-byte beats in,
+        // paired after it
+        self.fifo_narrow.data_in.next = bit_cast::<141, 64>(self.s_data.val())
+            | (bit_cast::<141, 4>(self.s_len.val()) << 64)
+            | (bit_cast::<141, 1>(self.s_last.val().into()) << 68)
+            | (bit_cast::<141, 3>(self.s_meta.val().get_bits::<3>(62)) << 69)
+            | (bit_cast::<141, 6>(self.s_meta.val().get_bits::<6>(52)) << 72)
+            | (bit_cast::<141, 4>(self.s_meta.val().get_bits::<4>(58)) << 78)
+            | (bit_cast::<141, 52>(self.s_meta.val().get_bits::<52>(0)) << 82)
+            | (bit_cast::<141, 7>(self.s_meta.val().get_bits::<7>(65)) << 134);
+        self.fifo_narrow.write.next = false;
+        if self.narrow_fifo.val() {
+            self.upsizer.s_valid.next = false;
+            self.fifo.write.next = false;
+            self.s_ready.next = !self.fifo_narrow.full.val();
+            self.fifo_narrow.write.next = self.s_valid.val() & !self.fifo_narrow.full.val();
+        }
+        self.q_read.next = false;
         // ---- defaults
         self.wr_valid.next = false;
-        self.wr_addr.next = self.buf_addr.q.val() + bit_cast::<64, 16>(self.written.q.val());
-        self.wr_data.next = self.fifo.data_out.val().get_bits::<128>(0);
+        self.wr_addr.next = bit_cast::<64, 48>(self.buf_addr.q.val() + bit_cast::<48, 16>(self.written.q.val()));
+        self.wr_data.next = self.q_data.val().get_bits::<128>(0);
         self.wr_strb.next = 0.into();
         self.wr_last.next = true;
         self.wr_tag.next = 0.into();
@@ -423,18 +498,27 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
         self.done_frame.next = false;
         self.drop_frame.next = false;
         self.writes_done.next = false;
-        self.beat_len.next = bit_cast::<16, 5>(self.fifo.data_out.val().get_bits::<5>(128));
+        self.beat_len.next = bit_cast::<16, 5>(self.q_data.val().get_bits::<5>(128));
         self.fits.next = (bit_cast::<17, 16>(self.written.q.val()) + bit_cast::<17, 16>(self.beat_len.val()))
             <= bit_cast::<17, 16>(self.buf_len.q.val());
         match self.state.q.val() {
             RxState::Idle => {
-                if !self.fifo.empty.val() {
+                if !self.q_empty.val() {
                     self.cur_q.d.next = self.q_now.val();
                     if (self.head_meta.val().get_bits::<2>(56) != 0) | !self.sel_run.val() {
                         self.state.d.next = RxState::Drop;
+                    } else if self.sel_desc_valid.val() & self.sel_desc_addr_bad.val() {
+                        // a buffer the NIC cannot address: refused before any byte
+                        // moves; the queue stops and the frame is dropped
+                        for i in 0..Q {
+                            if self.q_now.val() == self.q_id[i].val() {
+                                self.error[i].d.next = 9.into(); // QueueError::AddressTooWide
+                            }
+                        }
+                        self.state.d.next = RxState::Drop;
                     } else if self.sel_desc_valid.val() {
                         // the descriptor stays in its queue until the frame completes
-                        self.buf_addr.d.next = self.sel_desc_addr.val();
+                        self.buf_addr.d.next = bit_cast::<48, 44>(self.sel_desc_addr.val());
                         self.buf_len.d.next = self.sel_desc_len.val();
                         self.state.d.next = RxState::WriteData;
                     } else if self.sel_ring_empty.val() {
@@ -443,20 +527,20 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
                 }
             }
             RxState::WriteData => {
-                self.wr_valid.next = !self.fifo.empty.val();
+                self.wr_valid.next = !self.q_empty.val();
                 if self.fits.val() {
-                    self.wr_strb.next = !(self.ones16.val() << self.fifo.data_out.val().get_bits::<5>(128));
+                    self.wr_strb.next = !(self.ones16.val() << self.q_data.val().get_bits::<5>(128));
                 } else {
-                    self.wr_addr.next = self.buf_addr.q.val();
+                    self.wr_addr.next = bit_cast::<64, 48>(self.buf_addr.q.val());
                 }
                 if self.wr_valid.val() & self.wr_ready.val() {
-                    self.fifo.read.next = true;
+                    self.q_read.next = true;
                     if self.fits.val() {
                         self.written.d.next = self.written.q.val() + self.beat_len.val();
                     } else {
                         self.truncated.d.next = true;
                     }
-                    if self.fifo.data_out.val().get_bit(133) {
+                    if self.q_data.val().get_bit(133) {
                         self.meta.d.next = self.head_meta.val();
                         self.state.d.next = RxState::CheckWrite;
                     }
@@ -492,7 +576,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
                     } else {
                         self.state.d.next = RxState::WriteBack;
                         self.written.d.next = self.written.q.val();
-                        self.wb_addr.d.next = self.sel_base.val() + (bit_cast::<64, 16>(self.sel_head.val() & self.sel_mask.val()) << 4);
+                        self.wb_addr.d.next = self.sel_base.val() + (bit_cast::<48, 16>(self.sel_head.val() & self.sel_mask.val()) << 4);
                         for i in 0..Q {
                             if self.cur_q.q.val() == self.q_id[i].val() {
                                 self.wb_tag.d.next = self.tag_id[i].val();
@@ -504,7 +588,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
             RxState::WriteBack => {
                 // the whole descriptor: ptype, length, flags, RSS hash
                 self.wr_valid.next = true;
-                self.wr_addr.next = self.wb_addr.q.val();
+                self.wr_addr.next = bit_cast::<64, 48>(self.wb_addr.q.val());
                 self.wr_data.next = bit_cast::<128, 16>(self.meta.q.val().get_bits::<16>(32))
                     | (bit_cast::<128, 16>(self.written.q.val()) << 64)
                     | (bit_cast::<128, 16>(self.wb_flags.val()) << 80)
@@ -525,8 +609,8 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
                 }
             }
             RxState::Drop => {
-                self.fifo.read.next = true;
-                if !self.fifo.empty.val() & self.fifo.data_out.val().get_bit(133) {
+                self.q_read.next = true;
+                if !self.q_empty.val() & self.q_data.val().get_bit(133) {
                     self.state.d.next = RxState::Idle;
                     if self.head_meta.val().get_bits::<3>(62) == 1 {
                         self.drop_fcs.next = true;
@@ -601,6 +685,8 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
                 self.flush_pending[i].d.next = !self.enable[i].val();
             }
         }
+        self.fifo.read.next = self.q_read.val();
+        self.upsizer_out.m_ready.next = self.q_read.val();
         if self.reset.val() {
             self.state.d.next = RxState::Idle;
             self.written.d.next = 0.into();

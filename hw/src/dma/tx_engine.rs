@@ -29,6 +29,7 @@
 //! in its descriptor FIFO.
 
 use super::desc_fetch::DescFetch;
+use super::BusAddr;
 use crate::stream::{BytePacker, Downsizer, NicFifo};
 use rust_hdl::prelude::*;
 
@@ -58,6 +59,12 @@ pub mod info {
     pub const IMM_ERR: usize = 55;
     /// [59:56] queue.
     pub const QUEUE: usize = 56;
+    // The issue stage writes an entry in the FIFO's own 52-bit layout, and the engine
+    // reads it back in the layout above (`info_head`): [31:0] IDX and LEN, [40:32]
+    // CHUNK (at most 256), [47:41] DESC_END..FIRST, [51:48] QUEUE; IMM_ERR is not
+    // stored (it is CTX & EOP). The first 48 bits are what a single-queue build reads:
+    // an iCE40 block RAM is 16 bits wide, and those whose outputs nothing reads are
+    // removed (3 instead of 4).
 }
 
 /// Completion FIFO entry.
@@ -90,7 +97,7 @@ pub struct TxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     pub reset: Signal<In, Bit>,
     // per-queue configuration and status (QueueRegs)
     pub enable: [Signal<In, Bit>; Q],
-    pub ring_base: [Signal<In, Bits<64>>; Q],
+    pub ring_base: [Signal<In, BusAddr>; Q],
     pub ring_mask: [Signal<In, Bits<16>>; Q],
     pub tail: [Signal<In, Bits<16>>; Q],
     pub weight: [Signal<In, Bits<16>>; Q],
@@ -143,7 +150,7 @@ pub struct TxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     pub stat_refused: Signal<Out, Bit>,
     // ---- blocks ----
     fetch: [DescFetch; Q],
-    info: NicFifo<Bits<64>, 4, 5>,
+    info: NicFifo<Bits<52>, 4, 5>,
     data: NicFifo<TxBeat, FN, FNP1>,
     ctx_fifo: NicFifo<TxCtx, 4, 5>,
     /// Completions waiting for their frame's verdict: 128 entries, so that a frame of
@@ -219,7 +226,7 @@ pub struct TxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     have_ctx: DFF<Bit>,
     ctx: DFF<TxCtx>,
     cur_valid: DFF<Bit>,
-    cur_addr: DFF<Bits<64>>,
+    cur_addr: DFF<BusAddr>,
     cur_remaining: DFF<Bits<16>>,
     cur_len: DFF<Bits<16>>,
     cur_flags: DFF<Bits<16>>,
@@ -231,6 +238,7 @@ pub struct TxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     sel_run: Signal<Local, Bit>,
     sel_desc_valid: Signal<Local, Bit>,
     sel_desc_addr: Signal<Local, Bits<64>>,
+    sel_desc_addr_bad: Signal<Local, Bit>,
     sel_desc_len: Signal<Local, Bits<16>>,
     sel_desc_flags: Signal<Local, Bits<16>>,
     sel_desc_extra: Signal<Local, Bits<16>>,
@@ -252,7 +260,11 @@ pub struct TxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     beats: Signal<Local, Bits<16>>,
     issue: Signal<Local, Bit>,
     push_info: Signal<Local, Bit>,
-    info_word: Signal<Local, Bits<64>>,
+    info_word: Signal<Local, Bits<52>>,
+    /// The info FIFO's head in the `info` layout (the FIFO stores it permuted: see `info`).
+    info_head: Signal<Local, Bits<60>>,
+    /// Queue numbers have the bits of Q - 1 only.
+    queue_bits: Constant<Bits<4>>,
     new_reserve: Signal<Local, Bits<16>>,
     // ---- responses ----
     frame_open: DFF<Bit>,
@@ -275,7 +287,7 @@ pub struct TxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     c_needs_verdict: Signal<Local, Bit>,
     c_go: Signal<Local, Bit>,
     c_err: Signal<Local, Bit>,
-    c_base: Signal<Local, Bits<64>>,
+    c_base: Signal<Local, BusAddr>,
     c_mask: Signal<Local, Bits<16>>,
     c_run: Signal<Local, Bit>,
     c_wb: Signal<Local, Bit>,
@@ -346,7 +358,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for TxEngine<FN
             v_error: Default::default(),
             ctx_supported: Default::default(),
             stat_refused: Default::default(),
-            fetch: std::array::from_fn(|_| Default::default()),
+            fetch: std::array::from_fn(|_| DescFetch::new(nic_regmap::desc::TX_CTX)),
             info: Default::default(),
             data: Default::default(),
             ctx_fifo: Default::default(),
@@ -415,6 +427,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for TxEngine<FN
             sel_run: Default::default(),
             sel_desc_valid: Default::default(),
             sel_desc_addr: Default::default(),
+            sel_desc_addr_bad: Default::default(),
             sel_desc_len: Default::default(),
             sel_desc_flags: Default::default(),
             sel_desc_extra: Default::default(),
@@ -435,6 +448,8 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for TxEngine<FN
             issue: Default::default(),
             push_info: Default::default(),
             info_word: Default::default(),
+            info_head: Default::default(),
+            queue_bits: Constant::new(Bits::<4>::from((Q as u64).next_power_of_two() - 1)),
             new_reserve: Default::default(),
             frame_open: Default::default(),
             chunk_off: Default::default(),
@@ -490,8 +505,15 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
         self.downsizer.reset.next = self.reset.val();
         self.packer.reset.next = self.reset.val();
         self.wb_fifo.reset.next = self.reset.val();
+        // the info FIFO's head, back in the `info` layout: IMM_ERR is CTX & EOP (only a
+        // context descriptor with EOP has it), CHUNK is at most 256
+        self.info_head.next = bit_cast::<60, 9>(self.info.data_out.val().get_bits::<9>(32))
+            | (bit_cast::<60, 32>(self.info.data_out.val().get_bits::<32>(0)) << 16)
+            | (bit_cast::<60, 7>(self.info.data_out.val().get_bits::<7>(41)) << 48)
+            | (bit_cast::<60, 1>((self.info.data_out.val().get_bit(44) & self.info.data_out.val().get_bit(42)).into()) << 55)
+            | (bit_cast::<60, 4>(self.info.data_out.val().get_bits::<4>(48) & self.queue_bits.val()) << 56);
         // ================= per queue: state, fetch, views of the selected queues =========
-        self.h_q.next = self.info.data_out.val().get_bits::<4>(56);
+        self.h_q.next = self.info_head.val().get_bits::<4>(56);
         self.c_q.next = self.comp.data_out.val().get_bits::<4>(38);
         self.wb_q.next = 0.into();
         for i in 0..8 {
@@ -504,6 +526,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
         self.sel_run.next = false;
         self.sel_desc_valid.next = false;
         self.sel_desc_addr.next = 0.into();
+        self.sel_desc_addr_bad.next = false;
         self.sel_desc_len.next = 0.into();
         self.sel_desc_flags.next = 0.into();
         self.sel_desc_extra.next = 0.into();
@@ -550,6 +573,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
                 self.sel_run.next = self.run[i].val();
                 self.sel_desc_valid.next = self.fetch[i].desc_valid.val();
                 self.sel_desc_addr.next = self.fetch[i].desc_addr.val();
+                self.sel_desc_addr_bad.next = self.fetch[i].desc_addr_bad.val();
                 self.sel_desc_len.next = self.fetch[i].desc_len.val();
                 self.sel_desc_flags.next = self.fetch[i].desc_flags.val();
                 self.sel_desc_extra.next = self.fetch[i].desc_extra.val();
@@ -709,7 +733,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
             self.chunk.next = 256.into();
         }
         self.beats.next = (self.chunk.val() + 15) >> 4;
-        self.data_req_addr.next = self.cur_addr.q.val();
+        self.data_req_addr.next = bit_cast::<64, 48>(self.cur_addr.q.val());
         self.data_req_len.next = self.chunk.val();
         self.data_req_valid.next = self.in_frame.q.val()
             & self.sel_run.val()
@@ -722,20 +746,20 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
         if self.issue.val() {
             self.push_info.next = true;
             self.new_reserve.next = self.beats.val();
-            self.info_word.next = bit_cast::<64, 16>(self.chunk.val())
-                | (bit_cast::<64, 16>(self.cur_idx.q.val()) << 16)
-                | (bit_cast::<64, 16>(self.cur_len.q.val()) << 32)
-                | (bit_cast::<64, 16>(self.cur_flags.q.val() & 3) << 49)
-                | (bit_cast::<64, 1>(self.first_data.val().into()) << 54)
-                | (bit_cast::<64, 4>(self.cur_q.q.val()) << 56);
+            self.info_word.next = bit_cast::<52, 16>(self.cur_idx.q.val())
+                | (bit_cast::<52, 16>(self.cur_len.q.val()) << 16)
+                | (bit_cast::<52, 9>(self.chunk.val().get_bits::<9>(0)) << 32)
+                | (bit_cast::<52, 16>(self.cur_flags.q.val() & 3) << 42)
+                | (bit_cast::<52, 1>(self.first_data.val().into()) << 47)
+                | (bit_cast::<52, 4>(self.cur_q.q.val()) << 48);
             if self.chunk.val() == self.cur_remaining.q.val() {
-                self.info_word.next = bit_cast::<64, 16>(self.chunk.val())
-                    | (bit_cast::<64, 16>(self.cur_idx.q.val()) << 16)
-                    | (bit_cast::<64, 16>(self.cur_len.q.val()) << 32)
-                    | (bit_cast::<64, 16>(self.cur_flags.q.val() & 3) << 49)
-                    | (bit_cast::<64, 1>(self.first_data.val().into()) << 54)
-                    | (bit_cast::<64, 4>(self.cur_q.q.val()) << 56)
-                    | (bit_cast::<64, 1>(true.into()) << 48);
+                self.info_word.next = bit_cast::<52, 16>(self.cur_idx.q.val())
+                    | (bit_cast::<52, 16>(self.cur_len.q.val()) << 16)
+                    | (bit_cast::<52, 9>(self.chunk.val().get_bits::<9>(0)) << 32)
+                    | (bit_cast::<52, 1>(true.into()) << 41)
+                    | (bit_cast::<52, 16>(self.cur_flags.q.val() & 3) << 42)
+                    | (bit_cast::<52, 1>(self.first_data.val().into()) << 47)
+                    | (bit_cast::<52, 4>(self.cur_q.q.val()) << 48);
                 self.cur_valid.d.next = false;
                 if self.cur_flags.q.val().get_bit(0) {
                     self.in_frame.d.next = false; // the frame's last read: next frame
@@ -746,7 +770,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
                 self.ctx_fifo.write.next = true;
                 self.ctx_pushed.d.next = true;
             }
-            self.cur_addr.d.next = self.cur_addr.q.val() + bit_cast::<64, 16>(self.chunk.val());
+            self.cur_addr.d.next = self.cur_addr.q.val() + bit_cast::<48, 16>(self.chunk.val());
             self.cur_remaining.d.next = self.cur_remaining.q.val() - self.chunk.val();
         } else if self.abandon.val() {
             // the queue stopped (error, disabled) inside a frame: mark the frame's end so
@@ -757,9 +781,9 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
             } else if self.info_room.val() & (self.ctx_pushed.q.val() | !self.ctx_fifo.full.val()) {
                 self.push_info.next = true;
                 self.new_reserve.next = 1.into();
-                self.info_word.next = (bit_cast::<64, 1>(true.into()) << 52)
-                    | (bit_cast::<64, 1>(true.into()) << 53)
-                    | (bit_cast::<64, 4>(self.cur_q.q.val()) << 56);
+                self.info_word.next = (bit_cast::<52, 1>(true.into()) << 45)
+                    | (bit_cast::<52, 1>(true.into()) << 46)
+                    | (bit_cast::<52, 4>(self.cur_q.q.val()) << 48);
                 if !self.ctx_pushed.q.val() {
                     self.ctx_fifo.write.next = true;
                 }
@@ -779,13 +803,13 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
                     self.push_info.next = true;
                     self.new_reserve.next = 1.into();
                     // (written back with length 0: its length field holds the MSS)
-                    self.info_word.next = (bit_cast::<64, 16>(self.sel_pop_idx.val()) << 16)
-                        | (bit_cast::<64, 16>(self.sel_desc_flags.val() & 7) << 49)
-                        | (bit_cast::<64, 1>(true.into()) << 48)
-                        | (bit_cast::<64, 1>(true.into()) << 52)
-                        | (bit_cast::<64, 1>(self.first_ctx.val().into()) << 54)
-                        | (bit_cast::<64, 1>(self.sel_desc_flags.val().get_bit(0).into()) << 55)
-                        | (bit_cast::<64, 4>(self.cur_q.q.val()) << 56);
+                    // (IMM_ERR is not stored: CTX & EOP gives it back)
+                    self.info_word.next = bit_cast::<52, 16>(self.sel_pop_idx.val())
+                        | (bit_cast::<52, 1>(true.into()) << 41)
+                        | (bit_cast::<52, 16>(self.sel_desc_flags.val() & 7) << 42)
+                        | (bit_cast::<52, 1>(true.into()) << 45)
+                        | (bit_cast::<52, 1>(self.first_ctx.val().into()) << 47)
+                        | (bit_cast::<52, 4>(self.cur_q.q.val()) << 48);
                     if self.sel_desc_flags.val().get_bit(0) {
                         // a context descriptor with EOP: refused at once; a frame begun
                         // by an earlier context descriptor is abandoned after it
@@ -811,6 +835,8 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
                 }
             } else if self.sel_desc_len.val() == 0 {
                 self.set_err.next = 4.into(); // QueueError::ZeroLength
+            } else if self.sel_desc_addr_bad.val() {
+                self.set_err.next = 9.into(); // QueueError::AddressTooWide
             } else if self.frame_descs.q.val() == 64 {
                 self.set_err.next = 7.into(); // QueueError::TooManyDescriptors (MAX_FRAME_DESCS)
             } else if !self.is_tso.val()
@@ -825,7 +851,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
                     self.ctx.d.next = self.ctx.q.val() | self.refuse_flags.val();
                 }
                 self.cur_valid.d.next = true;
-                self.cur_addr.d.next = self.sel_desc_addr.val();
+                self.cur_addr.d.next = bit_cast::<48, 44>(self.sel_desc_addr.val().get_bits::<44>(0));
                 self.cur_remaining.d.next = self.sel_desc_len.val();
                 self.cur_len.d.next = self.sel_desc_len.val();
                 self.cur_flags.d.next = self.sel_desc_flags.val();
@@ -873,14 +899,15 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
             }
         }
         self.info.write.next = self.push_info.val();
+        // (already in the stored layout, see `info`)
         self.info.data_in.next = self.info_word.val();
         // ================= responses: data, completions, aborts =======================
-        self.h_no_read.next = !self.info.empty.val() & self.info.data_out.val().get_bit(52);
-        self.h_open.next = self.frame_open.q.val() | (self.info.data_out.val().get_bit(54) & (self.chunk_off.q.val() == 0));
+        self.h_no_read.next = !self.info.empty.val() & self.info_head.val().get_bit(52);
+        self.h_open.next = self.frame_open.q.val() | (self.info_head.val().get_bit(54) & (self.chunk_off.q.val() == 0));
         self.data_rsp_ready.next = !self.data.full.val() & !self.h_no_read.val();
         self.beat_fire.next = self.data_rsp_valid.val() & self.data_rsp_ready.val();
         self.noread_pop.next = self.h_no_read.val();
-        self.left.next = self.info.data_out.val().get_bits::<16>(0) - self.chunk_off.q.val();
+        self.left.next = self.info_head.val().get_bits::<16>(0) - self.chunk_off.q.val();
         self.beat_len.next = self.left.val();
         if self.left.val() > 16 {
             self.beat_len.next = 16.into();
@@ -890,20 +917,20 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
         self.data.data_in.next = bit_cast::<135, 128>(self.rsp_data.val())
             | (bit_cast::<135, 16>(self.beat_len.val()) << 128)
             | (bit_cast::<135, 1>(
-                (self.rsp_last.val() & self.info.data_out.val().get_bit(48) & self.info.data_out.val().get_bit(49)).into(),
+                (self.rsp_last.val() & self.info_head.val().get_bit(48) & self.info_head.val().get_bit(49)).into(),
             ) << 133);
         self.comp.write.next = false;
         // the entry for a descriptor: index, length, flags, queue
-        self.comp_word.next = bit_cast::<64, 16>(self.info.data_out.val().get_bits::<16>(16))
-            | (bit_cast::<64, 16>(self.info.data_out.val().get_bits::<16>(32)) << 16)
-            | (bit_cast::<64, 3>(self.info.data_out.val().get_bits::<3>(49)) << 32)
+        self.comp_word.next = bit_cast::<64, 16>(self.info_head.val().get_bits::<16>(16))
+            | (bit_cast::<64, 16>(self.info_head.val().get_bits::<16>(32)) << 16)
+            | (bit_cast::<64, 3>(self.info_head.val().get_bits::<3>(49)) << 32)
             | (bit_cast::<64, 1>(true.into()) << 35)
-            | (bit_cast::<64, 1>(self.info.data_out.val().get_bit(55).into()) << 37)
+            | (bit_cast::<64, 1>(self.info_head.val().get_bit(55).into()) << 37)
             | (bit_cast::<64, 4>(self.h_q.val()) << 38);
         self.terminate.next = false;
         if self.noread_pop.val() {
             self.info.read.next = true;
-            if self.info.data_out.val().get_bit(53) {
+            if self.info_head.val().get_bit(53) {
                 // info::ABORT: the frame ends here
                 self.terminate.next = self.h_open.val();
                 self.frame_open.d.next = false;
@@ -912,7 +939,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
                 // stopped: the abort marker that follows ends the frame, after the issue
                 // stage has given the frame its request)
                 self.comp.write.next = self.h_run.val();
-                if self.info.data_out.val().get_bit(54) {
+                if self.info_head.val().get_bit(54) {
                     self.frame_open.d.next = true;
                 }
             }
@@ -938,14 +965,14 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
             } else {
                 self.data.write.next = true;
                 self.frame_open.d.next = true;
-                if self.rsp_last.val() & self.info.data_out.val().get_bit(48) {
+                if self.rsp_last.val() & self.info_head.val().get_bit(48) {
                     self.comp.write.next = true;
-                    if self.info.data_out.val().get_bit(49) {
+                    if self.info_head.val().get_bit(49) {
                         // EOP: the frame's last entry
                         self.frame_open.d.next = false;
-                        self.comp_word.next = bit_cast::<64, 16>(self.info.data_out.val().get_bits::<16>(16))
-                            | (bit_cast::<64, 16>(self.info.data_out.val().get_bits::<16>(32)) << 16)
-                            | (bit_cast::<64, 3>(self.info.data_out.val().get_bits::<3>(49)) << 32)
+                        self.comp_word.next = bit_cast::<64, 16>(self.info_head.val().get_bits::<16>(16))
+                            | (bit_cast::<64, 16>(self.info_head.val().get_bits::<16>(32)) << 16)
+                            | (bit_cast::<64, 3>(self.info_head.val().get_bits::<3>(49)) << 32)
                             | (bit_cast::<64, 1>(true.into()) << 35)
                             | (bit_cast::<64, 1>(true.into()) << 36)
                             | (bit_cast::<64, 4>(self.h_q.val()) << 38);
@@ -990,14 +1017,14 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
         // write-back at bytes 8..16: length, flags (EOP, RS, CTX) | ERROR; DONE and the
         // info word (0) are added at the FIFO's output (`wb_fixed`)
         self.wb_fifo.data_in.next = bit_cast::<132, 64>(
-            self.c_base.val() + (bit_cast::<64, 16>(self.comp.data_out.val().get_bits::<16>(0) & self.c_mask.val()) << 4) + 8,
+            bit_cast::<64, 48>(self.c_base.val() + (bit_cast::<48, 16>(self.comp.data_out.val().get_bits::<16>(0) & self.c_mask.val()) << 4) + 8),
         ) | (bit_cast::<132, 16>(self.comp.data_out.val().get_bits::<16>(16)) << 64)
             | (bit_cast::<132, 3>(self.comp.data_out.val().get_bits::<3>(32)) << 80)
             | (bit_cast::<132, 1>(self.c_err.val().into()) << 94)
             | (bit_cast::<132, 4>(self.c_q.val()) << 128);
         // ================= write-back port ===========================================
         self.wb_valid.next = !self.wb_fifo.empty.val() & (self.wbq_count.q.val() < 8);
-        self.wb_addr.next = self.wb_fifo.data_out.val().get_bits::<64>(0);
+        self.wb_addr.next = bit_cast::<64, 48>(self.wb_fifo.data_out.val().get_bits::<48>(0));
         self.wb_data.next = (self.wb_fifo.data_out.val().get_bits::<64>(64) & self.wb_varies.val()) | self.wb_fixed.val();
         self.wb_fifo.read.next = self.wb_valid.val() & self.wb_ready.val();
         // the queue of each write-back the port took, until its response (in order)
