@@ -337,32 +337,32 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.csr.irq_set.next = self.tx_irq_bits.val() | self.rx_irq_bits.val();
         self.irq.next = self.csr.irq.val();
         // statistics (COUNTER_REGS indices: see csr::COUNTER_REGS)
-        self.csr.count_inc[0].next = bit_cast::<32, 1>(self.mac_tx.stat_frame.val().into());
+        self.csr.count_inc[0].next = bit_cast::<18, 1>(self.mac_tx.stat_frame.val().into());
         self.csr.count_inc[1].next = 0.into();
         if self.mac_tx.stat_frame.val() {
-            self.csr.count_inc[1].next = bit_cast::<32, 16>(self.mac_tx.stat_bytes.val());
+            self.csr.count_inc[1].next = bit_cast::<18, 16>(self.mac_tx.stat_bytes.val());
         }
-        self.csr.count_inc[2].next = bit_cast::<32, 1>(self.mac_tx.stat_aborted.val().into());
-        self.csr.count_inc[3].next = bit_cast::<32, 1>(self.rx.stat_frame.val().into());
+        self.csr.count_inc[2].next = bit_cast::<18, 1>(self.mac_tx.stat_aborted.val().into());
+        self.csr.count_inc[3].next = bit_cast::<18, 1>(self.rx.stat_frame.val().into());
         self.csr.count_inc[4].next = 0.into();
         if self.rx.stat_frame.val() {
-            self.csr.count_inc[4].next = bit_cast::<32, 16>(self.rx.stat_bytes.val());
+            self.csr.count_inc[4].next = bit_cast::<18, 16>(self.rx.stat_bytes.val());
         }
-        self.csr.count_inc[5].next = bit_cast::<32, 1>(self.rx.drop_no_buffer.val().into());
-        self.csr.count_inc[6].next = bit_cast::<32, 1>(self.rx.drop_fcs.val().into());
-        self.csr.count_inc[7].next = bit_cast::<32, 1>(self.rx.drop_runt.val().into());
-        self.csr.count_inc[8].next = bit_cast::<32, 1>(self.rx.drop_oversize.val().into());
-        self.csr.count_inc[9].next = bit_cast::<32, 1>(self.rx.drop_truncated.val().into());
-        self.csr.count_inc[10].next = bit_cast::<32, 1>(self.rx.drop_phy.val().into());
-        self.csr.count_inc[11].next = bit_cast::<32, 1>(self.rx.drop_ucast.val().into());
-        self.csr.count_inc[12].next = bit_cast::<32, 1>(self.rx.drop_mcast.val().into());
-        self.csr.count_inc[13].next = bit_cast::<32, 1>(self.rx.drop_bcast.val().into());
-        self.csr.count_inc[14].next = bit_cast::<32, 1>(self.rx.csum_l3_bad.val().into());
-        self.csr.count_inc[15].next = bit_cast::<32, 1>(self.rx.csum_l4_bad.val().into());
-        self.csr.count_inc[16].next = bit_cast::<32, 1>(self.tx.stat_refused.val().into());
+        self.csr.count_inc[5].next = bit_cast::<18, 1>(self.rx.drop_no_buffer.val().into());
+        self.csr.count_inc[6].next = bit_cast::<18, 1>(self.rx.drop_fcs.val().into());
+        self.csr.count_inc[7].next = bit_cast::<18, 1>(self.rx.drop_runt.val().into());
+        self.csr.count_inc[8].next = bit_cast::<18, 1>(self.rx.drop_oversize.val().into());
+        self.csr.count_inc[9].next = bit_cast::<18, 1>(self.rx.drop_truncated.val().into());
+        self.csr.count_inc[10].next = bit_cast::<18, 1>(self.rx.drop_phy.val().into());
+        self.csr.count_inc[11].next = bit_cast::<18, 1>(self.rx.drop_ucast.val().into());
+        self.csr.count_inc[12].next = bit_cast::<18, 1>(self.rx.drop_mcast.val().into());
+        self.csr.count_inc[13].next = bit_cast::<18, 1>(self.rx.drop_bcast.val().into());
+        self.csr.count_inc[14].next = bit_cast::<18, 1>(self.rx.csum_l3_bad.val().into());
+        self.csr.count_inc[15].next = bit_cast::<18, 1>(self.rx.csum_l4_bad.val().into());
+        self.csr.count_inc[16].next = bit_cast::<18, 1>(self.tx.stat_refused.val().into());
         self.csr.count_inc[17].next = 0.into();
         if self.has_tx_offload.val() {
-            self.csr.count_inc[17].next = bit_cast::<32, 1>(self.tx_offload.stat_tso_segments.val().into());
+            self.csr.count_inc[17].next = bit_cast::<18, 1>(self.tx_offload.stat_tso_segments.val().into());
         }
         // ---- DMA reads: RX descriptors, then TX descriptors, then TX data
         self.rx.desc_req_ready.next = false;

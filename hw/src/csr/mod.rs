@@ -7,16 +7,19 @@
 //! Verilated model. Registers come in four kinds:
 //! * constants (ID, VERSION, NEXT, FEATURES, QUEUES, DMA_ADDR_BITS, COUNT): `CONST_REGS`;
 //! * read/write configuration: `RW_REGS`, exposed as named outputs;
-//! * statistics counters, incremented by the datapath: `COUNTER_REGS`;
+//! * statistics counters, incremented by the datapath: `COUNTER_REGS`, kept in block
+//!   RAM (`stats`): a read of one waits a few cycles for the counter's value;
 //! * status (IRQ_STATUS, write 1 to clear, and CYCLE_COUNT).
 //! Queue windows and the RX classification block decode their own registers on the
 //! register bus (`queue_regs`, `rxc_regs`).
 
 pub mod queue_regs;
 pub mod rxc_regs;
+pub mod stats;
 
 pub use queue_regs::{QueueDir, QueueRegs};
 pub use rxc_regs::RxcRegs;
+pub use stats::StatsCounters;
 
 use crate::Config;
 use nic_regmap as map;
@@ -125,7 +128,7 @@ pub struct CsrBlock {
     /// IRQ_STATUS & IRQ_MASK.
     pub irq: Signal<Out, Bits<16>>,
     /// Per-cycle increments of the statistics counters (COUNTER_REGS order).
-    pub count_inc: [Signal<In, Bits<32>>; N_COUNTERS],
+    pub count_inc: [Signal<In, stats::Acc>; N_COUNTERS],
     const_addr: [Constant<Bits<16>>; 17],
     const_value: [Constant<Bits<32>>; 17],
     rw_addr: [Constant<Bits<16>>; 5],
@@ -134,10 +137,13 @@ pub struct CsrBlock {
     rw_bits: [Constant<Bits<32>>; 5],
     rw: [DFF<Bits<32>>; 5],
     counter_addr: [Constant<Bits<16>>; N_COUNTERS],
-    counter: [DFF<Bits<32>>; N_COUNTERS],
-    /// The build has the block that counts into counter i (`counter_in_build`): the
-    /// others hold 0 and synthesis removes them.
-    counter_present: [Constant<Bit>; N_COUNTERS],
+    counter_id: [Constant<Bits<5>>; N_COUNTERS],
+    counters: StatsCounters,
+    /// A counter read waits for its value (`counters.rd_valid`).
+    stat_wait: DFF<Bit>,
+    stat_idx: DFF<Bits<5>>,
+    stat_hit: Signal<Local, Bit>,
+    stat_sel: Signal<Local, Bits<5>>,
     byte_lane: Constant<Bits<32>>,
     addr_irq_status: Constant<Bits<16>>,
     addr_cycle_count: Constant<Bits<16>>,
@@ -210,8 +216,15 @@ impl CsrBlock {
             rw_bits: std::array::from_fn(|i| c32(map::bits_of(RW_REGS[i].0, RW_REGS[i].1))),
             rw: Default::default(),
             counter_addr: std::array::from_fn(|i| c16(map::offset_of("stats", COUNTER_REGS[i]))),
-            counter: Default::default(),
-            counter_present: std::array::from_fn(|i| Constant::new(counter_in_build(config, COUNTER_REGS[i]))),
+            counter_id: std::array::from_fn(|i| Constant::new(Bits::<5>::from(i as u64))),
+            counters: StatsCounters::new(
+                std::array::from_fn(|i| counter_in_build(config, COUNTER_REGS[i])),
+                std::array::from_fn(|i| COUNTER_REGS[i].ends_with("_BYTES")),
+            ),
+            stat_wait: Default::default(),
+            stat_idx: Default::default(),
+            stat_hit: Default::default(),
+            stat_sel: Default::default(),
             byte_lane: c32(0xff),
             addr_irq_status: c16(map::offset_of("global", "IRQ_STATUS")),
             addr_cycle_count: c16(map::offset_of("global", "CYCLE_COUNT")),
@@ -236,7 +249,9 @@ impl CsrBlock {
 impl Logic for CsrBlock {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, irq_status, cycle_count, aw_addr, aw_full, w_data, w_full, w_mask, b_valid, r_valid, r_data);
+        dff_setup!(self, clock, irq_status, cycle_count, aw_addr, aw_full, w_data, w_full, w_mask, b_valid, r_valid, r_data, stat_wait, stat_idx);
+        clock!(self, clock, counters);
+        self.counters.reset.next = self.reset.val();
         for i in 0..5 {
             self.rw[i].clock.next = self.clock.val();
             // bits outside the register's fields have a constant 0 next value (the
@@ -246,11 +261,7 @@ impl Logic for CsrBlock {
         }
         // 18 = N_COUNTERS (an hdl_gen loop bound is a literal or a const generic)
         for i in 0..18 {
-            self.counter[i].clock.next = self.clock.val();
-            self.counter[i].d.next = 0.into();
-            if self.counter_present[i].val() {
-                self.counter[i].d.next = self.counter[i].q.val() + self.count_inc[i].val();
-            }
+            self.counters.inc[i].next = self.count_inc[i].val();
         }
         self.cycle_count.d.next = self.cycle_count.q.val() + 1;
         // write channel: accept address and data in any order, then write and respond
@@ -316,9 +327,12 @@ impl Logic for CsrBlock {
                 self.read_value.next = self.rw[i].q.val();
             }
         }
+        self.stat_hit.next = false;
+        self.stat_sel.next = 0.into();
         for i in 0..18 {
             if self.s_axil_araddr.val() == self.counter_addr[i].val() {
-                self.read_value.next = self.counter[i].q.val();
+                self.stat_hit.next = true;
+                self.stat_sel.next = self.counter_id[i].val();
             }
         }
         self.bus_rd_addr.next = self.s_axil_araddr.val();
@@ -331,10 +345,22 @@ impl Logic for CsrBlock {
         if self.s_axil_araddr.val() == self.addr_cycle_count.val() {
             self.read_value.next = self.cycle_count.q.val();
         }
-        self.s_axil_arready.next = !self.r_valid.q.val();
-        if self.s_axil_arvalid.val() & !self.r_valid.q.val() {
+        self.s_axil_arready.next = !self.r_valid.q.val() & !self.stat_wait.q.val();
+        if self.s_axil_arvalid.val() & !self.r_valid.q.val() & !self.stat_wait.q.val() {
+            if self.stat_hit.val() {
+                self.stat_wait.d.next = true;
+                self.stat_idx.d.next = self.stat_sel.val();
+            } else {
+                self.r_valid.d.next = true;
+                self.r_data.d.next = self.read_value.val();
+            }
+        }
+        self.counters.rd_req.next = self.stat_wait.q.val();
+        self.counters.rd_index.next = self.stat_idx.q.val();
+        if self.counters.rd_valid.val() {
+            self.stat_wait.d.next = false;
             self.r_valid.d.next = true;
-            self.r_data.d.next = self.read_value.val();
+            self.r_data.d.next = self.counters.rd_data.val();
         }
         if self.r_valid.q.val() & self.s_axil_rready.val() {
             self.r_valid.d.next = false;
@@ -346,9 +372,7 @@ impl Logic for CsrBlock {
             for i in 0..5 {
                 self.rw[i].d.next = self.rw_reset[i].val();
             }
-            for i in 0..18 {
-                self.counter[i].d.next = 0.into();
-            }
+            self.stat_wait.d.next = false;
             self.irq_status.d.next = 0.into();
             self.cycle_count.d.next = 0.into();
             self.aw_full.d.next = false;
