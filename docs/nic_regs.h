@@ -74,13 +74,16 @@
 #define NIC_TXQ_Q_CONTROL(q) (0x104cu + 0x40u * (q)) /* RW */
 #define NIC_TXQ_Q_CONTROL_ENABLE 0x00000001u
 #define NIC_TXQ_Q_TAIL(q) (0x1050u + 0x40u * (q)) /* RW */
+#define NIC_TXQ_Q_TAIL_INDEX 0x0000ffffu
 #define NIC_TXQ_Q_HEAD(q) (0x1054u + 0x40u * (q)) /* RO */
 #define NIC_TXQ_Q_STATUS(q) (0x1058u + 0x40u * (q)) /* RO */
 #define NIC_TXQ_Q_STATUS_ACTIVE 0x00000001u
 #define NIC_TXQ_Q_STATUS_ERROR 0x00000002u
 #define NIC_TXQ_Q_STATUS_ERROR_CODE 0x0000ff00u
 #define NIC_TXQ_Q_IRQ_COUNT(q) (0x105cu + 0x40u * (q)) /* RW */
+#define NIC_TXQ_Q_IRQ_COUNT_COUNT 0x0000ffffu
 #define NIC_TXQ_Q_IRQ_TIMER(q) (0x1060u + 0x40u * (q)) /* RW */
+#define NIC_TXQ_Q_IRQ_TIMER_CYCLES 0x000fffffu
 #define NIC_TXQ_Q_WEIGHT(q) (0x1064u + 0x40u * (q)) /* RW */
 #define NIC_TXQ_Q_WEIGHT_BYTES 0x0000ffffu
 #define NIC_TXQ_Q_PRIORITY(q) (0x1068u + 0x40u * (q)) /* RW */
@@ -101,13 +104,16 @@
 #define NIC_RXQ_Q_CONTROL(q) (0x204cu + 0x40u * (q)) /* RW */
 #define NIC_RXQ_Q_CONTROL_ENABLE 0x00000001u
 #define NIC_RXQ_Q_TAIL(q) (0x2050u + 0x40u * (q)) /* RW */
+#define NIC_RXQ_Q_TAIL_INDEX 0x0000ffffu
 #define NIC_RXQ_Q_HEAD(q) (0x2054u + 0x40u * (q)) /* RO */
 #define NIC_RXQ_Q_STATUS(q) (0x2058u + 0x40u * (q)) /* RO */
 #define NIC_RXQ_Q_STATUS_ACTIVE 0x00000001u
 #define NIC_RXQ_Q_STATUS_ERROR 0x00000002u
 #define NIC_RXQ_Q_STATUS_ERROR_CODE 0x0000ff00u
 #define NIC_RXQ_Q_IRQ_COUNT(q) (0x205cu + 0x40u * (q)) /* RW */
+#define NIC_RXQ_Q_IRQ_COUNT_COUNT 0x0000ffffu
 #define NIC_RXQ_Q_IRQ_TIMER(q) (0x2060u + 0x40u * (q)) /* RW */
+#define NIC_RXQ_Q_IRQ_TIMER_CYCLES 0x000fffffu
 #define NIC_RXQ_Q_DROPS(q) (0x2064u + 0x40u * (q)) /* RO */
 
 /* block rxc: RX classification: MAC filter and RSS (docs/rx-classification.md). */

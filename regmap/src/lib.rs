@@ -312,15 +312,21 @@ macro_rules! queue_registers {
             Q_CONTROL @ 0x0C : Rw = 0, "Queue control. Clearing ENABLE resets HEAD, TAIL and the error state." {
                 ENABLE [0;1] "the queue is running",
             };
-            Q_TAIL @ 0x10 : Rw = 0, "Producer index (doorbell), free-running 16 bits: the driver writes the index one past the last descriptor it posted.";
+            Q_TAIL @ 0x10 : Rw = 0, "Producer index (doorbell), free-running 16 bits: the driver writes the index one past the last descriptor it posted." {
+                INDEX [0;16] "descriptor index",
+            };
             Q_HEAD @ 0x14 : Ro = 0, "Consumer index, free-running 16 bits: descriptors the NIC has completed.";
             Q_STATUS @ 0x18 : Ro = 0, "Queue status." {
                 ACTIVE [0;1] "enabled and not stopped",
                 ERROR [1;1] "stopped by an error",
                 ERROR_CODE [8;8] "why: see QueueError (1 desc fetch fault, 2 data read fault, 3 write fault, 4 zero-length descriptor, 5 frame too long, 6 TX context descriptor after data, 7 TX frame of more than 64 data descriptors, 8 TX context descriptor without TX offload, 9 buffer address at or above 2^DMA_ADDR_BITS)",
             };
-            Q_IRQ_COUNT @ 0x1C : Rw = 1, "Interrupt moderation: raise the vector after this many completions (0 and 1: every completion).";
-            Q_IRQ_TIMER @ 0x20 : Rw = 0, "Interrupt moderation: raise the vector this many cycles after the first unsignalled completion (0: timer off).";
+            Q_IRQ_COUNT @ 0x1C : Rw = 1, "Interrupt moderation: raise the vector after this many completions (0 and 1: every completion)." {
+                COUNT [0;16] "completions",
+            };
+            Q_IRQ_TIMER @ 0x20 : Rw = 0, "Interrupt moderation: raise the vector this many cycles after the first unsignalled completion (0: timer off)." {
+                CYCLES [0;20] "core clock cycles, at most 1,048,575 (6.7 ms at 156.25 MHz, 25 ms at 41.67 MHz)",
+            };
             $($($extra)*)?
         });
     };

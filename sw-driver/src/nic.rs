@@ -454,6 +454,13 @@ impl<D: Device> Nic<D> {
     /// Sets interrupt moderation of one queue.
     pub fn set_irq_moderation(&mut self, dir: Dir, q: u32, m: Moderation) -> Result<(), DriverError> {
         self.check_exists(dir, q)?;
+        // the widths of Q_IRQ_COUNT.COUNT and Q_IRQ_TIMER.CYCLES
+        if m.count > 0xffff || m.timer > 0xf_ffff {
+            return Err(DriverError::InvalidConfig(format!(
+                "{dir} queue {q}: interrupt moderation of {} completions / {} cycles; the NIC counts at most 65535 / 1048575",
+                m.count, m.timer
+            )));
+        }
         self.dev.set_reg32(self.layout.queue_reg(dir, q, txq::Q_IRQ_COUNT), m.count)?;
         self.dev.set_reg32(self.layout.queue_reg(dir, q, txq::Q_IRQ_TIMER), m.timer)
     }

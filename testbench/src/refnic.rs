@@ -686,8 +686,8 @@ impl RefNic {
                 }
             }
             txq::Q_TAIL => q.tail = v as u16,
-            txq::Q_IRQ_COUNT => q.irq_count = v,
-            txq::Q_IRQ_TIMER => q.irq_timer = v,
+            txq::Q_IRQ_COUNT => q.irq_count = v & 0xffff,
+            txq::Q_IRQ_TIMER => q.irq_timer = v & 0xf_ffff,
             txq::Q_WEIGHT if tx => q.weight = v & 0xffff,
             txq::Q_PRIORITY if tx => q.priority = v & 1,
             _ => {}

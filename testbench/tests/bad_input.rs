@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use nic_driver::{Device, Dir, DriverError, NicConfig, QueueError, TxFrame, TxSegment};
+use nic_driver::{Device, Dir, DriverError, Moderation, NicConfig, QueueError, TxFrame, TxSegment};
 use nic_testbench::fcs;
 use nic_testbench::gen::FrameGen;
 
@@ -410,5 +410,28 @@ fn untouched_memory_stays_zero() {
         let mut buf = vec![0u8; 4096];
         nic.device_mut().mem_read(canary.bus_addr, &mut buf).unwrap();
         assert!(buf.iter().all(|&b| b == 0), "canary region written");
+    });
+}
+
+/// Interrupt moderation past the registers' widths (Q_IRQ_COUNT 16 bits, Q_IRQ_TIMER 20)
+/// is refused by the driver, not cut short by the NIC; the largest values are taken and
+/// read back whole.
+#[test]
+fn driver_rejects_moderation_beyond_the_registers() {
+    each_backend(HwSize::Small, |_, dev| {
+        let mut nic = open(dev, NicConfig::default());
+        for m in [Moderation { count: 0x1_0000, timer: 0 }, Moderation { count: 1, timer: 1 << 20 }] {
+            match nic.set_irq_moderation(Dir::Rx, 0, m) {
+                Err(DriverError::InvalidConfig(msg)) => assert!(msg.contains("65535 / 1048575"), "{msg}"),
+                other => panic!("{m:?}: expected InvalidConfig, got {other:?}"),
+            }
+        }
+        nic.set_irq_moderation(Dir::Rx, 0, Moderation { count: 0xffff, timer: 0xf_ffff }).unwrap();
+        let reg = |nic: &mut TestNic<'_>, off| {
+            let a = nic.layout().queue_reg(Dir::Rx, 0, off);
+            nic.device_mut().read32(a).unwrap()
+        };
+        assert_eq!(reg(&mut nic, nic_regmap::rxq::Q_IRQ_COUNT), 0xffff);
+        assert_eq!(reg(&mut nic, nic_regmap::rxq::Q_IRQ_TIMER), 0xf_ffff);
     });
 }

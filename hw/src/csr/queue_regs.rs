@@ -154,7 +154,7 @@ impl Logic for QueueRegs {
         self.irq.reset.next = self.reset.val();
         self.irq.strobe.next = self.completion.val();
         self.irq.count.next = self.rw[5].q.val().get_bits::<16>(0);
-        self.irq.timer.next = self.rw[6].q.val();
+        self.irq.timer.next = self.rw[6].q.val().get_bits::<20>(0);
         self.irq_fire.next = self.irq.fire.val();
         // reads
         self.bus_rhit.next = false;

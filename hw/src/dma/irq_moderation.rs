@@ -11,11 +11,11 @@ pub struct IrqModeration {
     /// Completions per interrupt (0 and 1: every completion).
     pub count: Signal<In, Bits<16>>,
     /// Cycles from the first unsignalled completion to the interrupt (0: off).
-    pub timer: Signal<In, Bits<32>>,
+    pub timer: Signal<In, Bits<20>>,
     /// One-cycle pulse: set the vector's IRQ_STATUS bit.
     pub fire: Signal<Out, Bit>,
     pending: DFF<Bits<16>>,
-    elapsed: DFF<Bits<32>>,
+    elapsed: DFF<Bits<20>>,
     pending_next: Signal<Local, Bits<16>>,
 }
 
