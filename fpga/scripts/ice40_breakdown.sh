@@ -11,8 +11,8 @@
 # Then the flattened build (what `nic synth --target ice40-hx8k` reports) with its
 # SB_RAM40_4K per memory: an iCE40 block RAM is at most 16 bits wide, so a FIFO costs one
 # per 16 bits of its word (after synthesis drops the bits nothing reads), whatever its
-# depth. Last, what the CRC-32's tail cascade costs (`Crc32x64` alone, with and without
-# it).
+# depth. Last, what the CRC-32 costs in its two variants (`Crc32x64` alone: full's, that
+# without its short-beat cascade, small's half-rate one).
 #
 # About 6 minutes on one core. Not part of CI.
 set -euo pipefail
@@ -67,21 +67,31 @@ for memory, n in per_memory.most_common():
     print(f"| `{memory}` | {n} |")
 PY
 
-# What the CRC-32's short-last-beat cascade (mac::crc, 4/2/1-byte networks) costs: MAC
-# TX's `Crc32x64` synthesized alone as generated, and again with its output taken from
-# the 8-byte network only.
-python3 - "$OUT/nic_top.v" "$OUT" <<'PY'
+# What the CRC-32 costs in each variant (mac::crc): MAC TX's `Crc32x64` synthesized
+# alone as `full` builds it (8 bytes a cycle, a 4/2/1-byte cascade for short last beats),
+# that without the cascade, and as `small` builds it (`half_rate`: 4 bytes or one a cycle).
+for c in full small; do
+  ./target/release/nic verilog --config "$c" --out "$OUT/crc-$c" >/dev/null
+done
+python3 - "$OUT" <<'PY'
 import re, sys
-verilog, out = open(sys.argv[1]).read(), sys.argv[2]
-start = verilog.index("module nic_top$mac_tx$crc_unit(")
-module = verilog[start:verilog.index("endmodule", start) + len("endmodule")].replace("nic_top$mac_tx$crc_unit", "crc_unit")
-open(f"{out}/crc_unit.v", "w").write(module)
-eight_only, n = re.subn(r"if \(nbytes == 4'd0 \|\| nbytes >= 4'd8\) crc_out = next_8;\s*else crc_out = partial;", "crc_out = next_8;", module)
+out = sys.argv[1]
+def crc_unit(config):
+    verilog = open(f"{out}/crc-{config}/nic_top.v").read()
+    start = verilog.index("module nic_top$mac_tx$crc_unit(")
+    return verilog[start:verilog.index("endmodule", start) + len("endmodule")].replace("nic_top$mac_tx$crc_unit", "crc_unit")
+cascade = crc_unit("full")
+open(f"{out}/crc_unit.v", "w").write(cascade)
+eight_only, n = re.subn(r"if \(nbytes == 4'd0 \|\| nbytes >= 4'd8\) crc_out = next_8;\s*else crc_out = partial;", "crc_out = next_8;", cascade)
 assert n == 1, "the Crc32x64 output selection was not found in the generated Verilog"
 open(f"{out}/crc_unit_8only.v", "w").write(eight_only)
+half = crc_unit("small")
+assert "after_4" in half and "next_8" not in half, "small's Crc32x64 is not the half-rate variant"
+open(f"{out}/crc_unit_half.v", "w").write(half)
 PY
 crc_luts() { yosys -q -p "read_verilog $1; synth_ice40 -top crc_unit; tee -o $1.stat stat" >/dev/null; grep -E "SB_LUT4" "$1.stat" | awk '{print $2}'; }
 whole=$(crc_luts "$OUT/crc_unit.v")
 eight=$(crc_luts "$OUT/crc_unit_8only.v")
+half=$(crc_luts "$OUT/crc_unit_half.v")
 echo
-echo "Crc32x64 alone: $whole SB_LUT4 as generated, $eight with the 8-byte network only (the short-beat cascade: $((whole - eight)))"
+echo "Crc32x64 alone: $whole SB_LUT4 as full builds it, $eight with the 8-byte network only (the short-beat cascade: $((whole - eight))), $half half-rate as small builds it"

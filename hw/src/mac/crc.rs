@@ -61,12 +61,14 @@ fn taps(k: usize) -> Vec<Vec<usize>> {
 /// Two variants, chosen when the block is built:
 /// * `Crc32x64::default()`: any byte count in one cycle (0 is treated as 8): an 8-byte
 ///   network and a 4/2/1-byte cascade for short last beats.
-/// * `Crc32x64::serial_tail()`: the 8-byte network and a 1-byte one only. `nbytes` of 8
-///   or more takes 8 bytes, 1..7 takes ONE byte (`data[7:0]`) and 0 none (`crc_out` =
-///   `crc_in`): the caller feeds a short beat's bytes one per cycle, then reads the result
-///   with `nbytes` 0. Of the 1,191 iCE40 LUT4s of the cascade variant, 690 are the cascade
-///   (`fpga/scripts/ice40_breakdown.sh`); the configuration meant for an iCE40 spends
-///   cycles instead (`Config::serial_crc_tail`).
+/// * `Crc32x64::half_rate()`: a 4-byte network and a 1-byte one only. `nbytes` of 8 or
+///   more takes the beat's upper 4 bytes (`data[63:32]`), 4..7 its lower 4 (`data[31:0]`),
+///   1..3 ONE byte (`data[7:0]`) and 0 none (`crc_out` = `crc_in`): the caller feeds a beat
+///   in 4-byte halves and its last 1..3 bytes one per cycle, so a full beat takes two
+///   cycles. The default variant is 1,191
+///   iCE40 LUT4s, 690 of them the cascade (`fpga/scripts/ice40_breakdown.sh`); the
+///   configuration meant for an iCE40, a Gigabit one, spends cycles instead
+///   (`Config::half_rate_crc`).
 #[derive(LogicBlock)]
 pub struct Crc32x64 {
     pub crc_in: Signal<In, Bits<32>>,
@@ -74,29 +76,29 @@ pub struct Crc32x64 {
     /// Valid bytes: see the variants above.
     pub nbytes: Signal<In, Bits<4>>,
     pub crc_out: Signal<Out, Bits<32>>,
-    /// The serial-tail variant (read when the Verilog is generated).
-    serial: Constant<Bit>,
+    /// The half-rate variant (read when the Verilog is generated).
+    half: Constant<Bit>,
 }
 
 impl Default for Crc32x64 {
     fn default() -> Self {
-        Self::with_serial_tail(false)
+        Self::with_half_rate(false)
     }
 }
 
 impl Crc32x64 {
-    /// The variant that takes a short beat's bytes one per cycle (see the type's doc).
-    pub fn serial_tail() -> Self {
-        Self::with_serial_tail(true)
+    /// The variant that takes 4 bytes or one per cycle (see the type's doc).
+    pub fn half_rate() -> Self {
+        Self::with_half_rate(true)
     }
-    /// Which variant: `serial_tail()` or the default one-cycle cascade.
-    pub fn with_serial_tail(serial: bool) -> Self {
+    /// Which variant: `half_rate()` or the default one-cycle cascade.
+    pub fn with_half_rate(half: bool) -> Self {
         Self {
             crc_in: Default::default(),
             data: Default::default(),
             nbytes: Default::default(),
             crc_out: Default::default(),
-            serial: Constant::new(serial),
+            half: Constant::new(half),
         }
     }
 }
@@ -104,12 +106,16 @@ impl Crc32x64 {
 impl Logic for Crc32x64 {
     fn update(&mut self) {
         let n = match self.nbytes.val().to_u64() as usize {
-            0 if self.serial.val() => 0,
+            0 if self.half.val() => 0,
             0 => 8,
-            n if self.serial.val() && n < 8 => 1,
+            n if self.half.val() && n < 4 => 1,
+            _ if self.half.val() => 4,
             n => n.min(8),
         };
-        let data = self.data.val().to_u64().to_le_bytes();
+        let mut data = self.data.val().to_u64().to_le_bytes();
+        if self.half.val() && self.nbytes.val().to_u64() >= 8 {
+            data.copy_within(4..8, 0);
+        }
         let out = crc_bytes(self.crc_in.val().to_u64() as u32, &data[..n]);
         self.crc_out.next = Bits::<32>::from(out as u64);
     }
@@ -134,13 +140,14 @@ impl Logic for Crc32x64 {
             }
             v
         };
-        body.push_str(&network("next_8", 8, "crc_in", "data"));
-        if self.serial.val() {
-            body.push_str("wire [7:0] data_1 = data[7:0];\n");
+        if self.half.val() {
+            body.push_str("wire [31:0] data_4 = nbytes[3] ? data[63:32] : data[31:0];\nwire [7:0] data_1 = data[7:0];\n");
+            body.push_str(&network("after_4", 4, "crc_in", "data_4"));
             body.push_str(&network("after_1", 1, "crc_in", "data_1"));
-            body.push_str("always @(*) begin\n    if (nbytes >= 4'd8) crc_out = next_8;\n    else if (nbytes == 4'd0) crc_out = crc_in;\n    else crc_out = after_1;\nend\n");
+            body.push_str("always @(*) begin\n    if (nbytes >= 4'd4) crc_out = after_4;\n    else if (nbytes == 4'd0) crc_out = crc_in;\n    else crc_out = after_1;\nend\n");
             return Verilog::Custom(body);
         }
+        body.push_str(&network("next_8", 8, "crc_in", "data"));
         body.push_str("wire [31:0] part_4_in = crc_in;\nwire [31:0] data_4 = data[31:0];\n");
         body.push_str(&network("after_4", 4, "part_4_in", "data_4"));
         body.push_str("wire [31:0] part_2_in = nbytes[2] ? after_4 : crc_in;\n");

@@ -12,10 +12,11 @@
 //! the short last beat is filled to 8 bytes and zero beats follow, or, when it starts at
 //! byte 56, it is filled to 4 bytes and the FCS follows in the same beat.
 //!
-//! With a serial CRC tail (`MacTx::with_serial_crc_tail(true)`, `Config::serial_crc_tail`)
-//! the CRC takes 8 bytes a cycle but a short beat's bytes one a cycle: such a beat (a
-//! frame's last, or the padding beat ending at byte 60) waits at the input, not offered
-//! to the wire, for as many cycles as it has bytes, then leaves with its FCS.
+//! With a half-rate CRC (`MacTx::with_half_rate_crc(true)`, `Config::half_rate_crc`) the
+//! CRC takes 4 bytes a cycle, and a beat's last 1..3 bytes one a cycle: a beat (the
+//! padding's too) waits at the input, not offered to the wire, until its last chunk goes
+//! in, and leaves in that cycle: a full beat takes 2 cycles, a frame's last of k bytes
+//! k / 4 + k % 4 (at least 1).
 
 use super::crc::Crc32x64;
 use rust_hdl::prelude::*;
@@ -51,17 +52,20 @@ pub struct MacTx {
     extra_user: DFF<Bit>,
     /// Emitting the zero padding of a short frame.
     pad_active: DFF<Bit>,
-    /// Serial tail: bytes of the current short beat already in `crc`.
+    /// Half rate: bytes of the current beat already in `crc`.
     tail_idx: DFF<Bits<4>>,
     /// The bytes the CRC takes from this beat, and how many (1..8).
     crc_data: Signal<Local, Bits<64>>,
     crc_need: Signal<Local, Bits<4>>,
-    /// Serial tail: the beat waits while its bytes go through the CRC one per cycle.
+    /// Half rate: the beat waits while its chunks go through the CRC, one per cycle.
     tail_wait: Signal<Local, Bit>,
-    /// Serial tail: the beat's next byte for the CRC.
+    /// Half rate: the beat's next byte for the CRC.
     tail_byte: Signal<Local, Bits<8>>,
+    /// Half rate: the beat's bytes not yet in `crc`, and how many go in this cycle.
+    crc_left: Signal<Local, Bits<4>>,
+    crc_step: Signal<Local, Bits<4>>,
     above_byte0: Constant<Bits<64>>,
-    serial_tail: Constant<Bit>,
+    half_rate: Constant<Bit>,
     short: Signal<Local, Bit>,
     short_in_beat: Signal<Local, Bit>,
     fcs: Signal<Local, Bits<64>>,
@@ -78,14 +82,14 @@ pub struct MacTx {
 
 impl Default for MacTx {
     fn default() -> Self {
-        Self::with_serial_crc_tail(false)
+        Self::with_half_rate_crc(false)
     }
 }
 
 impl MacTx {
-    /// `serial`: a short beat's bytes go through the CRC one per cycle (see the module
-    /// doc); otherwise every beat takes one cycle.
-    pub fn with_serial_crc_tail(serial: bool) -> Self {
+    /// `half`: a beat goes through the CRC 4 bytes a cycle and its last 1..3 bytes one a
+    /// cycle (see the module doc); otherwise every beat takes one cycle.
+    pub fn with_half_rate_crc(half: bool) -> Self {
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -104,7 +108,7 @@ impl MacTx {
             stat_frame: Default::default(),
             stat_aborted: Default::default(),
             stat_bytes: Default::default(),
-            crc_unit: Crc32x64::with_serial_tail(serial),
+            crc_unit: Crc32x64::with_half_rate(half),
             crc: Default::default(),
             byte_count: Default::default(),
             extra_pending: Default::default(),
@@ -117,8 +121,10 @@ impl MacTx {
             crc_need: Default::default(),
             tail_wait: Default::default(),
             tail_byte: Default::default(),
+            crc_left: Default::default(),
+            crc_step: Default::default(),
             above_byte0: Constant::new(Bits::<64>::from(!0xffu64)),
-            serial_tail: Constant::new(serial),
+            half_rate: Constant::new(half),
             short: Default::default(),
             short_in_beat: Default::default(),
             fcs: Default::default(),
@@ -167,15 +173,23 @@ impl Logic for MacTx {
         self.crc_unit.nbytes.next = self.crc_need.val();
         self.tail_wait.next = false;
         self.tail_byte.next = 0.into();
-        if self.serial_tail.val() & (self.crc_need.val() != 0) & (self.crc_need.val() < 8) {
-            // one byte a cycle; once all are in, the unit passes the register through
-            // only the low byte moves: the 8-byte network's inputs stay as they are
+        self.crc_left.next = self.crc_need.val() - self.tail_idx.q.val();
+        self.crc_step.next = 1.into();
+        if self.half_rate.val() & (self.crc_need.val() != 0) {
+            // 4 bytes a cycle (the beat's lower half, then its upper), its last 1..3 one
+            // a cycle; the beat leaves with its last chunk. Only the low byte moves: the
+            // 4-byte network's inputs stay where they are.
             self.tail_byte.next = bit_cast::<8, 64>(self.crc_data.val() >> (bit_cast::<7, 4>(self.tail_idx.q.val()) << 3));
             self.crc_unit.data.next = (self.crc_data.val() & self.above_byte0.val()) | bit_cast::<64, 8>(self.tail_byte.val());
             self.crc_unit.nbytes.next = 1.into();
-            if self.tail_idx.q.val() == self.crc_need.val() {
-                self.crc_unit.nbytes.next = 0.into();
-            } else {
+            if self.crc_left.val() >= 4 {
+                self.crc_step.next = 4.into();
+                self.crc_unit.nbytes.next = 4.into();
+                if self.tail_idx.q.val().get_bit(2) {
+                    self.crc_unit.nbytes.next = 8.into(); // the upper half
+                }
+            }
+            if self.crc_left.val() != self.crc_step.val() {
                 self.tail_wait.next = self.pad_active.q.val() | (self.s_valid.val() & !self.extra_pending.q.val());
             }
         }
@@ -252,7 +266,7 @@ impl Logic for MacTx {
         }
         if self.tail_wait.val() {
             self.crc.d.next = self.crc_unit.crc_out.val();
-            self.tail_idx.d.next = self.tail_idx.q.val() + 1;
+            self.tail_idx.d.next = self.tail_idx.q.val() + self.crc_step.val();
         }
         if self.fire.val() {
             self.crc.d.next = self.crc_unit.crc_out.val();
