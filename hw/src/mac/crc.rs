@@ -162,6 +162,69 @@ impl Logic for Crc32x64 {
     }
 }
 
+/// How MAC TX and MAC RX feed a beat to a half-rate `Crc32x64`: given the beat, its byte
+/// count and how many of its bytes are already in the CRC, the unit's inputs for this
+/// cycle (its lower half, its upper half, or its next single byte), how many bytes they
+/// are, and whether they are the beat's last. Only the low byte lane moves (to bring a
+/// single byte to lane 0): the 4-byte network's inputs stay where they are.
+#[derive(LogicBlock)]
+pub struct CrcHalfRateFeed {
+    pub data: Signal<In, Bits<64>>,
+    /// Bytes in the beat (1..8; 0: nothing to feed).
+    pub nbytes: Signal<In, Bits<4>>,
+    /// Bytes of the beat already in the CRC.
+    pub done: Signal<In, Bits<4>>,
+    /// The CRC unit's `data` and `nbytes` for this cycle.
+    pub unit_data: Signal<Out, Bits<64>>,
+    pub unit_nbytes: Signal<Out, Bits<4>>,
+    /// Bytes that go in this cycle (4 or 1).
+    pub step: Signal<Out, Bits<4>>,
+    /// They are the beat's last: the beat can go.
+    pub last: Signal<Out, Bit>,
+    left: Signal<Local, Bits<4>>,
+    one_byte: Signal<Local, Bits<8>>,
+    above_byte0: Constant<Bits<64>>,
+}
+
+impl Default for CrcHalfRateFeed {
+    fn default() -> Self {
+        Self {
+            data: Default::default(),
+            nbytes: Default::default(),
+            done: Default::default(),
+            unit_data: Default::default(),
+            unit_nbytes: Default::default(),
+            step: Default::default(),
+            last: Default::default(),
+            left: Default::default(),
+            one_byte: Default::default(),
+            above_byte0: Constant::new(Bits::<64>::from(!0xffu64)),
+        }
+    }
+}
+
+impl Logic for CrcHalfRateFeed {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.left.next = self.nbytes.val() - self.done.val();
+        self.one_byte.next = bit_cast::<8, 64>(self.data.val() >> (bit_cast::<7, 4>(self.done.val()) << 3));
+        self.unit_data.next = (self.data.val() & self.above_byte0.val()) | bit_cast::<64, 8>(self.one_byte.val());
+        self.unit_nbytes.next = 1.into();
+        self.step.next = 1.into();
+        if self.left.val() >= 4 {
+            self.step.next = 4.into();
+            self.unit_nbytes.next = 4.into();
+            if self.done.val().get_bit(2) {
+                self.unit_nbytes.next = 8.into(); // the upper half
+            }
+        }
+        if self.nbytes.val() == 0 {
+            self.unit_nbytes.next = 0.into();
+        }
+        self.last.next = self.left.val() == self.step.val();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

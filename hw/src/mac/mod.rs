@@ -4,7 +4,7 @@ pub mod crc;
 pub mod rx;
 pub mod tx;
 
-pub use crc::Crc32x64;
+pub use crc::{Crc32x64, CrcHalfRateFeed};
 pub use rx::MacRx;
 pub use tx::MacTx;
 

@@ -13,7 +13,7 @@
 //! bytes one a cycle: a full beat takes 2 cycles, 4 bytes a cycle, more than a Gigabit
 //! wire brings (125 MB/s; 4 bytes at the ECPIX-5's 41.67 MHz core are 167 MB/s).
 
-use super::crc::{residue, Crc32x64};
+use super::crc::{residue, Crc32x64, CrcHalfRateFeed};
 // status codes: see super::rx_status (literals below: hdl_gen cannot read Rust constants)
 use rust_hdl::prelude::*;
 
@@ -49,12 +49,7 @@ pub struct MacRx {
     tail_idx: DFF<Bits<4>>,
     /// Half rate: the beat waits while its chunks go through the CRC, one per cycle.
     tail_wait: Signal<Local, Bit>,
-    /// Half rate: the beat's next byte for the CRC.
-    tail_byte: Signal<Local, Bits<8>>,
-    /// Half rate: the beat's bytes not yet in `crc`, and how many go in this cycle.
-    crc_left: Signal<Local, Bits<4>>,
-    crc_step: Signal<Local, Bits<4>>,
-    above_byte0: Constant<Bits<64>>,
+    feed: CrcHalfRateFeed,
     half_rate: Constant<Bit>,
     in_len: Signal<Local, Bits<4>>,
     total: Signal<Local, Bits<16>>,
@@ -102,10 +97,7 @@ impl MacRx {
             hold_status: Default::default(),
             tail_idx: Default::default(),
             tail_wait: Default::default(),
-            tail_byte: Default::default(),
-            crc_left: Default::default(),
-            crc_step: Default::default(),
-            above_byte0: Constant::new(Bits::<64>::from(!0xffu64)),
+            feed: Default::default(),
             half_rate: Constant::new(half),
             in_len: Default::default(),
             total: Default::default(),
@@ -151,25 +143,16 @@ impl Logic for MacRx {
         self.crc_unit.crc_in.next = self.crc.q.val();
         self.crc_unit.data.next = self.s_data.val();
         self.crc_unit.nbytes.next = self.in_len.val();
+        // half rate: 4 bytes a cycle, a beat's last 1..3 one a cycle; the beat is taken
+        // with its last chunk
+        self.feed.data.next = self.s_data.val();
+        self.feed.nbytes.next = self.in_len.val();
+        self.feed.done.next = self.tail_idx.q.val();
         self.tail_wait.next = false;
-        self.tail_byte.next = 0.into();
-        self.crc_left.next = self.in_len.val() - self.tail_idx.q.val();
-        self.crc_step.next = 1.into();
-        if self.half_rate.val() & (self.in_len.val() != 0) {
-            // 4 bytes a cycle (the beat's lower half, then its upper), its last 1..3 one
-            // a cycle; the beat is taken with its last chunk. Only the low byte moves: the
-            // 4-byte network's inputs stay where they are.
-            self.tail_byte.next = bit_cast::<8, 64>(self.s_data.val() >> (bit_cast::<7, 4>(self.tail_idx.q.val()) << 3));
-            self.crc_unit.data.next = (self.s_data.val() & self.above_byte0.val()) | bit_cast::<64, 8>(self.tail_byte.val());
-            self.crc_unit.nbytes.next = 1.into();
-            if self.crc_left.val() >= 4 {
-                self.crc_step.next = 4.into();
-                self.crc_unit.nbytes.next = 4.into();
-                if self.tail_idx.q.val().get_bit(2) {
-                    self.crc_unit.nbytes.next = 8.into(); // the upper half
-                }
-            }
-            if self.crc_left.val() != self.crc_step.val() {
+        if self.half_rate.val() {
+            self.crc_unit.data.next = self.feed.unit_data.val();
+            self.crc_unit.nbytes.next = self.feed.unit_nbytes.val();
+            if (self.in_len.val() != 0) & !self.feed.last.val() {
                 self.tail_wait.next = self.s_valid.val();
             }
         }
@@ -204,7 +187,7 @@ impl Logic for MacRx {
         self.in_fire.next = self.s_valid.val() & self.s_ready.val();
         if self.tail_wait.val() {
             self.crc.d.next = self.crc_unit.crc_out.val();
-            self.tail_idx.d.next = self.tail_idx.q.val() + self.crc_step.val();
+            self.tail_idx.d.next = self.tail_idx.q.val() + self.feed.step.val();
         }
         if self.in_fire.val() {
             self.tail_idx.d.next = 0.into();

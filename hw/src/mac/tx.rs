@@ -18,7 +18,7 @@
 //! in, and leaves in that cycle: a full beat takes 2 cycles, a frame's last of k bytes
 //! k / 4 + k % 4 (at least 1).
 
-use super::crc::Crc32x64;
+use super::crc::{Crc32x64, CrcHalfRateFeed};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -59,12 +59,7 @@ pub struct MacTx {
     crc_need: Signal<Local, Bits<4>>,
     /// Half rate: the beat waits while its chunks go through the CRC, one per cycle.
     tail_wait: Signal<Local, Bit>,
-    /// Half rate: the beat's next byte for the CRC.
-    tail_byte: Signal<Local, Bits<8>>,
-    /// Half rate: the beat's bytes not yet in `crc`, and how many go in this cycle.
-    crc_left: Signal<Local, Bits<4>>,
-    crc_step: Signal<Local, Bits<4>>,
-    above_byte0: Constant<Bits<64>>,
+    feed: CrcHalfRateFeed,
     half_rate: Constant<Bit>,
     short: Signal<Local, Bit>,
     short_in_beat: Signal<Local, Bit>,
@@ -120,10 +115,7 @@ impl MacTx {
             crc_data: Default::default(),
             crc_need: Default::default(),
             tail_wait: Default::default(),
-            tail_byte: Default::default(),
-            crc_left: Default::default(),
-            crc_step: Default::default(),
-            above_byte0: Constant::new(Bits::<64>::from(!0xffu64)),
+            feed: Default::default(),
             half_rate: Constant::new(half),
             short: Default::default(),
             short_in_beat: Default::default(),
@@ -171,25 +163,16 @@ impl Logic for MacTx {
         self.crc_unit.crc_in.next = self.crc.q.val();
         self.crc_unit.data.next = self.crc_data.val();
         self.crc_unit.nbytes.next = self.crc_need.val();
+        // half rate: 4 bytes a cycle, a beat's last 1..3 one a cycle; the beat leaves with
+        // its last chunk
+        self.feed.data.next = self.crc_data.val();
+        self.feed.nbytes.next = self.crc_need.val();
+        self.feed.done.next = self.tail_idx.q.val();
         self.tail_wait.next = false;
-        self.tail_byte.next = 0.into();
-        self.crc_left.next = self.crc_need.val() - self.tail_idx.q.val();
-        self.crc_step.next = 1.into();
-        if self.half_rate.val() & (self.crc_need.val() != 0) {
-            // 4 bytes a cycle (the beat's lower half, then its upper), its last 1..3 one
-            // a cycle; the beat leaves with its last chunk. Only the low byte moves: the
-            // 4-byte network's inputs stay where they are.
-            self.tail_byte.next = bit_cast::<8, 64>(self.crc_data.val() >> (bit_cast::<7, 4>(self.tail_idx.q.val()) << 3));
-            self.crc_unit.data.next = (self.crc_data.val() & self.above_byte0.val()) | bit_cast::<64, 8>(self.tail_byte.val());
-            self.crc_unit.nbytes.next = 1.into();
-            if self.crc_left.val() >= 4 {
-                self.crc_step.next = 4.into();
-                self.crc_unit.nbytes.next = 4.into();
-                if self.tail_idx.q.val().get_bit(2) {
-                    self.crc_unit.nbytes.next = 8.into(); // the upper half
-                }
-            }
-            if self.crc_left.val() != self.crc_step.val() {
+        if self.half_rate.val() {
+            self.crc_unit.data.next = self.feed.unit_data.val();
+            self.crc_unit.nbytes.next = self.feed.unit_nbytes.val();
+            if (self.crc_need.val() != 0) & !self.feed.last.val() {
                 self.tail_wait.next = self.pad_active.q.val() | (self.s_valid.val() & !self.extra_pending.q.val());
             }
         }
@@ -266,7 +249,7 @@ impl Logic for MacTx {
         }
         if self.tail_wait.val() {
             self.crc.d.next = self.crc_unit.crc_out.val();
-            self.tail_idx.d.next = self.tail_idx.q.val() + self.crc_step.val();
+            self.tail_idx.d.next = self.tail_idx.q.val() + self.feed.step.val();
         }
         if self.fire.val() {
             self.crc.d.next = self.crc_unit.crc_out.val();
