@@ -170,7 +170,7 @@ impl Logic for Crc32x64 {
 #[derive(LogicBlock)]
 pub struct CrcHalfRateFeed {
     pub data: Signal<In, Bits<64>>,
-    /// Bytes in the beat (1..8; 0: nothing to feed).
+    /// Bytes in the beat (1..8; with 0 the outputs mean nothing: feed the unit 0 bytes).
     pub nbytes: Signal<In, Bits<4>>,
     /// Bytes of the beat already in the CRC.
     pub done: Signal<In, Bits<4>>,
@@ -217,9 +217,6 @@ impl Logic for CrcHalfRateFeed {
             if self.done.val().get_bit(2) {
                 self.unit_nbytes.next = 8.into(); // the upper half
             }
-        }
-        if self.nbytes.val() == 0 {
-            self.unit_nbytes.next = 0.into();
         }
         self.last.next = self.left.val() == self.step.val();
     }

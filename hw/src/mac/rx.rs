@@ -149,10 +149,10 @@ impl Logic for MacRx {
         self.feed.nbytes.next = self.in_len.val();
         self.feed.done.next = self.tail_idx.q.val();
         self.tail_wait.next = false;
-        if self.half_rate.val() {
+        if self.half_rate.val() & (self.in_len.val() != 0) {
             self.crc_unit.data.next = self.feed.unit_data.val();
             self.crc_unit.nbytes.next = self.feed.unit_nbytes.val();
-            if (self.in_len.val() != 0) & !self.feed.last.val() {
+            if !self.feed.last.val() {
                 self.tail_wait.next = self.s_valid.val();
             }
         }

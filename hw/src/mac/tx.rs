@@ -169,10 +169,10 @@ impl Logic for MacTx {
         self.feed.nbytes.next = self.crc_need.val();
         self.feed.done.next = self.tail_idx.q.val();
         self.tail_wait.next = false;
-        if self.half_rate.val() {
+        if self.half_rate.val() & (self.crc_need.val() != 0) {
             self.crc_unit.data.next = self.feed.unit_data.val();
             self.crc_unit.nbytes.next = self.feed.unit_nbytes.val();
-            if (self.crc_need.val() != 0) & !self.feed.last.val() {
+            if !self.feed.last.val() {
                 self.tail_wait.next = self.pad_active.q.val() | (self.s_valid.val() & !self.extra_pending.q.val());
             }
         }
