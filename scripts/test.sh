@@ -2,7 +2,7 @@
 # `make test`: the whole test suite, with the ECP5 board flow beside it.
 #
 # The board flow (yosys, nextpnr, ecppack for the `small` ECPIX-5 bitstream; `--quick`:
-# placement not timing-driven) is one single-threaded job of about 4 minutes (18,242
+# placement not timing-driven) is one single-threaded job of about 4 minutes (15,945
 # LUTs on the board; 22,419 and 14 minutes before the iCE40 area work, 37,250 and 24-27
 # minutes with the offload engines, too long for CI's 30); the test suite is mostly one
 # simulation at a time. So

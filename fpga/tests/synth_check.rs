@@ -62,7 +62,7 @@ fn board_flow_small_ecp5() {
     let json = report.to_json();
     assert_eq!((report.target.as_str(), report.config.as_str(), report.top.as_str(), report.speed), ("ecp5-85k", "small", "ecpix5_top", 8), "{json}");
     // the whole design is there: the NIC, the 16-lane host memory (two DP16KD per lane).
-    // `small` on this board is 18,242 LUTs / 5,644 FFs (docs/fpga.md); the host memory
+    // `small` on this board is 15,945 LUTs / 4,951 FFs (docs/fpga.md); the host memory
     // alone is about 4,500 LUTs, so a NIC optimized away would fall well below these
     assert!(report.luts > 12_000 && report.ffs > 4_000, "implausible area: {json}");
     assert!(report.brams >= 32, "host memory and FIFOs need at least 32 DP16KD: {json}");
