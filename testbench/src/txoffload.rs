@@ -341,6 +341,20 @@ pub fn sent_before_refusal(frame: &[u8], o: &TxOffload, max_frame_len: usize, e:
     let cut = (hdr + sent * mss + 1).min(hdr + MAX_TSO_PAYLOAD);
     let mut segs = apply(&frame[..cut], o, max_frame_len).expect("a TSO request cut to 65,535 payload bytes is valid");
     segs.truncate(sent);
+    // The segments sent are the request's middle ones: its payload goes on, so none
+    // carries FIN or PSH. The cut above keeps one byte more to make `apply` see them so,
+    // except when the MSS divides 65,535 and that byte is past the limit: then the last
+    // segment came out as the request's last, and is made a middle one here.
+    if sent * mss == MAX_TSO_PAYLOAD {
+        if let Some(last) = segs.last_mut() {
+            let l4 = usize::from(o.l4_offset);
+            let (src, dst) = addresses(last, o);
+            let mut t = TcpPacket::new_unchecked(&mut last[l4..]);
+            let f = t.flags() & !(tcp::flags::FIN | tcp::flags::PSH);
+            t.set_flags(f);
+            t.fill_checksum(src, dst);
+        }
+    }
     segs
 }
 

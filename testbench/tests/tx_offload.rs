@@ -619,3 +619,15 @@ fn small_has_no_tx_offload() {
         assert_eq!(raw_stat(dev, stats::TX_ERRORS), 0, "{b:?}");
     });
 }
+
+/// A TSO payload over 65,535 bytes whose MSS divides 65,535 (51 x 1,285): the segments
+/// sent before the refusal end exactly at the limit, and the last of them is a middle
+/// segment like the others, without PSH or FIN. `random_requests_on_the_wire` found it:
+/// this is its case (seed 8938793811032803991, whose second request is that TSO), which
+/// the golden model got wrong (`sent_before_refusal`).
+#[test]
+fn tso_over_64k_with_an_mss_dividing_65535() {
+    each_backend(HwSize::Full, |b, dev| {
+        run_case(dev, &Case { seed: 8938793811032803991, requests: 2, report_each: false, full_queue: false }).unwrap_or_else(|e| panic!("backend {}: {e}", b.name()));
+    });
+}
