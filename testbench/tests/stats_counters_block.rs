@@ -10,7 +10,7 @@
 mod common;
 
 use common::hdl::{reset_for, run_testbench};
-use nic_hw::csr::{StatsCounters, COUNTER_REGS, N_COUNTERS};
+use nic_hw::csr::{counts_bytes, StatsCounters, COUNTER_REGS, N_COUNTERS};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::*;
@@ -19,7 +19,7 @@ use rust_hdl::prelude::*;
 fn counters_in_ram_match_their_sums() {
     let bad = run_testbench(400_000, |x: &mut Box<StatsCounters>| x.clock.next = !x.clock.val(), |sim, mut x| {
         let mut rng = StdRng::seed_from_u64(0x57a7);
-        let wide: Vec<bool> = COUNTER_REGS.iter().map(|n| n.ends_with("_BYTES")).collect();
+        let wide: Vec<bool> = COUNTER_REGS.iter().map(|n| counts_bytes(n)).collect();
         let mut sum = [0u32; N_COUNTERS];
         let mut bad = Vec::new();
         let mut pending: Option<(usize, u32, u64)> = None;

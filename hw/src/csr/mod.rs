@@ -80,6 +80,11 @@ pub const COUNTER_REGS: [&str; N_COUNTERS] = [
 /// Number of statistics counters.
 pub const N_COUNTERS: usize = 18;
 
+/// Whether a counter counts bytes (its increments are frame lengths, not events).
+pub fn counts_bytes(name: &str) -> bool {
+    name.ends_with("_BYTES")
+}
+
 /// Whether a build has what increments a counter: the checksum-verdict counters need
 /// RX checksum validation, the offload counters the TX offload engine. A counter the
 /// build lacks reads 0, as it would anyway.
@@ -219,7 +224,7 @@ impl CsrBlock {
             counter_id: std::array::from_fn(|i| Constant::new(Bits::<5>::from(i as u64))),
             counters: StatsCounters::new(
                 std::array::from_fn(|i| counter_in_build(config, COUNTER_REGS[i])),
-                std::array::from_fn(|i| COUNTER_REGS[i].ends_with("_BYTES")),
+                std::array::from_fn(|i| counts_bytes(COUNTER_REGS[i])),
             ),
             stat_wait: Default::default(),
             stat_idx: Default::default(),

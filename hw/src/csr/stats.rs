@@ -213,6 +213,6 @@ impl Logic for StatsCounters {
 /// All counters present, the `_BYTES` ones wide (the `full` build's counters).
 impl Default for StatsCounters {
     fn default() -> Self {
-        Self::new([true; N_COUNTERS], std::array::from_fn(|i| super::COUNTER_REGS[i].ends_with("_BYTES")))
+        Self::new([true; N_COUNTERS], std::array::from_fn(|i| super::counts_bytes(super::COUNTER_REGS[i])))
     }
 }
