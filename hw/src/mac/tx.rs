@@ -12,6 +12,11 @@
 //! the short last beat is filled to 8 bytes and zero beats follow, or, when it starts at
 //! byte 56, it is filled to 4 bytes and the FCS follows in the same beat.
 //!
+//! The FCS lands at any byte lane: it is rotated once, by the last beat's length modulo
+//! 4, and repeated in both halves of a beat, so that every lane holds the FCS byte it
+//! would carry in that beat or in the extra one; a lane mask picks them (a rotation of 32
+//! bits by 0..3 bytes instead of 64-bit shifters left and right by a computed amount).
+//!
 //! With a half-rate CRC (`MacTx::with_half_rate_crc(true)`, `Config::half_rate_crc`) the
 //! CRC takes 4 bytes a cycle, and a beat's last 1..3 bytes one a cycle: a beat (the
 //! padding's too) waits at the input, not offered to the wire, until its last chunk goes
@@ -64,13 +69,18 @@ pub struct MacTx {
     short: Signal<Local, Bit>,
     short_in_beat: Signal<Local, Bit>,
     fcs: Signal<Local, Bits<64>>,
+    /// The FCS rotated left by 1 and by 1..3 bytes as bits 0 and 1 of `s_len` say.
+    fcs_rot1: Signal<Local, Bits<32>>,
+    fcs_rot: Signal<Local, Bits<32>>,
+    /// `fcs_rot` in both halves: lane i holds FCS byte (i - s_len) mod 4.
+    fcs_rep: Signal<Local, Bits<64>>,
     lane_shift: Signal<Local, Bits<7>>,
     data_masked: Signal<Local, Bits<64>>,
     fire: Signal<Local, Bit>,
     ones64: Constant<Bits<64>>,
     ones8: Constant<Bits<8>>,
+    ones32: Constant<Bits<32>>,
     crc_init: Constant<Bits<32>>,
-    bits64: Constant<Bits<7>>,
     min_data: Constant<Bits<16>>,
     last_pad_beat: Constant<Bits<16>>,
 }
@@ -120,13 +130,16 @@ impl MacTx {
             short: Default::default(),
             short_in_beat: Default::default(),
             fcs: Default::default(),
+            fcs_rot1: Default::default(),
+            fcs_rot: Default::default(),
+            fcs_rep: Default::default(),
             lane_shift: Default::default(),
             data_masked: Default::default(),
             fire: Default::default(),
             ones64: Constant::new(Bits::<64>::from(u64::MAX)),
             ones8: Constant::new(Bits::<8>::from(0xffu64)),
+            ones32: Constant::new(Bits::<32>::from(0xffff_ffffu64)),
             crc_init: Constant::new(Bits::<32>::from(0xffff_ffffu64)),
-            bits64: Constant::new(Bits::<7>::from(64u64)),
             min_data: Constant::new(Bits::<16>::from(60u64)),
             last_pad_beat: Constant::new(Bits::<16>::from(56u64)),
         }
@@ -181,6 +194,15 @@ impl Logic for MacTx {
         if self.s_user.val() & !self.pad_active.q.val() {
             self.fcs.next = bit_cast::<64, 32>(self.crc_unit.crc_out.val());
         }
+        self.fcs_rot1.next = bit_cast::<32, 64>(self.fcs.val());
+        if self.s_len.val().get_bit(0) {
+            self.fcs_rot1.next = (bit_cast::<32, 64>(self.fcs.val()) << 8) | (bit_cast::<32, 64>(self.fcs.val()) >> 24);
+        }
+        self.fcs_rot.next = self.fcs_rot1.val();
+        if self.s_len.val().get_bit(1) {
+            self.fcs_rot.next = (self.fcs_rot1.val() << 16) | (self.fcs_rot1.val() >> 16);
+        }
+        self.fcs_rep.next = (bit_cast::<64, 32>(self.fcs_rot.val()) << 32) | bit_cast::<64, 32>(self.fcs_rot.val());
         self.stat_frame.next = false;
         self.stat_aborted.next = false;
         self.stat_bytes.next = self.byte_count.q.val() + bit_cast::<16, 4>(self.s_len.val());
@@ -234,14 +256,19 @@ impl Logic for MacTx {
                     self.m_data.next = self.data_masked.val();
                 }
             } else if self.s_last.val() {
-                self.m_data.next = self.data_masked.val() | (self.fcs.val() << self.lane_shift.val());
+                // lanes s_len .. s_len + 3 (those below 8) take the FCS
+                self.m_data.next = self.data_masked.val()
+                    | (self.fcs_rep.val()
+                        & (self.ones64.val() << self.lane_shift.val())
+                        & !(self.ones64.val() << (bit_cast::<7, 4>(self.s_len.val() + 4) << 3)));
                 if self.s_len.val() <= 4 {
                     self.m_keep.next = !(self.ones8.val() << (self.s_len.val() + 4));
                     self.m_last.next = true;
                     self.m_user.next = self.s_user.val();
                 } else if self.fire.val() {
                     self.extra_pending.d.next = true;
-                    self.extra_data.d.next = self.fcs.val() >> (self.bits64.val() - self.lane_shift.val());
+                    // lanes below s_len - 4 take the rest
+                    self.extra_data.d.next = bit_cast::<64, 32>(self.fcs_rot.val() & !(self.ones32.val() << (bit_cast::<6, 4>(self.s_len.val() - 4) << 3)));
                     self.extra_keep.d.next = !(self.ones8.val() << (self.s_len.val() - 4));
                     self.extra_user.d.next = self.s_user.val();
                 }

@@ -4,6 +4,12 @@
 //! descriptor's buffer), `s_end` marks the frame's last. Output beats are full except
 //! the frame's last. Up to 7 bytes wait in a residue register; when the frame's last
 //! input overflows the output beat, one flush cycle follows (input held).
+//!
+//! The input beat is rotated once by the residue's length (three constant byte rotations,
+//! one per bit of it): its lanes from there on complete the output beat, the lanes below
+//! are what spills into the next. One rotator instead of a left and a right shifter by a
+//! computed amount (`64 - 8 * len` is not known to yosys to be a multiple of 8, so it
+//! built that shifter seven stages deep).
 
 use rust_hdl::prelude::*;
 
@@ -27,13 +33,17 @@ pub struct BytePacker {
     res_len: DFF<Bits<4>>,
     flush: DFF<Bit>,
     flush_user: DFF<Bit>,
-    shift: Signal<Local, Bits<7>>,
     masked: Signal<Local, Bits<64>>,
+    /// `masked` rotated left by 1, 1..2, 1..4 bytes as bits 0, 1, 2 of `res_len` say.
+    rot1: Signal<Local, Bits<64>>,
+    rot2: Signal<Local, Bits<64>>,
+    rot: Signal<Local, Bits<64>>,
+    /// The lanes at and above the residue's length.
+    upper_lanes: Signal<Local, Bits<64>>,
     low: Signal<Local, Bits<64>>,
     high: Signal<Local, Bits<64>>,
     total: Signal<Local, Bits<5>>,
     ones64: Constant<Bits<64>>,
-    bits64: Constant<Bits<7>>,
 }
 
 impl Default for BytePacker {
@@ -57,13 +67,15 @@ impl Default for BytePacker {
             res_len: Default::default(),
             flush: Default::default(),
             flush_user: Default::default(),
-            shift: Default::default(),
             masked: Default::default(),
+            rot1: Default::default(),
+            rot2: Default::default(),
+            rot: Default::default(),
+            upper_lanes: Default::default(),
             low: Default::default(),
             high: Default::default(),
             total: Default::default(),
             ones64: Constant::new(Bits::<64>::from(u64::MAX)),
-            bits64: Constant::new(Bits::<7>::from(64u64)),
         }
     }
 }
@@ -73,10 +85,23 @@ impl Logic for BytePacker {
     fn update(&mut self) {
         dff_setup!(self, clock, res_data, res_len, flush, flush_user);
         // input bytes placed after the residue; `high` is what spills into the next beat
-        self.shift.next = bit_cast::<7, 4>(self.res_len.q.val()) << 3;
+        // (the residue's lanes at and above its length are zero, and `res_len` < 8)
         self.masked.next = self.s_data.val() & !(self.ones64.val() << (bit_cast::<7, 4>(self.s_len.val()) << 3));
-        self.low.next = self.res_data.q.val() | (self.masked.val() << self.shift.val());
-        self.high.next = self.masked.val() >> (self.bits64.val() - self.shift.val());
+        self.rot1.next = self.masked.val();
+        if self.res_len.q.val().get_bit(0) {
+            self.rot1.next = (self.masked.val() << 8) | (self.masked.val() >> 56);
+        }
+        self.rot2.next = self.rot1.val();
+        if self.res_len.q.val().get_bit(1) {
+            self.rot2.next = (self.rot1.val() << 16) | (self.rot1.val() >> 48);
+        }
+        self.rot.next = self.rot2.val();
+        if self.res_len.q.val().get_bit(2) {
+            self.rot.next = (self.rot2.val() << 32) | (self.rot2.val() >> 32);
+        }
+        self.upper_lanes.next = self.ones64.val() << (bit_cast::<7, 4>(self.res_len.q.val()) << 3);
+        self.low.next = self.res_data.q.val() | (self.rot.val() & self.upper_lanes.val());
+        self.high.next = self.rot.val() & !self.upper_lanes.val();
         self.total.next = bit_cast::<5, 4>(self.res_len.q.val()) + bit_cast::<5, 4>(self.s_len.val());
         self.m_data.next = self.low.val();
         self.m_len.next = 8.into();
