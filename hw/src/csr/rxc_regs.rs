@@ -206,22 +206,23 @@ impl Logic for RxcRegs {
             self.bus_rhit.next = true;
             self.bus_rdata.next = self.rss_ctrl_r.q.val();
         }
+        // An absent register reads the default 0: its hit alone is decoded (not a read
+        // of 0 that overrides the others, which synthesis keeps as 32 gates per register;
+        // the addresses are distinct, so the order of the ifs does not matter).
         for i in 0..10 {
             if self.bus_rd_addr.val() == self.addr_key[i].val() {
                 self.bus_rhit.next = true;
-                self.bus_rdata.next = 0.into();
-                if self.has_rss.val() {
-                    self.bus_rdata.next = self.key[i].q.val();
-                }
+            }
+            if self.has_rss.val() & (self.bus_rd_addr.val() == self.addr_key[i].val()) {
+                self.bus_rdata.next = self.key[i].q.val();
             }
         }
         for i in 0..32 {
             if self.bus_rd_addr.val() == self.addr_mac[i].val() {
                 self.bus_rhit.next = true;
-                self.bus_rdata.next = 0.into();
-                if self.mac_present[i].val() {
-                    self.bus_rdata.next = self.mac[i].q.val();
-                }
+            }
+            if self.mac_present[i].val() & (self.bus_rd_addr.val() == self.addr_mac[i].val()) {
+                self.bus_rdata.next = self.mac[i].q.val();
             }
         }
         if self.reset.val() {
