@@ -12,10 +12,12 @@
 //! the short last beat is filled to 8 bytes and zero beats follow, or, when it starts at
 //! byte 56, it is filled to 4 bytes and the FCS follows in the same beat.
 //!
-//! The FCS lands at any byte lane: it is rotated once, by the last beat's length modulo
-//! 4, and repeated in both halves of a beat, so that every lane holds the FCS byte it
-//! would carry in that beat or in the extra one; a lane mask picks them (a rotation of 32
-//! bits by 0..3 bytes instead of 64-bit shifters left and right by a computed amount).
+//! Every beat to the wire is built the same way, lane by lane: the input's data lanes
+//! (none while padding) OR the FCS lanes. The FCS lands at any lane: it is rotated once,
+//! by the last beat's length modulo 4 (0 for a padded frame, whose FCS is at lanes 4..7),
+//! and repeated in both halves of a beat, so that every lane holds the FCS byte it would
+//! carry in that beat or in the extra one; a lane mask picks them. (A rotation of 32 bits
+//! by 0..3 bytes and two masks instead of 64-bit shifters and a mux per case.)
 //!
 //! With a half-rate CRC (`MacTx::with_half_rate_crc(true)`, `Config::half_rate_crc`) the
 //! CRC takes 4 bytes a cycle, and a beat's last 1..3 bytes one a cycle: a beat (the
@@ -69,17 +71,21 @@ pub struct MacTx {
     short: Signal<Local, Bit>,
     short_in_beat: Signal<Local, Bit>,
     fcs: Signal<Local, Bits<64>>,
-    /// The FCS rotated left by 1 and by 1..3 bytes as bits 0 and 1 of `s_len` say.
+    /// The FCS rotated left by 1 and by 1..3 bytes as bits 0 and 1 of `fcs_lane` say.
+    fcs_lane: Signal<Local, Bits<2>>,
     fcs_rot1: Signal<Local, Bits<32>>,
     fcs_rot: Signal<Local, Bits<32>>,
-    /// `fcs_rot` in both halves: lane i holds FCS byte (i - s_len) mod 4.
+    /// `fcs_rot` in both halves: lane i holds FCS byte (i - fcs_lane) mod 4.
     fcs_rep: Signal<Local, Bits<64>>,
+    /// The lanes of this beat that carry the FCS.
+    fcs_mask: Signal<Local, Bits<64>>,
     lane_shift: Signal<Local, Bits<7>>,
     data_masked: Signal<Local, Bits<64>>,
     fire: Signal<Local, Bit>,
     ones64: Constant<Bits<64>>,
     ones8: Constant<Bits<8>>,
     ones32: Constant<Bits<32>>,
+    upper_half: Constant<Bits<64>>,
     crc_init: Constant<Bits<32>>,
     min_data: Constant<Bits<16>>,
     last_pad_beat: Constant<Bits<16>>,
@@ -130,15 +136,18 @@ impl MacTx {
             short: Default::default(),
             short_in_beat: Default::default(),
             fcs: Default::default(),
+            fcs_lane: Default::default(),
             fcs_rot1: Default::default(),
             fcs_rot: Default::default(),
             fcs_rep: Default::default(),
+            fcs_mask: Default::default(),
             lane_shift: Default::default(),
             data_masked: Default::default(),
             fire: Default::default(),
             ones64: Constant::new(Bits::<64>::from(u64::MAX)),
             ones8: Constant::new(Bits::<8>::from(0xffu64)),
             ones32: Constant::new(Bits::<32>::from(0xffff_ffffu64)),
+            upper_half: Constant::new(Bits::<64>::from(0xffff_ffff_0000_0000u64)),
             crc_init: Constant::new(Bits::<32>::from(0xffff_ffffu64)),
             min_data: Constant::new(Bits::<16>::from(60u64)),
             last_pad_beat: Constant::new(Bits::<16>::from(56u64)),
@@ -151,23 +160,25 @@ impl Logic for MacTx {
     fn update(&mut self) {
         dff_setup!(self, clock, crc, byte_count, extra_pending, extra_data, extra_keep, extra_user, pad_active, tail_idx);
         self.lane_shift.next = bit_cast::<7, 4>(self.s_len.val()) << 3;
+        // the input's lanes below s_len; none while padding (the input waits)
         self.data_masked.next = self.s_data.val() & !(self.ones64.val() << self.lane_shift.val());
+        if self.pad_active.q.val() {
+            self.data_masked.next = 0.into();
+        }
         // a good frame ending before byte 60 gets padded
         self.short.next = self.s_last.val()
             & !self.s_user.val()
             & ((self.byte_count.q.val() + bit_cast::<16, 4>(self.s_len.val())) < self.min_data.val());
         self.short_in_beat.next = self.short.val() & (self.byte_count.q.val() == self.last_pad_beat.val());
-        self.crc_data.next = self.s_data.val();
+        self.crc_data.next = self.data_masked.val();
         self.crc_need.next = self.s_len.val();
         if self.short.val() {
-            self.crc_data.next = self.data_masked.val();
             self.crc_need.next = 8.into();
             if self.short_in_beat.val() {
                 self.crc_need.next = 4.into();
             }
         }
         if self.pad_active.q.val() {
-            self.crc_data.next = 0.into();
             self.crc_need.next = 8.into();
             if self.byte_count.q.val() == self.last_pad_beat.val() {
                 self.crc_need.next = 4.into();
@@ -194,12 +205,30 @@ impl Logic for MacTx {
         if self.s_user.val() & !self.pad_active.q.val() {
             self.fcs.next = bit_cast::<64, 32>(self.crc_unit.crc_out.val());
         }
+        // where the FCS goes: right after a last beat's data, or at lanes 4..7 of the beat
+        // that ends a padded frame at byte 64
+        self.fcs_lane.next = self.s_len.val().get_bits::<2>(0);
+        self.fcs_mask.next = 0.into();
+        if self.pad_active.q.val() {
+            self.fcs_lane.next = 0.into();
+            if self.byte_count.q.val() == self.last_pad_beat.val() {
+                self.fcs_mask.next = self.upper_half.val();
+            }
+        } else if self.short.val() {
+            self.fcs_lane.next = 0.into();
+            if self.short_in_beat.val() {
+                self.fcs_mask.next = self.upper_half.val();
+            }
+        } else if self.s_last.val() {
+            // lanes s_len .. s_len + 3 (those below 8)
+            self.fcs_mask.next = (self.ones64.val() << self.lane_shift.val()) & !(self.ones64.val() << (bit_cast::<7, 4>(self.s_len.val() + 4) << 3));
+        }
         self.fcs_rot1.next = bit_cast::<32, 64>(self.fcs.val());
-        if self.s_len.val().get_bit(0) {
+        if self.fcs_lane.val().get_bit(0) {
             self.fcs_rot1.next = (bit_cast::<32, 64>(self.fcs.val()) << 8) | (bit_cast::<32, 64>(self.fcs.val()) >> 24);
         }
         self.fcs_rot.next = self.fcs_rot1.val();
-        if self.s_len.val().get_bit(1) {
+        if self.fcs_lane.val().get_bit(1) {
             self.fcs_rot.next = (self.fcs_rot1.val() << 16) | (self.fcs_rot1.val() >> 16);
         }
         self.fcs_rep.next = (bit_cast::<64, 32>(self.fcs_rot.val()) << 32) | bit_cast::<64, 32>(self.fcs_rot.val());
@@ -207,6 +236,7 @@ impl Logic for MacTx {
         self.stat_aborted.next = false;
         self.stat_bytes.next = self.byte_count.q.val() + bit_cast::<16, 4>(self.s_len.val());
         self.fire.next = false;
+        self.m_data.next = self.data_masked.val() | (self.fcs_rep.val() & self.fcs_mask.val());
         if self.extra_pending.q.val() {
             // second beat of a frame whose FCS did not fit
             self.m_valid.next = true;
@@ -222,12 +252,10 @@ impl Logic for MacTx {
             // zero padding; the beat starting at byte 56 carries 4 zeros and the FCS
             self.m_valid.next = !self.tail_wait.val();
             self.s_ready.next = false;
-            self.m_data.next = 0.into();
             self.m_keep.next = self.ones8.val();
             self.m_last.next = false;
             self.m_user.next = false;
             if self.byte_count.q.val() == self.last_pad_beat.val() {
-                self.m_data.next = self.fcs.val() << 32;
                 self.m_last.next = true;
             }
             if self.m_ready.val() & !self.tail_wait.val() {
@@ -244,23 +272,12 @@ impl Logic for MacTx {
             self.m_valid.next = self.s_valid.val() & !self.tail_wait.val();
             self.s_ready.next = self.m_ready.val() & !self.tail_wait.val();
             self.fire.next = self.s_valid.val() & self.m_ready.val() & !self.tail_wait.val();
-            self.m_data.next = self.s_data.val();
             self.m_keep.next = self.ones8.val();
             self.m_last.next = false;
             self.m_user.next = false;
             if self.short.val() {
-                if self.short_in_beat.val() {
-                    self.m_data.next = self.data_masked.val() | (self.fcs.val() << 32);
-                    self.m_last.next = true;
-                } else {
-                    self.m_data.next = self.data_masked.val();
-                }
+                self.m_last.next = self.short_in_beat.val();
             } else if self.s_last.val() {
-                // lanes s_len .. s_len + 3 (those below 8) take the FCS
-                self.m_data.next = self.data_masked.val()
-                    | (self.fcs_rep.val()
-                        & (self.ones64.val() << self.lane_shift.val())
-                        & !(self.ones64.val() << (bit_cast::<7, 4>(self.s_len.val() + 4) << 3)));
                 if self.s_len.val() <= 4 {
                     self.m_keep.next = !(self.ones8.val() << (self.s_len.val() + 4));
                     self.m_last.next = true;
