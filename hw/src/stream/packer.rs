@@ -7,7 +7,9 @@
 //!
 //! The input beat is rotated once by the residue's length (three constant byte rotations,
 //! one per bit of it): its lanes from there on complete the output beat, the lanes below
-//! are what spills into the next. One rotator instead of a left and a right shifter by a
+//! are what spills into the next. The residue's lanes at and above its length hold
+//! whatever spilled there (they are masked where it is used), so no lane is ever cleared.
+//! One rotator instead of a left and a right shifter by a
 //! computed amount (`64 - 8 * len` is not known to yosys to be a multiple of 8, so it
 //! built that shifter seven stages deep).
 
@@ -85,7 +87,7 @@ impl Logic for BytePacker {
     fn update(&mut self) {
         dff_setup!(self, clock, res_data, res_len, flush, flush_user);
         // input bytes placed after the residue; `high` is what spills into the next beat
-        // (the residue's lanes at and above its length are zero, and `res_len` < 8)
+        // (`res_len` < 8; the residue's lanes at and above it are stale)
         self.masked.next = self.s_data.val() & !(self.ones64.val() << (bit_cast::<7, 4>(self.s_len.val()) << 3));
         self.rot1.next = self.masked.val();
         if self.res_len.q.val().get_bit(0) {
@@ -100,8 +102,8 @@ impl Logic for BytePacker {
             self.rot.next = (self.rot2.val() << 32) | (self.rot2.val() >> 32);
         }
         self.upper_lanes.next = self.ones64.val() << (bit_cast::<7, 4>(self.res_len.q.val()) << 3);
-        self.low.next = self.res_data.q.val() | (self.rot.val() & self.upper_lanes.val());
-        self.high.next = self.rot.val() & !self.upper_lanes.val();
+        self.low.next = (self.res_data.q.val() & !self.upper_lanes.val()) | (self.rot.val() & self.upper_lanes.val());
+        self.high.next = self.rot.val();
         self.total.next = bit_cast::<5, 4>(self.res_len.q.val()) + bit_cast::<5, 4>(self.s_len.val());
         self.m_data.next = self.low.val();
         self.m_len.next = 8.into();
@@ -111,7 +113,7 @@ impl Logic for BytePacker {
         self.s_ready.next = false;
         if self.flush.q.val() {
             // the frame's tail that did not fit in its last full beat
-            self.m_data.next = self.res_data.q.val();
+            self.m_data.next = self.res_data.q.val() & !self.upper_lanes.val();
             self.m_len.next = self.res_len.q.val();
             self.m_last.next = true;
             self.m_user.next = self.flush_user.q.val();
@@ -119,7 +121,6 @@ impl Logic for BytePacker {
             if self.m_ready.val() {
                 self.flush.d.next = false;
                 self.res_len.d.next = 0.into();
-                self.res_data.d.next = 0.into();
             }
         } else if self.s_valid.val() {
             if self.s_end.val() {
@@ -131,7 +132,6 @@ impl Logic for BytePacker {
                     self.m_user.next = self.s_user.val();
                     if self.m_ready.val() {
                         self.res_len.d.next = 0.into();
-                        self.res_data.d.next = 0.into();
                     }
                 } else if self.m_ready.val() {
                     self.flush.d.next = true;
@@ -155,7 +155,6 @@ impl Logic for BytePacker {
         }
         if self.reset.val() {
             self.res_len.d.next = 0.into();
-            self.res_data.d.next = 0.into();
             self.flush.d.next = false;
         }
     }
