@@ -310,6 +310,10 @@ pub struct TxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     refuse_flags: Constant<TxCtx>,
     /// The most negative deficit, -2^19.
     deficit_floor: Constant<Bits<20>>,
+    /// One queue: the scheduler has no one to share with, so it keeps no deficit (a lone
+    /// queue's visits always succeed, whatever its weight) and its counter, adder and
+    /// subtractor go (`small`).
+    single_queue: Constant<Bit>,
 }
 
 impl<const FN: usize, const FNP1: usize, const Q: usize> Default for TxEngine<FN, FNP1, Q> {
@@ -483,6 +487,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for TxEngine<FN
             )),
             wb_fixed: Constant::new(Bits::<64>::from(u64::from(nic_regmap::desc::DONE) << 16)),
             deficit_floor: Constant::new(Bits::<20>::from(1u64 << 19)),
+            single_queue: Constant::new(Q == 1),
             refuse_flags: Constant::new(Bits::<112>::from(u64::from(nic_regmap::desc::TX_TSO | nic_regmap::desc::TX_UDP)) << 80),
         }
     }
@@ -592,7 +597,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
             }
             if (self.d_cur.q.val() == self.q_id[i].val()) & self.elig[i].val() & !self.strict[i].val() {
                 // deficit > 0 (signed)
-                self.d_cur_ok.next = !self.deficit[i].q.val().get_bit(19) & (self.deficit[i].q.val() != 0);
+                self.d_cur_ok.next = (!self.deficit[i].q.val().get_bit(19) & (self.deficit[i].q.val() != 0)) | self.single_queue.val();
             }
         }
         // ================= descriptor fetch: one in flight, rotating grant ===============
@@ -1096,6 +1101,9 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
                 self.error[i].d.next = 0.into();
                 self.pop_idx[i].d.next = 0.into();
                 self.head_count[i].d.next = 0.into();
+                self.deficit[i].d.next = 0.into();
+            }
+            if self.single_queue.val() {
                 self.deficit[i].d.next = 0.into();
             }
             if self.reset.val() {
