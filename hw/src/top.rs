@@ -441,10 +441,8 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         } else {
             self.dma_wr_valid.next = self.tx.wb_valid.val();
             self.dma_wr_addr.next = self.tx.wb_addr.val();
-            // bytes 8..16 of the descriptor; the lanes the strobes leave out carry the
-            // RX data, which costs no gates
-            self.dma_wr_data.next = ((self.rx.wr_data.val() >> 64) << 64) | bit_cast::<128, 64>(self.tx.wb_data.val());
-            self.dma_wr_strb.next = 0xff.into();
+            self.dma_wr_data.next = bit_cast::<128, 64>(self.tx.wb_data.val());
+            self.dma_wr_strb.next = 0xff.into(); // bytes 8..16 of the descriptor
             self.dma_wr_last.next = true;
             self.dma_wr_tag.next = 2.into(); // TAG_TX_WRITEBACK
             self.tx.wb_ready.next = self.dma_wr_ready.val();
