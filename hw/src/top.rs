@@ -119,6 +119,8 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     wr_hold_tx: DFF<Bit>,
     /// The read client offered and not yet taken (0 none, 1 RX desc, 2 TX desc, 3 TX data).
     rd_hold: DFF<Bits<2>>,
+    /// The register blocks' read data, ORed.
+    rd_or: Signal<Local, Bits<32>>,
     rd_sel: Signal<Local, Bits<2>>,
     loopback: Signal<Local, Bit>,
     grant_rx_write: Signal<Local, Bit>,
@@ -213,6 +215,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             wr_lock_rx: Default::default(),
             wr_hold_tx: Default::default(),
             rd_hold: Default::default(),
+            rd_or: Default::default(),
             rd_sel: Default::default(),
             loopback: Default::default(),
             grant_rx_write: Default::default(),
@@ -299,13 +302,10 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.rxc_regs.bus_wdata.next = self.csr.bus_wdata.val();
         self.rxc_regs.bus_wmask.next = self.csr.bus_wmask.val();
         self.rxc_regs.bus_rd_addr.next = self.csr.bus_rd_addr.val();
-        self.csr.bus_rdata.next = self.rxc_regs.bus_rdata.val();
-        self.csr.bus_rhit.next = self.rxc_regs.bus_rhit.val();
+        // every block reads 0 where it has no register, so their read data are ORed
+        self.rd_or.next = self.rxc_regs.bus_rdata.val();
         for i in 0..TQ {
-            if self.txq_regs[i].bus_rhit.val() {
-                self.csr.bus_rhit.next = true;
-                self.csr.bus_rdata.next = self.txq_regs[i].bus_rdata.val();
-            }
+            self.rd_or.next = self.rd_or.val() | self.txq_regs[i].bus_rdata.val();
         }
         self.rx_irq_bits.next = 0.into();
         for i in 0..RQ {
@@ -316,10 +316,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             self.rxq_regs[i].bus_wdata.next = self.csr.bus_wdata.val();
             self.rxq_regs[i].bus_wmask.next = self.csr.bus_wmask.val();
             self.rxq_regs[i].bus_rd_addr.next = self.csr.bus_rd_addr.val();
-            if self.rxq_regs[i].bus_rhit.val() {
-                self.csr.bus_rhit.next = true;
-                self.csr.bus_rdata.next = self.rxq_regs[i].bus_rdata.val();
-            }
+            self.rd_or.next = self.rd_or.val() | self.rxq_regs[i].bus_rdata.val();
             self.rx.enable[i].next = self.rxq_regs[i].enable.val();
             self.rx.ring_base[i].next = self.rxq_regs[i].ring_base.val();
             self.rx.ring_mask[i].next = self.rxq_regs[i].ring_mask.val();
@@ -364,6 +361,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         if self.has_tx_offload.val() {
             self.csr.count_inc[17].next = bit_cast::<18, 1>(self.tx_offload.stat_tso_segments.val().into());
         }
+        self.csr.bus_rdata.next = self.rd_or.val();
         // ---- DMA reads: RX descriptors, then TX descriptors, then TX data
         self.rx.desc_req_ready.next = false;
         self.tx.desc_req_ready.next = false;

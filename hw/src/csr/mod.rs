@@ -120,14 +120,14 @@ pub struct CsrBlock {
     pub rw_value: [Signal<Out, Bits<32>>; 5],
     /// Register bus to the blocks that decode their own registers (RX queues, RX
     /// classification): a write strobe with address, data and byte mask, and a read
-    /// address whose data (and hit) come back in the same cycle.
+    /// address whose data come back in the same cycle: each block's read data are 0
+    /// where it has no register, so the top ORs them.
     pub bus_wr: Signal<Out, Bit>,
     pub bus_addr: Signal<Out, Bits<16>>,
     pub bus_wdata: Signal<Out, Bits<32>>,
     pub bus_wmask: Signal<Out, Bits<32>>,
     pub bus_rd_addr: Signal<Out, Bits<16>>,
     pub bus_rdata: Signal<In, Bits<32>>,
-    pub bus_rhit: Signal<In, Bit>,
     /// Pulses that set IRQ_STATUS bits.
     pub irq_set: Signal<In, Bits<16>>,
     /// IRQ_STATUS & IRQ_MASK.
@@ -210,7 +210,6 @@ impl CsrBlock {
             bus_wmask: Default::default(),
             bus_rd_addr: Default::default(),
             bus_rdata: Default::default(),
-            bus_rhit: Default::default(),
             irq_set: Default::default(),
             irq: Default::default(),
             count_inc: Default::default(),
@@ -321,15 +320,17 @@ impl Logic for CsrBlock {
             self.w_full.d.next = false;
         }
         // read channel: one cycle to decode, data held until taken
-        self.read_value.next = 0.into();
+        // (the addresses are distinct: the selected values are ORed, not chained; the
+        // register blocks on the bus read 0 where they have no register)
+        self.read_value.next = self.bus_rdata.val();
         for i in 0..17 {
             if self.s_axil_araddr.val() == self.const_addr[i].val() {
-                self.read_value.next = self.const_value[i].val();
+                self.read_value.next = self.read_value.val() | self.const_value[i].val();
             }
         }
         for i in 0..5 {
             if self.s_axil_araddr.val() == self.rw_addr[i].val() {
-                self.read_value.next = self.rw[i].q.val();
+                self.read_value.next = self.read_value.val() | self.rw[i].q.val();
             }
         }
         self.stat_hit.next = false;
@@ -341,14 +342,11 @@ impl Logic for CsrBlock {
             }
         }
         self.bus_rd_addr.next = self.s_axil_araddr.val();
-        if self.bus_rhit.val() {
-            self.read_value.next = self.bus_rdata.val();
-        }
         if self.s_axil_araddr.val() == self.addr_irq_status.val() {
-            self.read_value.next = bit_cast::<32, 16>(self.irq_status.q.val());
+            self.read_value.next = self.read_value.val() | bit_cast::<32, 16>(self.irq_status.q.val());
         }
         if self.s_axil_araddr.val() == self.addr_cycle_count.val() {
-            self.read_value.next = self.cycle_count.q.val();
+            self.read_value.next = self.read_value.val() | self.cycle_count.q.val();
         }
         self.s_axil_arready.next = !self.r_valid.q.val() & !self.stat_wait.q.val();
         if self.s_axil_arvalid.val() & !self.r_valid.q.val() & !self.stat_wait.q.val() {

@@ -37,9 +37,9 @@ pub struct QueueRegs {
     pub bus_wdata: Signal<In, Bits<32>>,
     pub bus_wmask: Signal<In, Bits<32>>,
     pub bus_rd_addr: Signal<In, Bits<16>>,
-    /// Read data when `bus_rhit`, else 0 (so windows can be OR-ed together).
+    /// Read data of the register at `bus_rd_addr`, 0 where the window has none (the
+    /// top ORs the blocks' read data).
     pub bus_rdata: Signal<Out, Bits<32>>,
-    pub bus_rhit: Signal<Out, Bit>,
     // configuration out
     pub enable: Signal<Out, Bit>,
     /// Q_BASE_HI holds bits 43:32 (DMA_ADDR_BITS), so bits 47:44 are 0.
@@ -71,6 +71,7 @@ pub struct QueueRegs {
     addr_drops: Constant<Bits<16>>,
     align_mask: Constant<BusAddr>,
     enabled: Signal<Local, Bit>,
+    rd_or: Signal<Local, Bits<32>>,
 }
 
 impl QueueRegs {
@@ -94,7 +95,6 @@ impl QueueRegs {
             bus_wmask: Default::default(),
             bus_rd_addr: Default::default(),
             bus_rdata: Default::default(),
-            bus_rhit: Default::default(),
             enable: Default::default(),
             ring_base: Default::default(),
             ring_mask: Default::default(),
@@ -118,6 +118,7 @@ impl QueueRegs {
             addr_drops: c16(addr("Q_DROPS")),
             align_mask: Constant::new(BusAddr::from(0xffff_ffff_fff0u64)),
             enabled: Default::default(),
+            rd_or: Default::default(),
         }
     }
 }
@@ -157,28 +158,26 @@ impl Logic for QueueRegs {
         self.irq.timer.next = self.rw[6].q.val().get_bits::<20>(0);
         self.irq_fire.next = self.irq.fire.val();
         // reads
-        self.bus_rhit.next = false;
-        self.bus_rdata.next = 0.into();
+        // (the addresses are distinct: the selected values are ORed, not chained)
+        self.rd_or.next = 0.into();
         for i in 0..9 {
             if self.bus_rd_addr.val() == self.rw_addr[i].val() {
-                self.bus_rhit.next = true;
-                self.bus_rdata.next = self.rw[i].q.val();
+                self.rd_or.next = self.rd_or.val() | self.rw[i].q.val();
             }
         }
         if self.bus_rd_addr.val() == self.addr_head.val() {
-            self.bus_rhit.next = true;
-            self.bus_rdata.next = bit_cast::<32, 16>(self.head.val());
+            self.rd_or.next = self.rd_or.val() | bit_cast::<32, 16>(self.head.val());
         }
         if self.bus_rd_addr.val() == self.addr_status.val() {
-            self.bus_rhit.next = true;
-            self.bus_rdata.next = bit_cast::<32, 1>(self.active.val().into())
+            self.rd_or.next = self.rd_or.val()
+                | bit_cast::<32, 1>(self.active.val().into())
                 | (bit_cast::<32, 1>((self.error_code.val() != 0).into()) << 1)
                 | (bit_cast::<32, 8>(self.error_code.val()) << 8);
         }
         if self.bus_rd_addr.val() == self.addr_drops.val() {
-            self.bus_rhit.next = true;
-            self.bus_rdata.next = self.drops.q.val();
+            self.rd_or.next = self.rd_or.val() | self.drops.q.val();
         }
+        self.bus_rdata.next = self.rd_or.val();
         if self.reset.val() {
             for i in 0..9 {
                 self.rw[i].d.next = self.rw_reset[i].val();

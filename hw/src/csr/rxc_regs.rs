@@ -28,7 +28,6 @@ pub struct RxcRegs {
     pub bus_wmask: Signal<In, Bits<32>>,
     pub bus_rd_addr: Signal<In, Bits<16>>,
     pub bus_rdata: Signal<Out, Bits<32>>,
-    pub bus_rhit: Signal<Out, Bit>,
     // configuration out (the classifier's inputs of the same names)
     pub filter_ctrl: Signal<Out, Bits<32>>,
     pub rss_ctrl: Signal<Out, Bits<32>>,
@@ -72,6 +71,8 @@ pub struct RxcRegs {
     /// The build has RSS, and so the key.
     has_rss: Constant<Bit>,
     merged: Signal<Local, Bits<32>>,
+    /// Read data: the addresses are distinct, so the selected values are ORed.
+    rd_or: Signal<Local, Bits<32>>,
 }
 
 impl RxcRegs {
@@ -91,7 +92,6 @@ impl RxcRegs {
             bus_wmask: Default::default(),
             bus_rd_addr: Default::default(),
             bus_rdata: Default::default(),
-            bus_rhit: Default::default(),
             filter_ctrl: Default::default(),
             rss_ctrl: Default::default(),
             rss_key: Default::default(),
@@ -129,6 +129,7 @@ impl RxcRegs {
             mac_present: std::array::from_fn(|i| Constant::new((i as u32 / 2) < config.mac_filters())),
             has_rss: Constant::new(config.has_rx_offload()),
             merged: Default::default(),
+            rd_or: Default::default(),
         }
     }
 }
@@ -179,52 +180,39 @@ impl Logic for RxcRegs {
         self.mcast_wr.next = self.bus_wr.val() & (self.bus_addr.val().get_bits::<7>(9) == self.mcast_page.val());
         self.mcast_wr_addr.next = self.bus_addr.val().get_bits::<7>(2);
         self.mcast_wr_data.next = self.bus_wdata.val();
-        // reads
-        self.bus_rhit.next = false;
-        self.bus_rdata.next = 0.into();
+        // reads: the addresses are distinct, so the selected values are ORed (a chain of
+        // muxes would cost more), and the top ORs this block's read data with the others'
+        self.rd_or.next = 0.into();
         if self.bus_rd_addr.val() == self.addr_id.val() {
-            self.bus_rhit.next = true;
-            self.bus_rdata.next = self.value_id.val();
+            self.rd_or.next = self.rd_or.val() | self.value_id.val();
         }
         if self.bus_rd_addr.val() == self.addr_version.val() {
-            self.bus_rhit.next = true;
-            self.bus_rdata.next = self.value_version.val();
+            self.rd_or.next = self.rd_or.val() | self.value_version.val();
         }
         if self.bus_rd_addr.val() == self.addr_next.val() {
-            self.bus_rhit.next = true;
-            self.bus_rdata.next = self.value_next.val();
+            self.rd_or.next = self.rd_or.val() | self.value_next.val();
         }
         if self.bus_rd_addr.val() == self.addr_count.val() {
-            self.bus_rhit.next = true;
-            self.bus_rdata.next = self.value_count.val();
+            self.rd_or.next = self.rd_or.val() | self.value_count.val();
         }
         if self.bus_rd_addr.val() == self.addr_filter_ctrl.val() {
-            self.bus_rhit.next = true;
-            self.bus_rdata.next = self.filter_ctrl_r.q.val();
+            self.rd_or.next = self.rd_or.val() | self.filter_ctrl_r.q.val();
         }
         if self.bus_rd_addr.val() == self.addr_rss_ctrl.val() {
-            self.bus_rhit.next = true;
-            self.bus_rdata.next = self.rss_ctrl_r.q.val();
+            self.rd_or.next = self.rd_or.val() | self.rss_ctrl_r.q.val();
         }
-        // An absent register reads the default 0: its hit alone is decoded (not a read
-        // of 0 that overrides the others, which synthesis keeps as 32 gates per register;
-        // the addresses are distinct, so the order of the ifs does not matter).
+        // an absent register reads 0: it adds nothing
         for i in 0..10 {
-            if self.bus_rd_addr.val() == self.addr_key[i].val() {
-                self.bus_rhit.next = true;
-            }
             if self.has_rss.val() & (self.bus_rd_addr.val() == self.addr_key[i].val()) {
-                self.bus_rdata.next = self.key[i].q.val();
+                self.rd_or.next = self.rd_or.val() | self.key[i].q.val();
             }
         }
         for i in 0..32 {
-            if self.bus_rd_addr.val() == self.addr_mac[i].val() {
-                self.bus_rhit.next = true;
-            }
             if self.mac_present[i].val() & (self.bus_rd_addr.val() == self.addr_mac[i].val()) {
-                self.bus_rdata.next = self.mac[i].q.val();
+                self.rd_or.next = self.rd_or.val() | self.mac[i].q.val();
             }
         }
+        self.bus_rdata.next = self.rd_or.val();
         if self.reset.val() {
             self.filter_ctrl_r.d.next = self.reset_filter_ctrl.val();
             self.rss_ctrl_r.d.next = self.reset_rss_ctrl.val();
