@@ -422,12 +422,21 @@ pub fn synth_design(target: Target, design: Design, freq_mhz: f64, speed: u8, qu
             report.ffs = cells.iter().filter(|(k, _)| k.starts_with("SB_DFF")).map(|(_, v)| v).sum();
             report.brams = cells.get("SB_RAM40_4K").copied().unwrap_or(0);
             report.dsps = cells.get("SB_MAC16").copied().unwrap_or(0);
-            let capacity = if target == Target::Ice40Hx8k { 7680 } else { 5280 };
+            // logic cells (each a LUT4 and a flip-flop) and 4-kbit block RAMs
+            let (cells_cap, rams_cap) = if target == Target::Ice40Hx8k { (7680, 32) } else { (5280, 30) };
             let why = match design {
                 Design::Nic(_) | Design::Core(_) => format!("nextpnr-ice40 has no out-of-context mode and {top} has more port bits than any iCE40 package has pins"),
                 Design::Block(_) => "nextpnr-ice40 has no out-of-context mode".to_string(),
             };
-            report.notes.push(format!("synthesis only: {why}; {} LUTs of {capacity} on {}", report.luts, target.name()));
+            let fits = report.luts <= cells_cap && report.ffs <= cells_cap && report.brams <= rams_cap;
+            report.notes.push(format!(
+                "synthesis only: {why}; {} LUTs and {} flip-flops of {cells_cap} logic cells, {} of {rams_cap} RAM40s on {}: {}",
+                report.luts,
+                report.ffs,
+                report.brams,
+                target.name(),
+                if fits { "fits, before placement" } else { "does not fit" }
+            ));
         }
     }
     std::fs::write(out.join("report.json"), report.to_json()).context("writing report.json")?;

@@ -1,7 +1,8 @@
 //! The FPGA flows run on every build:
 //! * iCE40: yosys synthesizes the exported `nic_top` of the `small` configuration
-//!   (`nic_fpga::check_script`: the whole `synth_ice40`) — synthesis only, `small` does not
-//!   fit an iCE40 yet (docs/fpga.md);
+//!   (`nic_fpga::check_script`: the whole `synth_ice40`) and it must fit an HX8K in LUTs,
+//!   flip-flops and block RAMs — synthesis only: there is no iCE40 board top to place
+//!   yet (docs/fpga.md);
 //! * ECP5: `nic synth --target ecp5-85k --config small` runs the board flow to a bitstream
 //!   for the ECPIX-5 (yosys, nextpnr with the board's pins, ecppack), and its report is
 //!   checked for sanity.
@@ -20,6 +21,11 @@ fn small_config_synthesizes_for_ice40() {
     assert!(total > 1000, "ice40: implausibly few cells after synthesis: {total}\n{log}");
     assert!(cells.get("SB_LUT4").copied().unwrap_or(0) > 1000, "ice40: no LUTs after mapping: {cells:?}");
     assert!(cells.get("SB_RAM40_4K").copied().unwrap_or(0) > 0, "ice40: no block RAM inferred for the FIFOs: {cells:?}");
+    // `small` is the HX8K build: 7,680 logic cells (a LUT4 and a flip-flop each), 32 RAM40s
+    let luts = cells.get("SB_LUT4").copied().unwrap_or(0);
+    let ffs: u64 = cells.iter().filter(|(k, _)| k.starts_with("SB_DFF")).map(|(_, v)| *v).sum();
+    let rams = cells.get("SB_RAM40_4K").copied().unwrap_or(0);
+    assert!(luts <= 7680 && ffs <= 7680 && rams <= 32, "ice40: small no longer fits an HX8K: {luts} LUT4s, {ffs} flip-flops, {rams} RAM40s (7,680 / 7,680 / 32)");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -381,7 +381,7 @@ pub mod rxc {
         ID @ 0x00 : Ro = 0x5258_4330, "Block type: ASCII \"RXC0\".";
         VERSION @ 0x04 : Ro = 0x0001_0001, "Block version (1.1 added MAC_FILTER_COUNT).";
         NEXT @ 0x08 : Ro = 0x0000, "Offset of the next block (0: end of chain).";
-        MAC_FILTER_COUNT @ 0x0C : Ro = 16, "Exact-match entries this build has (the reset value is the `full` configuration's; `small` has 4). Entries at and above it ignore writes and read as 0.";
+        MAC_FILTER_COUNT @ 0x0C : Ro = 16, "Exact-match entries this build has (the reset value is the `full` configuration's; `small` has 2). Entries at and above it ignore writes and read as 0.";
         FILTER_CTRL @ 0x10 : Rw = 0x0000_0005, "MAC filter modes (docs/rx-classification.md section 1)." {
             PROMISC [0;1] "accept every frame",
             ALLMULTI [1;1] "accept every multicast frame",
@@ -435,7 +435,7 @@ pub mod rxc {
     /// (`MAC_FILTER_COUNT`).
     pub const MAC_FILTERS: u32 = 16;
     /// `MAC_FILTER_COUNT` of the `small` configuration.
-    pub const MAC_FILTERS_SMALL: u32 = 4;
+    pub const MAC_FILTERS_SMALL: u32 = 2;
     pub const RETA_ENTRIES: u32 = 128;
 }
 
