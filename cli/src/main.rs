@@ -43,8 +43,8 @@ enum Cmd {
     },
     /// Synthesize with yosys; for ECP5 the ECPIX-5 board top through nextpnr and ecppack
     /// to a bitstream (or, with --ooc or --block, nextpnr out of context); writes
-    /// DIR/report.json (luts, ffs, brams, dsps, fmax_mhz, timing_met, critical_path) and
-    /// the logs.
+    /// DIR/report.json (luts, ffs, brams, dsps, iCE40 logic_cells, fmax_mhz, timing_met,
+    /// critical_path) and the logs.
     Synth {
         /// ecp5-85k, ecp5-25k, ice40-hx8k or ice40-up5k.
         #[arg(long)]

@@ -83,7 +83,7 @@ impl FromStr for Block {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Design {
     /// The NIC of a configuration on a board: for ECP5 the ECPIX-5 board top to a
-    /// bitstream (crate::board); for iCE40 `nic_top`, synthesis only.
+    /// bitstream (crate::board); for iCE40 `nic_top`, synthesized and packed, not placed.
     Nic(Config),
     /// `nic_top` alone, out of context (ECP5: area and Fmax of the core without I/O).
     Core(Config),
@@ -117,6 +117,12 @@ pub struct Report {
     pub ffs: u64,
     pub brams: u64,
     pub dsps: u64,
+    /// iCE40 only: logic cells after nextpnr packs the netlist (`ICESTORM_LC`). A logic
+    /// cell holds one LUT4 and one flip-flop, and a flip-flop shares a cell only with the
+    /// LUT that alone drives it: a flip-flop fed by another flip-flop, a block RAM, a
+    /// carry or a port takes a cell of its own. This, not `luts`, is what must fit the
+    /// device's 7,680 (HX8K) or 5,280 (UP5K). 0 for ECP5.
+    pub logic_cells: u64,
     /// Achieved Fmax per clock (empty when place and route did not run).
     pub fmax_mhz: BTreeMap<String, f64>,
     pub freq_mhz: f64,
@@ -170,6 +176,7 @@ impl Report {
             ffs: number("ffs")? as u64,
             brams: number("brams")? as u64,
             dsps: number("dsps")? as u64,
+            logic_cells: number("logic_cells")? as u64,
             fmax_mhz: map("fmax_mhz")?,
             freq_mhz: number("freq_mhz")?,
             constraint_mhz: map("constraint_mhz")?,
@@ -194,7 +201,7 @@ impl Report {
         let _ = writeln!(s, "  \"config\": \"{}\",", esc(&self.config));
         let _ = writeln!(s, "  \"top\": \"{}\",", esc(&self.top));
         let _ = writeln!(s, "  \"speed\": {},", self.speed);
-        let _ = writeln!(s, "  \"luts\": {},\n  \"ffs\": {},\n  \"brams\": {},\n  \"dsps\": {},", self.luts, self.ffs, self.brams, self.dsps);
+        let _ = writeln!(s, "  \"luts\": {},\n  \"ffs\": {},\n  \"brams\": {},\n  \"dsps\": {},\n  \"logic_cells\": {},", self.luts, self.ffs, self.brams, self.dsps, self.logic_cells);
         let fmax: Vec<String> = self.fmax_mhz.iter().map(|(k, v)| format!("\"{}\": {:.2}", esc(k), v)).collect();
         let _ = writeln!(s, "  \"fmax_mhz\": {{{}}},", fmax.join(", "));
         let _ = writeln!(s, "  \"freq_mhz\": {:.2},", self.freq_mhz);
@@ -422,20 +429,29 @@ pub fn synth_design(target: Target, design: Design, freq_mhz: f64, speed: u8, qu
             report.ffs = cells.iter().filter(|(k, _)| k.starts_with("SB_DFF")).map(|(_, v)| v).sum();
             report.brams = cells.get("SB_RAM40_4K").copied().unwrap_or(0);
             report.dsps = cells.get("SB_MAC16").copied().unwrap_or(0);
-            // logic cells (each a LUT4 and a flip-flop) and 4-kbit block RAMs
-            let (cells_cap, rams_cap) = if target == Target::Ice40Hx8k { (7680, 32) } else { (5280, 30) };
+            // Packing decides the fit: nextpnr-ice40 pairs each flip-flop with the LUT that
+            // alone drives it and gives every other flip-flop a logic cell of its own.
+            // `--pack-only` stops before placement, so the core's ports, more than any
+            // package has pins, do not stop it (less than a second).
+            let (device, package, cells_cap, rams_cap) = if target == Target::Ice40Hx8k { ("--hx8k", "ct256", 7680, 32) } else { ("--up5k", "sg48", 5280, 30) };
+            progress(&format!("nextpnr-ice40 {device} --pack-only (log: pack.log)"));
+            run_tool(Path::new("nextpnr-ice40"), out, &[device, "--package", package, "--json", &netlist, "--pack-only", "--report", "pack_report.json", "--log", "pack.log"], "pack.log")?;
+            let json = std::fs::read_to_string(out.join("pack_report.json")).context("nextpnr-ice40 wrote no pack_report.json")?;
+            let (util, _) = nextpnr_report(&json);
+            report.logic_cells = util.get("ICESTORM_LC").copied().with_context(|| format!("no ICESTORM_LC count in {}", out.join("pack_report.json").display()))?;
             let why = match design {
                 Design::Nic(_) | Design::Core(_) => format!("nextpnr-ice40 has no out-of-context mode and {top} has more port bits than any iCE40 package has pins"),
                 Design::Block(_) => "nextpnr-ice40 has no out-of-context mode".to_string(),
             };
-            let fits = report.luts <= cells_cap && report.ffs <= cells_cap && report.brams <= rams_cap;
+            let fits = report.logic_cells <= cells_cap && report.brams <= rams_cap;
             report.notes.push(format!(
-                "synthesis only: {why}; {} LUTs and {} flip-flops of {cells_cap} logic cells, {} of {rams_cap} RAM40s on {}: {}",
+                "packed, not placed: {why}; {} logic cells ({} LUT4s, {} flip-flops) of {cells_cap}, {} of {rams_cap} RAM40s on {}: {}",
+                report.logic_cells,
                 report.luts,
                 report.ffs,
                 report.brams,
                 target.name(),
-                if fits { "fits, before placement" } else { "does not fit" }
+                if fits { "fits, before placement".to_string() } else { format!("does not fit ({} logic cells over)", report.logic_cells.saturating_sub(cells_cap)) }
             ));
         }
     }

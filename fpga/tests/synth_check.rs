@@ -1,31 +1,29 @@
 //! The FPGA flows run on every build:
-//! * iCE40: yosys synthesizes the exported `nic_top` of the `small` configuration
-//!   (`nic_fpga::check_script`: the whole `synth_ice40`) and it must fit an HX8K in LUTs,
-//!   flip-flops and block RAMs — synthesis only: there is no iCE40 board top to place
-//!   yet (docs/fpga.md);
+//! * iCE40: `nic synth --target ice40-hx8k --config small` synthesizes the exported
+//!   `nic_top` (yosys `synth_ice40`) and packs it into logic cells (`nextpnr-ice40
+//!   --pack-only`), and its report is checked for sanity. Not placed: there is no iCE40
+//!   board top yet, and `small` does not fit an HX8K once packed (docs/fpga.md);
 //! * ECP5: `nic synth --target ecp5-85k --config small` runs the board flow to a bitstream
 //!   for the ECPIX-5 (yosys, nextpnr with the board's pins, ecppack), and its report is
 //!   checked for sanity.
 use nic_fpga::flow::Target;
-use nic_fpga::{synth_check, Family};
 use nic_hw::Config;
 
 #[test]
-fn small_config_synthesizes_for_ice40() {
+fn small_config_synthesizes_and_packs_for_ice40() {
     let dir = std::env::temp_dir().join(format!("nic-synth-ice40-{}", std::process::id()));
-    nic_hw::export::write_all(Config::Small, &dir).unwrap();
-    let log = synth_check(Family::Ice40, &dir.join("nic_top.v"), "nic_top").unwrap_or_else(|e| panic!("{e:#}"));
-    // the design must actually be there after mapping: cells, and block RAMs for the FIFOs
-    let cells = nic_fpga::yosys_cells(&log, "nic_top");
-    let total = cells.get("cells").copied().unwrap_or(0);
-    assert!(total > 1000, "ice40: implausibly few cells after synthesis: {total}\n{log}");
-    assert!(cells.get("SB_LUT4").copied().unwrap_or(0) > 1000, "ice40: no LUTs after mapping: {cells:?}");
-    assert!(cells.get("SB_RAM40_4K").copied().unwrap_or(0) > 0, "ice40: no block RAM inferred for the FIFOs: {cells:?}");
-    // `small` is the HX8K build: 7,680 logic cells (a LUT4 and a flip-flop each), 32 RAM40s
-    let luts = cells.get("SB_LUT4").copied().unwrap_or(0);
-    let ffs: u64 = cells.iter().filter(|(k, _)| k.starts_with("SB_DFF")).map(|(_, v)| *v).sum();
-    let rams = cells.get("SB_RAM40_4K").copied().unwrap_or(0);
-    assert!(luts <= 7680 && ffs <= 7680 && rams <= 32, "ice40: small no longer fits an HX8K: {luts} LUT4s, {ffs} flip-flops, {rams} RAM40s (7,680 / 7,680 / 32)");
+    let report = nic_fpga::flow::synth(Target::Ice40Hx8k, Config::Small, 40.0, true, &dir, |step| eprintln!("{step}")).unwrap_or_else(|e| panic!("{e:#}"));
+    let json = report.to_json();
+    // the design is there after mapping: LUTs, flip-flops, block RAMs for the FIFOs
+    assert!(report.luts > 1000 && report.ffs > 1000, "ice40: implausibly little logic after synthesis: {json}");
+    assert!(report.brams > 0, "ice40: no block RAM inferred for the FIFOs: {json}");
+    // packing puts every LUT and every flip-flop in a logic cell, at most one of each
+    assert!(report.logic_cells >= report.luts.max(report.ffs) && report.logic_cells <= report.luts + report.ffs, "ice40: logic cells inconsistent with the LUTs and flip-flops: {json}");
+    // the report's verdict follows the HX8K's 7,680 logic cells and 32 RAM40s
+    let fits = report.logic_cells <= 7680 && report.brams <= 32;
+    let verdict = if fits { "fits, before placement" } else { "does not fit" };
+    assert!(report.notes.iter().any(|n| n.contains(verdict)), "ice40: the note should say \"{verdict}\": {json}");
+    eprintln!("{json}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
