@@ -87,6 +87,16 @@ impl Config {
             Config::Full => true,
         }
     }
+    /// Whether a register slice cuts the path from MAC RX to the classifier. `small` has
+    /// none (`RegSlice::wire`): MAC RX's output is already a register, so the slice's
+    /// flip-flops were fed by flip-flops, each an iCE40 logic cell of its own (55 cells
+    /// of the HX8K build), and `small`'s clock does not need the cut.
+    pub fn mac_rx_slice(self) -> bool {
+        match self {
+            Config::Small => false,
+            Config::Full => true,
+        }
+    }
     /// Whether the MAC's CRC-32 takes 4 bytes a cycle, a beat's last 1..3 bytes one a
     /// cycle (`Crc32x64::half_rate`): a full 8-byte beat takes 2 cycles in MAC TX and in
     /// MAC RX, 4 bytes a cycle, 167 MB/s at the ECPIX-5's 41.67 MHz core against a

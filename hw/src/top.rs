@@ -211,7 +211,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             mac_rx: MacRx::with_half_rate_crc(config.half_rate_crc()),
             slice_tx: RegSlice::with_skid(config.skid_slices()),
             slice_wire: RegSlice::with_skid(config.skid_slices()),
-            slice_rx: RegSlice::with_skid(config.skid_slices()),
+            slice_rx: if config.mac_rx_slice() { RegSlice::with_skid(config.skid_slices()) } else { RegSlice::wire() },
             wr_lock_rx: Default::default(),
             wr_hold_tx: Default::default(),
             rd_hold: Default::default(),

@@ -15,6 +15,10 @@
 //! to 0 (64 cycles), then starts; increments meanwhile wait in the accumulators, and a
 //! read meanwhile waits for the clearing to end.
 //!
+//! The RAM (`NicRam`) never reads a word in the cycle it is written: a visit writes the
+//! low half (even word) while reading the high half (odd), and the next visit starts
+//! with an even word while the high half is written; while clearing, no visit reads.
+//!
 //! Accumulator widths: an event counter takes at most one increment a cycle, and its
 //! accumulator is folded in at least every 2 × (36 + 64) cycles even while reads keep
 //! taking the scanner's visits (a read takes one visit, and reads are at least four
@@ -24,6 +28,7 @@
 //! 3,200 bytes, which 18 bits hold.
 
 use super::N_COUNTERS;
+use crate::stream::NicRam;
 use rust_hdl::prelude::*;
 
 /// Accumulator width (the byte counters' width; event counters keep 8 of these bits).
@@ -42,7 +47,7 @@ pub struct StatsCounters {
     /// One cycle: `rd_data` is the requested counter's value.
     pub rd_valid: Signal<Out, Bit>,
     pub rd_data: Signal<Out, Bits<32>>,
-    ram: RAM<Bits<16>, 6>,
+    ram: NicRam<Bits<16>, 6>,
     acc: [DFF<Acc>; N_COUNTERS],
     /// The bits accumulator i keeps: 8, 18 for the byte counters, none for a counter the
     /// build lacks (its flip-flops have a constant 0 next value and are removed).
@@ -124,8 +129,7 @@ impl Logic for StatsCounters {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, clear_idx, scan, rd_busy, s1_valid, s1_idx, s1_add, s1_read, s2_valid, s2_idx, s2_carry, s2_lo, s2_read);
-        self.ram.read_clock.next = self.clock.val();
-        self.ram.write_clock.next = self.clock.val();
+        self.ram.clock.next = self.clock.val();
         self.clearing.next = !self.clear_idx.q.val().get_bit(6);
         if self.clearing.val() {
             self.clear_idx.d.next = self.clear_idx.q.val() + 1;

@@ -30,7 +30,7 @@
 
 use super::desc_fetch::DescFetch;
 use super::BusAddr;
-use crate::stream::{BytePacker, Downsizer, NicFifo};
+use crate::stream::{BytePacker, Downsizer, NicFifo, RegSlice};
 use rust_hdl::prelude::*;
 
 /// Data FIFO word: [127:0] data, [132:128] byte count, [133] frame end, [134] abort.
@@ -160,11 +160,16 @@ pub struct TxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     verdict: NicFifo<Bit, 7, 8>,
     downsizer: Downsizer,
     packer: BytePacker,
-    /// Write-backs waiting for the write port: [63:0] address, [127:64] bytes 8..16,
-    /// [131:128] queue. Two deep: it is flip-flops (too small for a block RAM), and a
-    /// write-back comes at most once per descriptor; `nic bench loopback` takes the same
-    /// cycles per frame as with four (iCE40 small: 89 LUT4s and 137 flip-flops fewer).
-    wb_fifo: NicFifo<Bits<132>, 1, 2>,
+    /// The write-back waiting for the write port: [63:0] address, [127:64] bytes 8..16,
+    /// [131:128] queue (synthesis keeps only the bits that vary, `wb_varies`). A register
+    /// slice, in flip-flops: a write-back comes at most once per descriptor. With one
+    /// queue (`small`) a forward-only slice, one entry and the port's ready passed through;
+    /// with more, a skid buffer (two entries, registered ready) for `full`'s clock.
+    /// `nic bench loopback` takes the same cycles per frame as with the two- and
+    /// four-deep FIFOs it replaces; on the iCE40 a FIFO this small paid for its RAM's
+    /// read register and pointers in flip-flops too.
+    wb_slice: RegSlice<Bits<132>>,
+    wb_fire: Signal<Local, Bit>,
     /// Queues of the write-backs the port took whose responses are still out (flip-flops:
     /// a response may come the cycle after the write).
     wbq_mem: [DFF<Bits<4>>; 8],
@@ -372,7 +377,8 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for TxEngine<FN
             verdict: Default::default(),
             downsizer: Default::default(),
             packer: Default::default(),
-            wb_fifo: Default::default(),
+            wb_slice: RegSlice::with_skid(Q > 1),
+            wb_fire: Default::default(),
             wbq_mem: std::array::from_fn(|_| Default::default()),
             wbq_wp: Default::default(),
             wbq_rp: Default::default(),
@@ -503,7 +509,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
             have_ctx, ctx, cur_valid, cur_addr, cur_remaining, cur_len, cur_flags, cur_idx, frame_bytes, frame_descs, reserved, frame_open,
             chunk_off, force_abandon, wbq_wp, wbq_rp, wbq_count
         );
-        clock!(self, clock, info, data, ctx_fifo, comp, verdict, downsizer, packer, wb_fifo);
+        clock!(self, clock, info, data, ctx_fifo, comp, verdict, downsizer, packer, wb_slice);
         self.info.reset.next = self.reset.val();
         self.data.reset.next = self.reset.val();
         self.ctx_fifo.reset.next = self.reset.val();
@@ -511,7 +517,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
         self.verdict.reset.next = self.reset.val();
         self.downsizer.reset.next = self.reset.val();
         self.packer.reset.next = self.reset.val();
-        self.wb_fifo.reset.next = self.reset.val();
+        self.wb_slice.reset.next = self.reset.val();
         // the info FIFO's head, back in the `info` layout: IMM_ERR is CTX & EOP (only a
         // context descriptor with EOP has it), CHUNK is at most 256
         self.info_head.next = bit_cast::<60, 9>(self.info.data_out.val().get_bits::<9>(32))
@@ -1013,40 +1019,41 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
         self.verdict.write.next = self.v_valid.val();
         self.verdict.data_in.next = self.v_error.val();
         self.c_needs_verdict.next = !self.comp.data_out.val().get_bit(37);
-        self.c_go.next = !self.comp.empty.val() & (!self.c_needs_verdict.val() | !self.verdict.empty.val()) & !self.wb_fifo.full.val();
+        self.c_go.next = !self.comp.empty.val() & (!self.c_needs_verdict.val() | !self.verdict.empty.val()) & self.wb_slice.s_ready.val();
         self.c_err.next = self.comp.data_out.val().get_bit(37) | (self.c_needs_verdict.val() & self.verdict.data_out.val());
         self.comp.read.next = self.c_go.val();
         self.verdict.read.next = self.c_go.val() & self.comp.data_out.val().get_bit(36);
         self.stat_refused.next = self.c_go.val()
             & (self.comp.data_out.val().get_bit(37) | (self.comp.data_out.val().get_bit(36) & self.verdict.data_out.val()));
         self.c_wb.next = self.c_go.val() & self.c_run.val() & self.comp.data_out.val().get_bit(35) & self.comp.data_out.val().get_bit(33);
-        self.wb_fifo.write.next = self.c_wb.val();
+        self.wb_slice.s_valid.next = self.c_wb.val();
         // write-back at bytes 8..16: length, flags (EOP, RS, CTX) | ERROR; DONE and the
         // info word (0) are added at the FIFO's output (`wb_fixed`)
-        self.wb_fifo.data_in.next = bit_cast::<132, 64>(
+        self.wb_slice.s_data.next = bit_cast::<132, 64>(
             bit_cast::<64, 48>(self.c_base.val() + (bit_cast::<48, 16>(self.comp.data_out.val().get_bits::<16>(0) & self.c_mask.val()) << 4) + 8),
         ) | (bit_cast::<132, 16>(self.comp.data_out.val().get_bits::<16>(16)) << 64)
             | (bit_cast::<132, 3>(self.comp.data_out.val().get_bits::<3>(32)) << 80)
             | (bit_cast::<132, 1>(self.c_err.val().into()) << 94)
             | (bit_cast::<132, 4>(self.c_q.val()) << 128);
         // ================= write-back port ===========================================
-        self.wb_valid.next = !self.wb_fifo.empty.val() & (self.wbq_count.q.val() < 8);
-        self.wb_addr.next = bit_cast::<64, 48>(self.wb_fifo.data_out.val().get_bits::<48>(0));
-        self.wb_data.next = (self.wb_fifo.data_out.val().get_bits::<64>(64) & self.wb_varies.val()) | self.wb_fixed.val();
-        self.wb_fifo.read.next = self.wb_valid.val() & self.wb_ready.val();
+        self.wb_valid.next = self.wb_slice.m_valid.val() & (self.wbq_count.q.val() < 8);
+        self.wb_addr.next = bit_cast::<64, 48>(self.wb_slice.m_data.val().get_bits::<48>(0));
+        self.wb_data.next = (self.wb_slice.m_data.val().get_bits::<64>(64) & self.wb_varies.val()) | self.wb_fixed.val();
+        self.wb_slice.m_ready.next = self.wb_ready.val() & (self.wbq_count.q.val() < 8);
+        self.wb_fire.next = self.wb_valid.val() & self.wb_ready.val();
         // the queue of each write-back the port took, until its response (in order)
         for i in 0..8 {
-            if self.wb_fifo.read.val() & (self.wbq_wp.q.val() == self.slot_id[i].val()) {
-                self.wbq_mem[i].d.next = self.wb_fifo.data_out.val().get_bits::<4>(128);
+            if self.wb_fire.val() & (self.wbq_wp.q.val() == self.slot_id[i].val()) {
+                self.wbq_mem[i].d.next = self.wb_slice.m_data.val().get_bits::<4>(128);
             }
         }
-        if self.wb_fifo.read.val() {
+        if self.wb_fire.val() {
             self.wbq_wp.d.next = self.wbq_wp.q.val() + 1;
         }
         if self.wb_rsp_valid.val() {
             self.wbq_rp.d.next = self.wbq_rp.q.val() + 1;
         }
-        self.wbq_count.d.next = self.wbq_count.q.val() + bit_cast::<4, 1>(self.wb_fifo.read.val().into()) - bit_cast::<4, 1>(self.wb_rsp_valid.val().into());
+        self.wbq_count.d.next = self.wbq_count.q.val() + bit_cast::<4, 1>(self.wb_fire.val().into()) - bit_cast::<4, 1>(self.wb_rsp_valid.val().into());
         // ================= per queue: completions, faults, flushes, bookkeeping =======
         for i in 0..Q {
             if self.c_go.val() & (self.c_q.val() == self.q_id[i].val()) & self.c_run.val() & self.comp.data_out.val().get_bit(35) {

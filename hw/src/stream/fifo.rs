@@ -4,8 +4,11 @@
 //! must honour one. The RAM has a registered read port (what block RAMs offer), so the
 //! read address is chosen one cycle ahead: the word at the head is re-read every cycle
 //! unless the head advances. A word is readable one cycle after it was written
-//! (`wr_ptr_delayed`), which avoids the RAM's read-during-write hazard.
+//! (`caught_up` compares the next read pointer with the write pointer a cycle ahead), so
+//! the RAM's read of a word in the cycle it is written (undefined in `NicRam`) only ever
+//! happens while the FIFO reads as empty, and its data is not used.
 
+use super::NicRam;
 use rust_hdl::prelude::*;
 
 /// `N` address bits (depth 2^N), `NP1` = N + 1 (pointer width with the wrap bit).
@@ -23,9 +26,12 @@ pub struct NicFifo<D: Synth, const N: usize, const NP1: usize> {
     pub read: Signal<In, Bit>,
     pub data_out: Signal<Out, D>,
     pub empty: Signal<Out, Bit>,
-    ram: RAM<D, N>,
+    ram: NicRam<D, N>,
     wr_ptr: DFF<Bits<NP1>>,
-    wr_ptr_delayed: DFF<Bits<NP1>>,
+    /// The head is the word written last cycle or not written yet: `rd_ptr` equals last
+    /// cycle's `wr_ptr`. One flip-flop where a delayed copy of the write pointer took
+    /// N + 1 (each a logic cell of its own on the iCE40: a flip-flop fed by a flip-flop).
+    caught_up: DFF<Bit>,
     /// Next word to read: the head is at `rd_ptr`.
     rd_ptr: DFF<Bits<NP1>>,
     /// The RAM's output register holds the word at `rd_ptr`.
@@ -50,7 +56,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for NicFifo<D, N, NP1> 
             empty: Default::default(),
             ram: Default::default(),
             wr_ptr: Default::default(),
-            wr_ptr_delayed: Default::default(),
+            caught_up: Default::default(),
             rd_ptr: Default::default(),
             head_loaded: Default::default(),
             depth: Constant::new(Bits::<NP1>::from(1u64 << N)),
@@ -63,9 +69,8 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for NicFifo<D, N, NP1> 
 impl<D: Synth, const N: usize, const NP1: usize> Logic for NicFifo<D, N, NP1> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wr_ptr, wr_ptr_delayed, rd_ptr, head_loaded);
-        self.ram.read_clock.next = self.clock.val();
-        self.ram.write_clock.next = self.clock.val();
+        dff_setup!(self, clock, wr_ptr, caught_up, rd_ptr, head_loaded);
+        self.ram.clock.next = self.clock.val();
         // write side
         self.count.next = self.wr_ptr.q.val() - self.rd_ptr.q.val();
         self.full.next = (self.wr_ptr.q.val() - self.rd_ptr.q.val()) == self.depth.val();
@@ -75,9 +80,8 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for NicFifo<D, N, NP1> {
         if self.write.val() & !self.full.val() {
             self.wr_ptr.d.next = self.wr_ptr.q.val() + 1;
         }
-        self.wr_ptr_delayed.d.next = self.wr_ptr.q.val();
         // read side: the head is valid once written a cycle ago and loaded into the RAM register
-        self.empty.next = !self.head_loaded.q.val() | (self.rd_ptr.q.val() == self.wr_ptr_delayed.q.val());
+        self.empty.next = !self.head_loaded.q.val() | self.caught_up.q.val();
         self.data_out.next = self.ram.read_data.val();
         self.do_read.next = self.read.val() & !self.empty.val();
         self.next_rd.next = self.rd_ptr.q.val();
@@ -85,11 +89,12 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for NicFifo<D, N, NP1> {
             self.next_rd.next = self.rd_ptr.q.val() + 1;
         }
         self.rd_ptr.d.next = self.next_rd.val();
+        self.caught_up.d.next = self.next_rd.val() == self.wr_ptr.q.val();
         self.ram.read_address.next = bit_cast::<N, NP1>(self.next_rd.val());
         self.head_loaded.d.next = true;
         if self.reset.val() {
             self.wr_ptr.d.next = 0.into();
-            self.wr_ptr_delayed.d.next = 0.into();
+            self.caught_up.d.next = true;
             self.rd_ptr.d.next = 0.into();
             self.head_loaded.d.next = false;
         }

@@ -1,10 +1,12 @@
 //! Stream plumbing shared by several blocks.
 pub mod fifo;
 pub mod packer;
+pub mod ram;
 pub mod slice;
 pub mod width;
 
 pub use fifo::NicFifo;
 pub use packer::BytePacker;
+pub use ram::NicRam;
 pub use slice::RegSlice;
 pub use width::{Downsizer, Upsizer};

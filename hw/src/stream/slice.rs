@@ -28,6 +28,8 @@ pub struct RegSlice<D: Synth> {
     out_fire: Signal<Local, Bit>,
     /// The ready path is registered (skid buffer); else it is combinational.
     skid: Constant<Bit>,
+    /// No register at all: the slice is a wire (`RegSlice::wire`).
+    bypass: Constant<Bit>,
 }
 
 impl<D: Synth> Default for RegSlice<D> {
@@ -40,6 +42,17 @@ impl<D: Synth> RegSlice<D> {
     /// A skid buffer (`true`, the default) or a slice that registers data and valid
     /// only (`false`, see the module comment).
     pub fn with_skid(skid: bool) -> Self {
+        Self::build(skid, false)
+    }
+
+    /// No slice: data, valid and ready pass straight through (synthesis removes the
+    /// registers), for a build whose clock does not need the cut (`small`), where each
+    /// slice's flip-flops take iCE40 logic cells of their own.
+    pub fn wire() -> Self {
+        Self::build(false, true)
+    }
+
+    fn build(skid: bool, wire: bool) -> Self {
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -56,6 +69,7 @@ impl<D: Synth> RegSlice<D> {
             in_fire: Default::default(),
             out_fire: Default::default(),
             skid: Constant::new(skid),
+            bypass: Constant::new(wire),
         }
     }
 }
@@ -91,6 +105,11 @@ impl<D: Synth> Logic for RegSlice<D> {
         if self.reset.val() {
             self.out_valid.d.next = false;
             self.skid_valid.d.next = false;
+        }
+        if self.bypass.val() {
+            self.m_valid.next = self.s_valid.val();
+            self.m_data.next = self.s_data.val();
+            self.s_ready.next = self.m_ready.val();
         }
     }
 }
