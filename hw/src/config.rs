@@ -70,8 +70,7 @@ impl Config {
     /// single-address MACs of small FPGAs have, with the multicast hash and PROMISC for
     /// the rest. An entry (its registers, comparator, share of the priority encoder
     /// and of the read mux) costs about 200 iCE40 LUT4s: going from four to two took
-    /// `small` from 7,857 to 7,456 LUT4s (9,104 logic cells once packed, still above the
-    /// HX8K's 7,680).
+    /// `small` from 7,857 to 7,456 LUT4s (docs/fpga.md: what the HX8K fit took since).
     pub fn mac_filters(self) -> u32 {
         match self {
             Config::Small => nic_regmap::rxc::MAC_FILTERS_SMALL,
@@ -108,8 +107,8 @@ impl Config {
             Config::Full => false,
         }
     }
-    /// Whether the RX FIFO holds the MAC's 8-byte beats, paired into 16-byte DMA beats as
-    /// they leave it (`RxEngine::with_narrow_fifo`), rather than 16-byte beats: 5 iCE40
+    /// Whether the RX FIFO holds the MAC's 8-byte beats, each written to the host as a
+    /// DMA beat of its own (`RxEngine::with_narrow_fifo`), rather than 16-byte beats: 5 iCE40
     /// block RAMs instead of 9 for `small`'s 256-beat FIFO (2 KiB instead of 4), with a
     /// DMA side no faster than the MAC. `full` keeps the DMA side twice as fast, to catch
     /// up after the write port was busy.

@@ -70,6 +70,7 @@ pub struct QueueRegs {
     addr_status: Constant<Bits<16>>,
     addr_drops: Constant<Bits<16>>,
     align_mask: Constant<BusAddr>,
+    ones16: Constant<Bits<16>>,
     enabled: Signal<Local, Bit>,
     rd_or: Signal<Local, Bits<32>>,
 }
@@ -117,6 +118,7 @@ impl QueueRegs {
             addr_status: c16(addr("Q_STATUS")),
             addr_drops: c16(addr("Q_DROPS")),
             align_mask: Constant::new(BusAddr::from(0xffff_ffff_fff0u64)),
+            ones16: Constant::new(Bits::<16>::from(0xffffu64)),
             enabled: Default::default(),
             rd_or: Default::default(),
         }
@@ -146,7 +148,9 @@ impl Logic for QueueRegs {
         self.enable.next = self.enabled.val();
         // bits 3:0 of Q_BASE_LO are ignored: the ring is 16-byte aligned
         self.ring_base.next = (bit_cast::<48, 32>(self.rw[0].q.val()) | (bit_cast::<48, 32>(self.rw[1].q.val()) << 32)) & self.align_mask.val();
-        self.ring_mask.next = (bit_cast::<16, 1>(true.into()) << self.rw[2].q.val().get_bits::<4>(0)) - 1;
+        // !(ones << n), not (1 << n) - 1: every mask bit is a function of the 4 bits of n
+        // alone (one LUT4 each), where a subtraction would be a carry chain
+        self.ring_mask.next = !(self.ones16.val() << self.rw[2].q.val().get_bits::<4>(0));
         self.tail.next = self.rw[4].q.val().get_bits::<16>(0);
         self.weight.next = self.rw[7].q.val().get_bits::<16>(0);
         self.strict.next = self.rw[8].q.val().get_bit(0);

@@ -5,11 +5,11 @@
 //! chose, the filter verdict, RSS hash and type, packet type, checksum verdicts and the
 //! MAC status. They are paired into 16-byte beats (`Upsizer`, the DMA port's width) and
 //! queue in the one RX FIFO all queues share (or, `with_narrow_fifo`, queue as 8-byte
-//! beats and are paired as they leave it). At a frame's first beat the engine looks
+//! beats and are written as 8-byte beats). At a frame's first beat the engine looks
 //! at the chosen queue's next posted descriptor: when that queue is stopped or has none
 //! posted, or the filter rejected the frame, the frame is dropped and counted, and the
 //! other queues go on receiving. Otherwise the frame is written into the buffer as it
-//! comes (cut-through, every 16-byte beat a write burst of its own, so TX write-backs
+//! comes (cut-through, every beat a write burst of its own, so TX write-backs
 //! share the port); bytes past the buffer's length are not written. Once the host
 //! has acknowledged the data write, a good frame is completed: the whole descriptor is
 //! written back (packet type, length, flags with the checksum verdicts and hash type,
@@ -142,12 +142,11 @@ pub struct RxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     upsizer: Upsizer,
     fifo: NicFifo<RxBeat, FN, FNP1>,
     /// `with_narrow_fifo(true)`: the FIFO holds the classifier's 8-byte beats
-    /// (`RxNarrowBeat`) and `upsizer_out` pairs them after it, instead of `upsizer` before
-    /// `fifo`. Half the FIFO's bytes in the same memories: an iCE40 block RAM is 16 bits
+    /// (`RxNarrowBeat`), each written to the host as a DMA beat of its own, instead of
+    /// `upsizer` pairing them before `fifo`. Half the FIFO's bytes in the same memories: an iCE40 block RAM is 16 bits
     /// wide whatever its depth, so the 143 bits of a 16-byte beat take 9 of them and the
     /// 78 of an 8-byte beat 5. Synthesis removes the variant not chosen.
     fifo_narrow: NicFifo<RxNarrowBeat, FN, FNP1>,
-    upsizer_out: Upsizer,
     narrow_fifo: Constant<Bit>,
     q_data: Signal<Local, RxBeat>,
     q_empty: Signal<Local, Bit>,
@@ -219,9 +218,12 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> RxEngine<FN, FNP1, Q> {
         let kept = field(rx_meta::QUEUE, 4) | field(rx_meta::DROP, 2) | field(rx_meta::STATUS, 3);
         Self { meta_kept: Constant::new(kept), ..Self::default() }
     }
-    /// `narrow`: the RX FIFO holds 8-byte beats, paired into 16-byte DMA beats as they
-    /// leave it (see `fifo_narrow`): half the bytes (a 256-beat FIFO holds 2 KiB, still
-    /// a whole 1518-byte frame) and a DMA side no faster than the MAC.
+    /// `narrow`: the RX FIFO holds 8-byte beats, each written to the host as a DMA beat
+    /// of its own (lanes 0..7; see `fifo_narrow`): half the bytes (a 256-beat FIFO holds
+    /// 2 KiB, still a whole 1518-byte frame) and a DMA side no faster than the MAC. The
+    /// FIFO gives one word a cycle either way, so pairing its words into 16-byte beats
+    /// would not write faster; it cost 64 flip-flops fed by the block RAM (each an iCE40
+    /// logic cell of its own) and the pairing logic.
     pub fn with_narrow_fifo(self, narrow: bool) -> Self {
         Self { narrow_fifo: Constant::new(narrow), ..self }
     }
@@ -287,7 +289,6 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for RxEngine<FN
             upsizer: Default::default(),
             fifo: Default::default(),
             fifo_narrow: Default::default(),
-            upsizer_out: Default::default(),
             narrow_fifo: Constant::new(false),
             q_data: Default::default(),
             q_empty: Default::default(),
@@ -340,27 +341,22 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, state, cur_q, buf_addr, buf_len, written, truncated, meta, wb_addr, wb_tag, wb_out, wr_pending, wr_failed, rd_sel, rd_hold);
-        clock!(self, clock, upsizer, fifo, fifo_narrow, upsizer_out);
+        clock!(self, clock, upsizer, fifo, fifo_narrow);
         // ---- RX FIFO out: the head word the engine reads (`q_data`, `q_empty`, `q_read`):
-        // the wide FIFO's, or the narrow FIFO's beats paired by `upsizer_out`
-        self.upsizer_out.s_data.next = self.fifo_narrow.data_out.val().get_bits::<64>(0);
-        self.upsizer_out.s_len.next = self.fifo_narrow.data_out.val().get_bits::<4>(64);
-        self.upsizer_out.s_last.next = self.fifo_narrow.data_out.val().get_bit(68);
-        self.upsizer_out.s_user.next = bit_cast::<72, 52>(self.fifo_narrow.data_out.val().get_bits::<52>(82))
-            | (bit_cast::<72, 6>(self.fifo_narrow.data_out.val().get_bits::<6>(72)) << 52)
-            | (bit_cast::<72, 4>(self.fifo_narrow.data_out.val().get_bits::<4>(78)) << 58)
-            | (bit_cast::<72, 3>(self.fifo_narrow.data_out.val().get_bits::<3>(69)) << 62)
-            | (bit_cast::<72, 7>(self.fifo_narrow.data_out.val().get_bits::<7>(134)) << 65);
-        self.upsizer_out.s_valid.next = !self.fifo_narrow.empty.val();
-        self.fifo_narrow.read.next = self.upsizer_out.s_ready.val() & !self.fifo_narrow.empty.val();
+        // the wide FIFO's 16-byte beats, or the narrow FIFO's 8-byte beats, each a DMA
+        // beat of its own in lanes 0..7 (upper lanes 0, held still like every lane)
         self.q_data.next = self.fifo.data_out.val();
         self.q_empty.next = self.fifo.empty.val();
         if self.narrow_fifo.val() {
-            self.q_data.next = bit_cast::<206, 128>(self.upsizer_out.m_data.val())
-                | (bit_cast::<206, 5>(self.upsizer_out.m_len.val()) << 128)
-                | (bit_cast::<206, 1>(self.upsizer_out.m_last.val().into()) << 133)
-                | (bit_cast::<206, 72>(self.upsizer_out.m_user.val()) << 134);
-            self.q_empty.next = !self.upsizer_out.m_valid.val();
+            self.q_data.next = bit_cast::<206, 64>(self.fifo_narrow.data_out.val().get_bits::<64>(0))
+                | (bit_cast::<206, 4>(self.fifo_narrow.data_out.val().get_bits::<4>(64)) << 128)
+                | (bit_cast::<206, 1>(self.fifo_narrow.data_out.val().get_bit(68).into()) << 133)
+                | (bit_cast::<206, 52>(self.fifo_narrow.data_out.val().get_bits::<52>(82)) << 134)
+                | (bit_cast::<206, 6>(self.fifo_narrow.data_out.val().get_bits::<6>(72)) << (134 + 52))
+                | (bit_cast::<206, 4>(self.fifo_narrow.data_out.val().get_bits::<4>(78)) << (134 + 58))
+                | (bit_cast::<206, 3>(self.fifo_narrow.data_out.val().get_bits::<3>(69)) << (134 + 62))
+                | (bit_cast::<206, 7>(self.fifo_narrow.data_out.val().get_bits::<7>(134)) << (134 + 65));
+            self.q_empty.next = self.fifo_narrow.empty.val();
         }
         self.head_meta.next = self.q_data.val().get_bits::<72>(134) & self.meta_kept.val();
         self.q_now.next = self.cur_q.q.val();
@@ -444,7 +440,6 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
         self.fifo.reset.next = self.reset.val();
         self.upsizer.reset.next = self.reset.val();
         self.fifo_narrow.reset.next = self.reset.val();
-        self.upsizer_out.reset.next = self.reset.val();
         self.upsizer.s_data.next = self.s_data.val();
         self.upsizer.s_len.next = self.s_len.val();
         self.upsizer.s_last.next = self.s_last.val();
@@ -457,8 +452,8 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
             | (bit_cast::<206, 72>(self.upsizer.m_user.val()) << 134);
         self.fifo.write.next = self.upsizer.m_valid.val() & !self.fifo.full.val();
         self.upsizer.m_ready.next = !self.fifo.full.val();
-        // the narrow FIFO (used or not, synthesis keeps one of the two): 8-byte beats in,
-        // paired after it
+        // the narrow FIFO (used or not, synthesis keeps one of the two): 8-byte beats in
+        // and out
         self.fifo_narrow.data_in.next = bit_cast::<141, 64>(self.s_data.val())
             | (bit_cast::<141, 4>(self.s_len.val()) << 64)
             | (bit_cast::<141, 1>(self.s_last.val().into()) << 68)
@@ -686,7 +681,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
             }
         }
         self.fifo.read.next = self.q_read.val();
-        self.upsizer_out.m_ready.next = self.q_read.val();
+        self.fifo_narrow.read.next = self.q_read.val();
         if self.reset.val() {
             self.state.d.next = RxState::Idle;
             self.written.d.next = 0.into();
