@@ -154,11 +154,6 @@ pub struct CsrBlock {
     addr_cycle_count: Constant<Bits<16>>,
     irq_status: DFF<Bits<16>>,
     cycle_count: DFF<Bits<32>>,
-    aw_addr: DFF<Bits<16>>,
-    aw_full: DFF<Bit>,
-    w_data: DFF<Bits<32>>,
-    w_full: DFF<Bit>,
-    w_mask: DFF<Bits<32>>,
     b_valid: DFF<Bit>,
     r_valid: DFF<Bit>,
     r_data: DFF<Bits<32>>,
@@ -234,11 +229,6 @@ impl CsrBlock {
             addr_cycle_count: c16(map::offset_of("global", "CYCLE_COUNT")),
             irq_status: Default::default(),
             cycle_count: Default::default(),
-            aw_addr: Default::default(),
-            aw_full: Default::default(),
-            w_data: Default::default(),
-            w_full: Default::default(),
-            w_mask: Default::default(),
             b_valid: Default::default(),
             r_valid: Default::default(),
             r_data: Default::default(),
@@ -253,7 +243,7 @@ impl CsrBlock {
 impl Logic for CsrBlock {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, irq_status, cycle_count, aw_addr, aw_full, w_data, w_full, w_mask, b_valid, r_valid, r_data, stat_wait, stat_idx);
+        dff_setup!(self, clock, irq_status, cycle_count, b_valid, r_valid, r_data, stat_wait, stat_idx);
         clock!(self, clock, counters);
         self.counters.reset.next = self.reset.val();
         for i in 0..5 {
@@ -268,13 +258,13 @@ impl Logic for CsrBlock {
             self.counters.inc[i].next = self.count_inc[i].val();
         }
         self.cycle_count.d.next = self.cycle_count.q.val() + 1;
-        // write channel: accept address and data in any order, then write and respond
-        self.s_axil_awready.next = !self.aw_full.q.val();
-        self.s_axil_wready.next = !self.w_full.q.val();
-        if self.s_axil_awvalid.val() & !self.aw_full.q.val() {
-            self.aw_full.d.next = true;
-            self.aw_addr.d.next = self.s_axil_awaddr.val();
-        }
+        // write channel: address and data are taken together, once both are offered
+        // (AXI4-Lite lets a slave wait for both before either ready), written in that
+        // cycle and answered. Holding one until the other came took 48 flip-flops fed
+        // straight by the ports, each an iCE40 logic cell of its own.
+        self.do_write.next = self.s_axil_awvalid.val() & self.s_axil_wvalid.val() & !self.b_valid.q.val();
+        self.s_axil_awready.next = self.do_write.val();
+        self.s_axil_wready.next = self.do_write.val();
         self.strb_mask.next = 0.into();
         if self.s_axil_wstrb.val().get_bit(0) {
             self.strb_mask.next = self.strb_mask.val() | (self.byte_lane.val() << 0);
@@ -288,27 +278,21 @@ impl Logic for CsrBlock {
         if self.s_axil_wstrb.val().get_bit(3) {
             self.strb_mask.next = self.strb_mask.val() | (self.byte_lane.val() << 24);
         }
-        if self.s_axil_wvalid.val() & !self.w_full.q.val() {
-            self.w_full.d.next = true;
-            self.w_data.d.next = self.s_axil_wdata.val();
-            // byte enables: a lane with wstrb low keeps its old value
-            self.w_mask.d.next = self.strb_mask.val();
-        }
-        self.do_write.next = self.aw_full.q.val() & self.w_full.q.val() & !self.b_valid.q.val();
+        // byte enables: a lane with wstrb low keeps its old value
         self.irq_status.d.next = self.irq_status.q.val() | self.irq_set.val();
-        self.w_clear.next = self.w_data.q.val().get_bits::<16>(0) & self.w_mask.q.val().get_bits::<16>(0);
+        self.w_clear.next = self.s_axil_wdata.val().get_bits::<16>(0) & self.strb_mask.val().get_bits::<16>(0);
         self.bus_wr.next = self.do_write.val();
-        self.bus_addr.next = self.aw_addr.q.val();
-        self.bus_wdata.next = self.w_data.q.val();
-        self.bus_wmask.next = self.w_mask.q.val();
+        self.bus_addr.next = self.s_axil_awaddr.val();
+        self.bus_wdata.next = self.s_axil_wdata.val();
+        self.bus_wmask.next = self.strb_mask.val();
         if self.do_write.val() {
             self.b_valid.d.next = true;
             for i in 0..5 {
-                if self.aw_addr.q.val() == self.rw_addr[i].val() {
-                    self.rw[i].d.next = ((self.rw[i].q.val() & !self.w_mask.q.val()) | (self.w_data.q.val() & self.w_mask.q.val())) & self.rw_bits[i].val();
+                if self.s_axil_awaddr.val() == self.rw_addr[i].val() {
+                    self.rw[i].d.next = ((self.rw[i].q.val() & !self.strb_mask.val()) | (self.s_axil_wdata.val() & self.strb_mask.val())) & self.rw_bits[i].val();
                 }
             }
-            if self.aw_addr.q.val() == self.addr_irq_status.val() {
+            if self.s_axil_awaddr.val() == self.addr_irq_status.val() {
                 self.irq_status.d.next =
                     (self.irq_status.q.val() & !self.w_clear.val()) | self.irq_set.val();
             }
@@ -316,8 +300,6 @@ impl Logic for CsrBlock {
         self.s_axil_bvalid.next = self.b_valid.q.val();
         if self.b_valid.q.val() & self.s_axil_bready.val() {
             self.b_valid.d.next = false;
-            self.aw_full.d.next = false;
-            self.w_full.d.next = false;
         }
         // read channel: one cycle to decode, data held until taken
         // (the addresses are distinct: the selected values are ORed, not chained; the
@@ -378,8 +360,6 @@ impl Logic for CsrBlock {
             self.stat_wait.d.next = false;
             self.irq_status.d.next = 0.into();
             self.cycle_count.d.next = 0.into();
-            self.aw_full.d.next = false;
-            self.w_full.d.next = false;
             self.b_valid.d.next = false;
             self.r_valid.d.next = false;
         }
