@@ -4,15 +4,15 @@
 # nic_top (each child with everything below it), largest first. Hierarchical synthesis
 # does not optimize across block boundaries, so the total is above the flattened
 # figure `nic synth --target ice40-hx8k` reports; the ranking is what it is for: which
-# block to shrink next toward the HX8K (7,680 LUT4s and flip-flops, 32 RAM40s).
+# block to shrink next toward the HX8K (7,680 logic cells once packed, 32 RAM40s).
 #
 #   fpga/scripts/ice40_breakdown.sh [CONFIG] [OUT]     (small; out/ice40-breakdown)
 #
 # Then the flattened build (what `nic synth --target ice40-hx8k` reports) with its
-# SB_RAM40_4K per memory: an iCE40 block RAM is at most 16 bits wide, so a FIFO costs one
-# per 16 bits of its word (after synthesis drops the bits nothing reads), whatever its
-# depth. Last, what the CRC-32 costs in its two variants (`Crc32x64` alone: full's, that
-# without its short-beat cascade, small's half-rate one).
+# SB_RAM40_4K per memory and its packed logic cells: an iCE40 block RAM is at most 16
+# bits wide, so a FIFO costs one per 16 bits of its word (after synthesis drops the bits
+# nothing reads), whatever its depth. Last, what the CRC-32 costs in its variants
+# (`Crc32x64` alone: full's, that without its short-beat cascade, small's half-rate one).
 #
 # About 6 minutes on one core. Not part of CI.
 set -euo pipefail
@@ -66,6 +66,10 @@ print("|---|---|")
 for memory, n in per_memory.most_common():
     print(f"| `{memory}` | {n} |")
 PY
+# ... and packed into HX8K logic cells, what decides the fit (a flip-flop that no LUT of
+# its own drives takes a cell of its own)
+nextpnr-ice40 --hx8k --package ct256 --json "$OUT/nic_top_flat.json" --pack-only --log "$OUT/pack.log" >/dev/null 2>&1
+echo "packed (nextpnr-ice40 --hx8k --pack-only): $(grep -o 'ICESTORM_LC: *[0-9]*/ *[0-9]*' "$OUT/pack.log" | head -1)"
 
 # What the CRC-32 costs in each variant (mac::crc): MAC TX's `Crc32x64` synthesized
 # alone as `full` builds it (8 bytes a cycle, a 4/2/1-byte cascade for short last beats),

@@ -307,7 +307,7 @@ pub struct TxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     abort_beat: Constant<Bits<135>>,
     /// The write-back word's bits that vary: LEN, and of FLAGS the EOP, REPORT_STATUS and
     /// CTX the descriptor had and ERROR. The rest (DONE, always 1; the info word, 0) is
-    /// put back at the FIFO's output, so the write-back FIFO's flip-flops hold only these.
+    /// put back at the slice's output, so the write-back slice's flip-flops hold only these.
     wb_varies: Constant<Bits<64>>,
     wb_fixed: Constant<Bits<64>>,
     /// Request flags TSO | UDP, never valid: a frame with two context descriptors is
@@ -1028,7 +1028,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
         self.c_wb.next = self.c_go.val() & self.c_run.val() & self.comp.data_out.val().get_bit(35) & self.comp.data_out.val().get_bit(33);
         self.wb_slice.s_valid.next = self.c_wb.val();
         // write-back at bytes 8..16: length, flags (EOP, RS, CTX) | ERROR; DONE and the
-        // info word (0) are added at the FIFO's output (`wb_fixed`)
+        // info word (0) are added at the slice's output (`wb_fixed`)
         self.wb_slice.s_data.next = bit_cast::<132, 64>(
             bit_cast::<64, 48>(self.c_base.val() + (bit_cast::<48, 16>(self.comp.data_out.val().get_bits::<16>(0) & self.c_mask.val()) << 4) + 8),
         ) | (bit_cast::<132, 16>(self.comp.data_out.val().get_bits::<16>(16)) << 64)
