@@ -143,9 +143,10 @@ pub struct RxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     fifo: NicFifo<RxBeat, FN, FNP1>,
     /// `with_narrow_fifo(true)`: the FIFO holds the classifier's 8-byte beats
     /// (`RxNarrowBeat`), each written to the host as a DMA beat of its own, instead of
-    /// `upsizer` pairing them before `fifo`. Half the FIFO's bytes in the same memories: an iCE40 block RAM is 16 bits
-    /// wide whatever its depth, so the 143 bits of a 16-byte beat take 9 of them and the
-    /// 78 of an 8-byte beat 5. Synthesis removes the variant not chosen.
+    /// `upsizer` pairing them before `fifo`. Half the FIFO's bytes in the same memories:
+    /// an iCE40 block RAM is 16 bits wide whatever its depth, so the 143 bits of a
+    /// 16-byte beat take 9 of them and the 78 of an 8-byte beat 5. Synthesis removes the
+    /// variant not chosen.
     fifo_narrow: NicFifo<RxNarrowBeat, FN, FNP1>,
     narrow_fifo: Constant<Bit>,
     q_data: Signal<Local, RxBeat>,
