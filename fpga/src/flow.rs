@@ -1,11 +1,13 @@
 //! `nic synth`: yosys and nextpnr on the exported `nic_top` (or, with `--block`, on one
 //! block alone: [`Block`]), with a `report.json`.
 //!
-//! ECP5 targets run out of context (`nextpnr-ecp5 --out-of-context`: no I/O buffers):
-//! `nic_top` has 727 port bits, more than any package has pins, so a routed design with
-//! pins needs a board top level (the FPGA issue's next step); out of context gives the
-//! core's area and Fmax, and no bitstream. iCE40 has no out-of-context mode in nextpnr,
-//! so for iCE40 targets only synthesis runs (area from yosys) until the board top exists.
+//! ECP5 targets run the ECPIX-5 board top to a bitstream (`crate::board`), or, with
+//! `--ooc` or `--block`, out of context (`nextpnr-ecp5 --out-of-context`: no I/O buffers,
+//! as `nic_top`'s 727 port bits outnumber any package's pins): the core's or the block's
+//! own area and Fmax, and no bitstream. iCE40 has no out-of-context mode in nextpnr,
+//! so for iCE40 targets yosys synthesizes and `nextpnr-ice40 --pack-only` packs the
+//! netlist into logic cells (the count that decides the fit), and nothing is placed
+//! until an iCE40 board top exists.
 
 use crate::{venv_tool, yosys_cells, Family};
 use anyhow::{bail, Context, Result};

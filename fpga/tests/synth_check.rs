@@ -2,7 +2,7 @@
 //! * iCE40: `nic synth --target ice40-hx8k --config small` synthesizes the exported
 //!   `nic_top` (yosys `synth_ice40`) and packs it into logic cells (`nextpnr-ice40
 //!   --pack-only`), and its report is checked for sanity. Not placed: there is no iCE40
-//!   board top yet, and `small` does not fit an HX8K once packed (docs/fpga.md);
+//!   board top yet (docs/fpga.md: `small` fits an HX8K once packed, with 71 cells spare);
 //! * ECP5: `nic synth --target ecp5-85k --config small` runs the board flow to a bitstream
 //!   for the ECPIX-5 (yosys, nextpnr with the board's pins, ecppack), and its report is
 //!   checked for sanity.
