@@ -330,6 +330,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
                 self.rx_irq_bits.next = self.rx_irq_bits.val() | self.rx_irq_bit[i].val();
             }
         }
+        self.csr.bus_rdata.next = self.rd_or.val();
         // interrupts with moderation
         self.csr.irq_set.next = self.tx_irq_bits.val() | self.rx_irq_bits.val();
         self.irq.next = self.csr.irq.val();
@@ -361,7 +362,6 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         if self.has_tx_offload.val() {
             self.csr.count_inc[17].next = bit_cast::<18, 1>(self.tx_offload.stat_tso_segments.val().into());
         }
-        self.csr.bus_rdata.next = self.rd_or.val();
         // ---- DMA reads: RX descriptors, then TX descriptors, then TX data
         self.rx.desc_req_ready.next = false;
         self.tx.desc_req_ready.next = false;

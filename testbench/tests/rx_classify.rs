@@ -72,10 +72,11 @@ fn small_classifies_with_the_filter_alone() {
 }
 
 /// `full` has the map's sixteen exact-match entries, `small` two (the station address
-/// and one more: an iCE40 HX8K cannot spare the logic of more): `MAC_FILTER_COUNT` says so, the absent entries ignore
-/// writes and read 0, a frame to an address written there is a unicast miss while one
-/// to the last present entry is taken, and the driver refuses the absent entries. A
-/// build without RSS has no key either: it reads 0 after a raw write.
+/// and one more: an iCE40 HX8K cannot spare the logic of more): `MAC_FILTER_COUNT` says
+/// so, the absent entries ignore writes and read 0, a frame to an address written there
+/// is a unicast miss while one to the last present entry is taken, and the driver
+/// refuses the absent entries. A build without RSS has no key either: it reads 0 after a
+/// raw write.
 #[test]
 fn exact_match_entries_per_build() {
     use nic_regmap::rxc;

@@ -265,6 +265,7 @@ impl Logic for CsrBlock {
         self.do_write.next = self.s_axil_awvalid.val() & self.s_axil_wvalid.val() & !self.b_valid.q.val();
         self.s_axil_awready.next = self.do_write.val();
         self.s_axil_wready.next = self.do_write.val();
+        // byte enables: a lane with wstrb low keeps its old value
         self.strb_mask.next = 0.into();
         if self.s_axil_wstrb.val().get_bit(0) {
             self.strb_mask.next = self.strb_mask.val() | (self.byte_lane.val() << 0);
@@ -278,7 +279,6 @@ impl Logic for CsrBlock {
         if self.s_axil_wstrb.val().get_bit(3) {
             self.strb_mask.next = self.strb_mask.val() | (self.byte_lane.val() << 24);
         }
-        // byte enables: a lane with wstrb low keeps its old value
         self.irq_status.d.next = self.irq_status.q.val() | self.irq_set.val();
         self.w_clear.next = self.s_axil_wdata.val().get_bits::<16>(0) & self.strb_mask.val().get_bits::<16>(0);
         self.bus_wr.next = self.do_write.val();

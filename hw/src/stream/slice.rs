@@ -52,7 +52,7 @@ impl<D: Synth> RegSlice<D> {
         Self::build(false, true)
     }
 
-    fn build(skid: bool, wire: bool) -> Self {
+    fn build(skid: bool, bypass: bool) -> Self {
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -69,7 +69,7 @@ impl<D: Synth> RegSlice<D> {
             in_fire: Default::default(),
             out_fire: Default::default(),
             skid: Constant::new(skid),
-            bypass: Constant::new(wire),
+            bypass: Constant::new(bypass),
         }
     }
 }
