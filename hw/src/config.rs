@@ -8,7 +8,8 @@ use std::str::FromStr;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Config {
     /// One TX and one RX queue, small FIFOs, no TX offload engine, no RSS or RX checksum
-    /// validation (`FEATURES` says which blocks a build has): the configuration meant
+    /// validation, no interrupt moderation, TX fragments of whole 8-byte beats before a
+    /// frame's last (`FEATURES` says which blocks a build has): the configuration meant
     /// for an iCE40 HX8K.
     Small,
     /// The growing full NIC (targets an ECP5-85F): deeper FIFOs, 8 RX queues with RSS,
@@ -61,9 +62,33 @@ impl Config {
             Config::Full => true,
         }
     }
+    /// Whether each queue's interrupt vector has moderation (`Q_IRQ_COUNT`,
+    /// `Q_IRQ_TIMER`: `IrqModeration`) or is raised by every completion. `small` has none:
+    /// the two registers and the counters, comparators and timer behind them took 433 of
+    /// the iCE40 HX8K's 7,680 logic cells for one queue each way (docs/fpga.md), and a
+    /// board driven over a serial link polls rather than waits for interrupts.
+    pub fn has_irq_moderation(self) -> bool {
+        match self {
+            Config::Small => false,
+            Config::Full => true,
+        }
+    }
+    /// Whether the TX engine joins scatter-gather fragments of any length into full beats
+    /// (`stream::BytePacker`), or takes only fragments of whole 8-byte beats before a
+    /// frame's last (a shorter one stops the queue, `QueueError::FragmentNotWhole`), which
+    /// then need no joining. `small` takes the latter: the packer's rotator and residue
+    /// took 464 of the iCE40 HX8K's logic cells (docs/fpga.md). The driver copies a frame
+    /// of `TxSegment::Bytes` into whole-beat buffers when `FEATURES.SCATTER_GATHER` is
+    /// clear, as Linux linearizes a frame for a NIC without scatter-gather.
+    pub fn has_scatter_gather(self) -> bool {
+        match self {
+            Config::Small => false,
+            Config::Full => true,
+        }
+    }
     /// The `FEATURES` register of this build.
     pub fn features(self) -> u32 {
-        nic_regmap::features(self.has_tx_offload(), self.has_rx_offload())
+        nic_regmap::features(self.has_tx_offload(), self.has_rx_offload(), self.has_irq_moderation(), self.has_scatter_gather())
     }
     /// Exact-match entries of the RX MAC filter (`rxc.MAC_FILTER_COUNT`): the map's
     /// sixteen in `full`, two in `small`: the station address and one more, as the
@@ -116,6 +141,16 @@ impl Config {
     /// DMA side no faster than the MAC. `full` keeps the DMA side twice as fast, to catch
     /// up after the write port was busy.
     pub fn narrow_rx_fifo(self) -> bool {
+        match self {
+            Config::Small => true,
+            Config::Full => false,
+        }
+    }
+    /// Whether the TX data FIFO holds 8-byte beats, each 16-byte read response beat split
+    /// in front of it (`TxEngine::with_narrow_fifo`), rather than 16-byte beats: 5 iCE40
+    /// block RAMs instead of 9 for `small`'s 256-entry FIFO (2 KiB instead of 4), with
+    /// read responses taken at 8 bytes a cycle, the rate the FIFO is read at anyway.
+    pub fn narrow_tx_fifo(self) -> bool {
         match self {
             Config::Small => true,
             Config::Full => false,

@@ -175,6 +175,9 @@ pub enum QueueError {
     UnsupportedContext = 8,
     /// A data descriptor whose buffer address has a bit at or above `DMA_ADDR_BITS`.
     AddressTooWide = 9,
+    /// A TX data descriptor other than its frame's last whose length is not a multiple of
+    /// 8, in a build that joins only whole 8-byte beats (`FEATURES.SCATTER_GATHER` clear).
+    FragmentNotWhole = 10,
 }
 
 impl QueueError {
@@ -190,6 +193,7 @@ impl QueueError {
             7 => Self::TooManyDescriptors,
             8 => Self::UnsupportedContext,
             9 => Self::AddressTooWide,
+            10 => Self::FragmentNotWhole,
             _ => return None,
         })
     }
@@ -205,6 +209,7 @@ impl QueueError {
             Self::TooManyDescriptors => "TX frame of more than 64 data descriptors",
             Self::UnsupportedContext => "TX context descriptor, and this build has no TX offload",
             Self::AddressTooWide => "buffer address beyond the NIC's DMA_ADDR_BITS",
+            Self::FragmentNotWhole => "TX fragment before the frame's last not a multiple of 8 bytes, and this build has no scatter-gather of arbitrary fragments",
         }
     }
 }
@@ -235,10 +240,10 @@ pub mod global {
         ID @ 0x00 : Ro = 0x4E49_4330, "Block type: ASCII \"NIC0\".";
         VERSION @ 0x04 : Ro = 0x0001_0001, "Block version, major.minor in the upper/lower 16 bits (1.1 added DMA_ADDR_BITS).";
         NEXT @ 0x08 : Ro = 0x0100, "Offset of the next block (statistics).";
-        FEATURES @ 0x0C : Ro = 0x0000_00FF, "Feature bits of this build (the reset value is the `full` configuration's; `small` clears TX_CSUM and TSO)." {
+        FEATURES @ 0x0C : Ro = 0x0000_00FF, "Feature bits of this build (the reset value is the `full` configuration's; `small` clears SCATTER_GATHER, IRQ_MODERATION, TX_CSUM, TSO, RX_CSUM and RSS)." {
             LOOPBACK [0;1] "internal loopback switch",
-            SCATTER_GATHER [1;1] "multi-descriptor TX frames",
-            IRQ_MODERATION [2;1] "per-queue interrupt moderation (count and timer)",
+            SCATTER_GATHER [1;1] "multi-descriptor TX frames of fragments of any length; clear: every data descriptor but a frame's last must hold a multiple of 8 bytes, else the queue stops (FragmentNotWhole)",
+            IRQ_MODERATION [2;1] "per-queue interrupt moderation (count and timer); clear: Q_IRQ_COUNT and Q_IRQ_TIMER ignore writes and read 0, and every completion raises its queue's vector",
             RX_FILTER [3;1] "RX MAC filter: exact-match, multicast hash, broadcast (docs/rx-classification.md)",
             TX_CSUM [4;1] "TX checksum offload, generic and full, through context descriptors (docs/tx-offload.md); clear: a context descriptor stops the queue (UnsupportedContext)",
             TSO [5;1] "TCP segmentation offload (docs/tx-offload.md)",
@@ -319,9 +324,9 @@ macro_rules! queue_registers {
             Q_STATUS @ 0x18 : Ro = 0, "Queue status." {
                 ACTIVE [0;1] "enabled and not stopped",
                 ERROR [1;1] "stopped by an error",
-                ERROR_CODE [8;8] "why: see QueueError (1 desc fetch fault, 2 data read fault, 3 write fault, 4 zero-length descriptor, 5 frame too long, 6 TX context descriptor after data, 7 TX frame of more than 64 data descriptors, 8 TX context descriptor without TX offload, 9 buffer address at or above 2^DMA_ADDR_BITS)",
+                ERROR_CODE [8;8] "why: see QueueError (1 desc fetch fault, 2 data read fault, 3 write fault, 4 zero-length descriptor, 5 frame too long, 6 TX context descriptor after data, 7 TX frame of more than 64 data descriptors, 8 TX context descriptor without TX offload, 9 buffer address at or above 2^DMA_ADDR_BITS, 10 TX fragment before the frame's last not a multiple of 8 bytes without FEATURES.SCATTER_GATHER)",
             };
-            Q_IRQ_COUNT @ 0x1C : Rw = 1, "Interrupt moderation: raise the vector after this many completions (0 and 1: every completion)." {
+            Q_IRQ_COUNT @ 0x1C : Rw = 1, "Interrupt moderation: raise the vector after this many completions (0 and 1: every completion). A build without FEATURES.IRQ_MODERATION has neither this register nor Q_IRQ_TIMER: they ignore writes and read 0." {
                 COUNT [0;16] "completions",
             };
             Q_IRQ_TIMER @ 0x20 : Rw = 0, "Interrupt moderation: raise the vector this many cycles after the first unsignalled completion (0: timer off)." {
@@ -481,9 +486,11 @@ pub fn reset_of(block: &str, reg: &str) -> u32 {
 }
 
 /// The `FEATURES` register of a build with or without the TX offload engine (TX_CSUM,
-/// TSO) and RSS with RX checksum validation (RSS, RX_CSUM): the RTL's constant and the
-/// golden model's read-back both come from here.
-pub fn features(tx_offload: bool, rx_offload: bool) -> u32 {
+/// TSO), RSS with RX checksum validation (RSS, RX_CSUM) and interrupt moderation
+/// (IRQ_MODERATION) and the TX byte packer that joins fragments of any length
+/// (SCATTER_GATHER): the RTL's constant and the golden model's read-back both come from
+/// here.
+pub fn features(tx_offload: bool, rx_offload: bool, irq_moderation: bool, scatter_gather: bool) -> u32 {
     use bits::*;
     let mut f = reset_of("global", "FEATURES");
     if !tx_offload {
@@ -491,6 +498,12 @@ pub fn features(tx_offload: bool, rx_offload: bool) -> u32 {
     }
     if !rx_offload {
         f &= !(FEATURES_RX_CSUM | FEATURES_RSS);
+    }
+    if !irq_moderation {
+        f &= !FEATURES_IRQ_MODERATION;
+    }
+    if !scatter_gather {
+        f &= !FEATURES_SCATTER_GATHER;
     }
     f
 }

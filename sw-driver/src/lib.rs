@@ -49,7 +49,8 @@
 //!   Frames the NIC drops (bad FCS, runt, oversize, PHY error, no buffer) never reach the
 //!   driver; [`Nic::stats`] counts them.
 //! * Interrupts: vector `q` is TX queue `q`, vector `RX_IRQ_BASE + q` RX queue `q`, with
-//!   per-queue moderation ([`Moderation`]). In [`IrqMode::Interrupt`], [`Nic::wait_rx`]
+//!   per-queue moderation ([`Moderation`]) where the build has it (`FEATURES.IRQ_MODERATION`;
+//!   without it every completion raises the vector and only that is accepted). In [`IrqMode::Interrupt`], [`Nic::wait_rx`]
 //!   unmasks the vector, sleeps in [`Device::wait_irq`] and clears it (W1C) afterwards;
 //!   in [`IrqMode::Polling`] it polls the ring and lets the device idle in between.
 //!

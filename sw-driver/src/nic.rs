@@ -451,9 +451,21 @@ impl<D: Device> Nic<D> {
         self.dev.set_reg32(mask, 0)
     }
 
-    /// Sets interrupt moderation of one queue.
+    /// Sets interrupt moderation of one queue. A build without moderation
+    /// (`FEATURES.IRQ_MODERATION` clear, as `small`) raises the vector at every completion:
+    /// that (`Moderation::default()`, or a count of 0) is accepted with nothing to write,
+    /// anything else refused.
     pub fn set_irq_moderation(&mut self, dir: Dir, q: u32, m: Moderation) -> Result<(), DriverError> {
         self.check_exists(dir, q)?;
+        if self.layout.features & nic_regmap::bits::FEATURES_IRQ_MODERATION == 0 {
+            if m.count <= 1 && m.timer == 0 {
+                return Ok(());
+            }
+            return Err(DriverError::InvalidConfig(format!(
+                "{dir} queue {q}: interrupt moderation of {} completions / {} cycles, but this NIC has none (FEATURES.IRQ_MODERATION clear): every completion raises the vector",
+                m.count, m.timer
+            )));
+        }
         // the widths of Q_IRQ_COUNT.COUNT and Q_IRQ_TIMER.CYCLES
         if m.count > 0xffff || m.timer > 0xf_ffff {
             return Err(DriverError::InvalidConfig(format!(

@@ -205,8 +205,49 @@ impl TxQueue {
         Ok(())
     }
 
-    /// Queues as many whole frames as fit, in order; rings the doorbell once.
+    /// Whether `f` must be copied into whole-beat buffers before a NIC without
+    /// scatter-gather of arbitrary fragments (`FEATURES.SCATTER_GATHER` clear) takes it:
+    /// a fragment before its last is not a multiple of 8 bytes. Frames with a
+    /// `TxSegment::Raw` are posted as given (the NIC stops the queue on a bad one).
+    fn needs_joining(&self, f: &TxFrame<'_>) -> bool {
+        self.features & nic_regmap::bits::FEATURES_SCATTER_GATHER == 0
+            && f.segments.iter().all(|s| matches!(s, TxSegment::Bytes(_)))
+            && f.segments[..f.segments.len().saturating_sub(1)].iter().any(|s| s.len() % 8 != 0)
+    }
+
+    /// Queues as many whole frames as fit, in order; rings the doorbell once. A burst
+    /// with a bad frame queues nothing (`validate`). On a NIC
+    /// without scatter-gather of arbitrary fragments, a frame whose fragments are not
+    /// whole 8-byte beats is first copied into buffers that are, as Linux linearizes a
+    /// frame for a NIC without NETIF_F_SG: each holds the most bytes a TX buffer takes
+    /// in whole beats, the last the rest.
     pub fn burst<D: Device + ?Sized>(&mut self, dev: &mut D, frames: &[TxFrame<'_>]) -> Result<usize, DriverError> {
+        // the frames as the caller gave them are checked either way
+        self.validate(frames)?;
+        if !frames.iter().any(|f| self.needs_joining(f)) {
+            return self.burst_as_given(dev, frames);
+        }
+        let joined: Vec<Option<Vec<u8>>> = frames
+            .iter()
+            .map(|f| {
+                self.needs_joining(f).then(|| {
+                    f.segments.iter().flat_map(|s| if let TxSegment::Bytes(b) = s { b.iter().copied() } else { [].iter().copied() }).collect()
+                })
+            })
+            .collect();
+        let whole = (self.pool.entry_size().min(usize::from(u16::MAX)) / 8 * 8).max(8);
+        let frames: Vec<TxFrame<'_>> = frames
+            .iter()
+            .zip(&joined)
+            .map(|(f, j)| match j {
+                Some(bytes) => TxFrame { segments: bytes.chunks(whole).map(TxSegment::Bytes).collect(), offload: f.offload },
+                None => f.clone(),
+            })
+            .collect();
+        self.burst_as_given(dev, &frames)
+    }
+
+    fn burst_as_given<D: Device + ?Sized>(&mut self, dev: &mut D, frames: &[TxFrame<'_>]) -> Result<usize, DriverError> {
         self.validate(frames)?;
         let needed: usize = frames.iter().map(TxFrame::descriptors).sum();
         if needed > self.free() {

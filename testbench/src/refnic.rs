@@ -38,6 +38,12 @@ pub struct RefNicConfig {
     pub rx_offload: bool,
     /// Exact-match entries of the MAC filter (`MAC_FILTER_COUNT`).
     pub mac_filters: u32,
+    /// Per-queue interrupt moderation (`Q_IRQ_COUNT`, `Q_IRQ_TIMER`); without it those
+    /// registers ignore writes and read 0 and every completion raises the vector.
+    pub irq_moderation: bool,
+    /// TX fragments of any length are joined; without, a data descriptor other than its
+    /// frame's last must hold a multiple of 8 bytes (`QueueError::FragmentNotWhole`).
+    pub scatter_gather: bool,
     /// Bytes of the TX offload buffer (docs/tx-offload.md, "Refused requests"): a
     /// checksummed frame or TSO segment longer than this less 512 bytes is refused.
     pub tx_offload_buffer: usize,
@@ -45,17 +51,17 @@ pub struct RefNicConfig {
 
 impl RefNicConfig {
     /// The `small` configuration: one queue each way, no TX offload, no RSS or RX
-    /// checksum validation.
+    /// checksum validation, no interrupt moderation, whole-beat TX fragments only.
     pub fn small() -> Self {
-        RefNicConfig { tx_queues: 1, rx_queues: 1, tx_offload: false, rx_offload: false, mac_filters: rxc::MAC_FILTERS_SMALL, tx_offload_buffer: 0 }
+        RefNicConfig { tx_queues: 1, rx_queues: 1, tx_offload: false, rx_offload: false, mac_filters: rxc::MAC_FILTERS_SMALL, irq_moderation: false, scatter_gather: false, tx_offload_buffer: 0 }
     }
     /// The `full` configuration: eight each way.
     pub fn full() -> Self {
-        RefNicConfig { tx_queues: 8, rx_queues: 8, tx_offload: true, rx_offload: true, mac_filters: rxc::MAC_FILTERS, tx_offload_buffer: 32768 }
+        RefNicConfig { tx_queues: 8, rx_queues: 8, tx_offload: true, rx_offload: true, mac_filters: rxc::MAC_FILTERS, irq_moderation: true, scatter_gather: true, tx_offload_buffer: 32768 }
     }
     /// The `FEATURES` register the configuration reads back.
     pub fn features(&self) -> u32 {
-        nic_regmap::features(self.tx_offload, self.rx_offload)
+        nic_regmap::features(self.tx_offload, self.rx_offload, self.irq_moderation, self.scatter_gather)
     }
 }
 
@@ -265,7 +271,8 @@ impl RefNic {
 
     /// Whether TX queue q is eligible: running, with a complete frame posted (its
     /// descriptors up to `EOP` before `Q_TAIL`). A descriptor the engine will stop on (a
-    /// refused read, a zero length, a frame already longer than `MAX_FRAME_LEN`) makes
+    /// refused read, a zero length, a fragment not of whole beats without scatter-gather,
+    /// a frame already longer than `MAX_FRAME_LEN`) makes
     /// the queue eligible too, so that the error is found as it was before the scheduler
     /// (the engine reads descriptors up to `Q_TAIL`). Reads nothing through the logged DMA
     /// path: [`Self::tx_fetch`] logs the faults when the queue is served.
@@ -292,7 +299,8 @@ impl RefNic {
             } else {
                 len_sum += usize::from(len);
                 descs += 1;
-                if len == 0 || flags & desc::TX_EOP != 0 || descs > desc::TX_MAX_FRAME_DESCS || (!tso && len_sum + fcs::FCS_LEN > self.max_frame_len as usize) {
+                let not_whole = !self.cfg.scatter_gather && flags & desc::TX_EOP == 0 && len % 8 != 0;
+                if len == 0 || flags & desc::TX_EOP != 0 || descs > desc::TX_MAX_FRAME_DESCS || not_whole || (!tso && len_sum + fcs::FCS_LEN > self.max_frame_len as usize) {
                     return true;
                 }
             }
@@ -353,6 +361,9 @@ impl RefNic {
             data_descs += 1;
             if data_descs > desc::TX_MAX_FRAME_DESCS {
                 return TxFetch::Stop(QueueError::TooManyDescriptors, job);
+            }
+            if !self.cfg.scatter_gather && flags & desc::TX_EOP == 0 && len % 8 != 0 {
+                return TxFetch::Stop(QueueError::FragmentNotWhole, job);
             }
             if data_descs == 1 && job.ctx.is_some_and(|o| o.tso && len < o.hdr_len) {
                 job.refusal.get_or_insert(TxOffloadError::TsoHeaderSplit);
@@ -648,7 +659,8 @@ impl RefNic {
         }
     }
 
-    fn queue_read(q: Option<&Queue>, off: u32, tx: bool) -> u32 {
+    /// `moderated`: the build has Q_IRQ_COUNT and Q_IRQ_TIMER (else they read 0).
+    fn queue_read(q: Option<&Queue>, off: u32, tx: bool, moderated: bool) -> u32 {
         let Some(q) = q else { return 0 };
         match off {
             txq::Q_BASE_LO => q.base as u32,
@@ -662,8 +674,8 @@ impl RefNic {
                     | (if q.error != 0 { bits::Q_STATUS_ERROR } else { 0 })
                     | (u32::from(q.error) << bits::Q_STATUS_ERROR_CODE_SHIFT)
             }
-            txq::Q_IRQ_COUNT => q.irq_count,
-            txq::Q_IRQ_TIMER => q.irq_timer,
+            txq::Q_IRQ_COUNT if moderated => q.irq_count,
+            txq::Q_IRQ_TIMER if moderated => q.irq_timer,
             rxq::Q_DROPS if !tx => q.drops,
             txq::Q_WEIGHT if tx => q.weight,
             txq::Q_PRIORITY if tx => q.priority,
@@ -671,7 +683,9 @@ impl RefNic {
         }
     }
 
-    fn queue_write(q: Option<&mut Queue>, off: u32, v: u32, tx: bool) {
+    /// Without `moderated` the moderation registers ignore writes: `irq_count` stays 1
+    /// and `irq_timer` 0, so every completion raises the vector.
+    fn queue_write(q: Option<&mut Queue>, off: u32, v: u32, tx: bool, moderated: bool) {
         let Some(q) = q else { return };
         match off {
             txq::Q_BASE_LO => q.base = (q.base & !0xffff_ffff) | u64::from(v & !0xf),
@@ -686,8 +700,8 @@ impl RefNic {
                 }
             }
             txq::Q_TAIL => q.tail = v as u16,
-            txq::Q_IRQ_COUNT => q.irq_count = v & 0xffff,
-            txq::Q_IRQ_TIMER => q.irq_timer = v & 0xf_ffff,
+            txq::Q_IRQ_COUNT if moderated => q.irq_count = v & 0xffff,
+            txq::Q_IRQ_TIMER if moderated => q.irq_timer = v & 0xf_ffff,
             txq::Q_WEIGHT if tx => q.weight = v & 0xffff,
             txq::Q_PRIORITY if tx => q.priority = v & 1,
             _ => {}
@@ -696,10 +710,10 @@ impl RefNic {
 
     fn reg_read(&self, a: u32) -> u32 {
         if let Some((q, off)) = Self::queue_window(a, rxq::BASE) {
-            return Self::queue_read(self.rxq.get(q), off, false);
+            return Self::queue_read(self.rxq.get(q), off, false, self.cfg.irq_moderation);
         }
         if let Some((q, off)) = Self::queue_window(a, txq::BASE) {
-            return Self::queue_read(self.txq.get(q), off, true);
+            return Self::queue_read(self.txq.get(q), off, true, self.cfg.irq_moderation);
         }
         if (rxq::BASE..rxq::BASE + QUEUE_STRIDE).contains(&a) {
             return Self::header("rxq", a - rxq::BASE, self.cfg.rx_queues);
@@ -732,10 +746,10 @@ impl RefNic {
 
     fn reg_write(&mut self, a: u32, v: u32) {
         if let Some((q, off)) = Self::queue_window(a, rxq::BASE) {
-            return Self::queue_write(self.rxq.get_mut(q), off, v, false);
+            return Self::queue_write(self.rxq.get_mut(q), off, v, false, self.cfg.irq_moderation);
         }
         if let Some((q, off)) = Self::queue_window(a, txq::BASE) {
-            return Self::queue_write(self.txq.get_mut(q), off, v, true);
+            return Self::queue_write(self.txq.get_mut(q), off, v, true, self.cfg.irq_moderation);
         }
         if (rxc::BASE..rxc::BASE + 0x1000).contains(&a) {
             return self.rxc_write(a - rxc::BASE, v);

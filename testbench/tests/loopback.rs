@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use nic_driver::{Dir, IrqMode, Moderation, NicConfig, TxFrame};
+use nic_driver::{Dir, DriverError, IrqMode, Moderation, NicConfig, TxFrame};
 use nic_testbench::fcs;
 use nic_testbench::gen::{random_cuts, FrameGen, MAX_LEN, MIN_LEN};
 use nic_testbench::traffic::{run_loopback, LoopbackOptions, PlannedFrame};
@@ -264,10 +264,18 @@ fn wire_rx_frames_delivered() {
 }
 
 /// Interrupt mode: `wait_rx` sleeps in `wait_irq` until the RX vector fires; with
-/// nothing to receive it times out; moderation by count and timer still delivers.
+/// nothing to receive it times out; moderation by count and timer still delivers
+/// (`full`); a build without moderation (`small`) refuses it, its moderation registers
+/// read 0, and every completion still raises the vector.
 #[test]
 fn interrupt_mode() {
-    each_backend(HwSize::Small, |_, dev| {
+    for size in [HwSize::Small, HwSize::Full] {
+        interrupt_mode_on(size);
+    }
+}
+
+fn interrupt_mode_on(size: HwSize) {
+    each_backend(size, |_, dev| {
         let mut nic = open(dev, NicConfig { irq_mode: IrqMode::Interrupt, ..NicConfig::default() });
         nic.set_loopback(true).unwrap();
         let t0 = nic.cycles();
@@ -284,7 +292,21 @@ fn interrupt_mode() {
         assert_eq!(nic.irq_status().unwrap() & (1 << nic_regmap::RX_IRQ_BASE), 0);
 
         // Moderation: one vector per 4 completions, or 2000 cycles after the first.
-        nic.set_irq_moderation(Dir::Rx, 0, Moderation { count: 4, timer: 2_000 }).unwrap();
+        let moderation = Moderation { count: 4, timer: 2_000 };
+        if nic.layout().features & nic_regmap::bits::FEATURES_IRQ_MODERATION != 0 {
+            nic.set_irq_moderation(Dir::Rx, 0, moderation).unwrap();
+        } else {
+            match nic.set_irq_moderation(Dir::Rx, 0, moderation) {
+                Err(DriverError::InvalidConfig(msg)) => assert!(msg.contains("IRQ_MODERATION"), "{msg}"),
+                other => panic!("moderation on a build without it: expected InvalidConfig, got {other:?}"),
+            }
+            // written past the driver, the registers keep nothing
+            for off in [nic_regmap::rxq::Q_IRQ_COUNT, nic_regmap::rxq::Q_IRQ_TIMER] {
+                let a = nic.layout().queue_reg(Dir::Rx, 0, off);
+                nic.device_mut().write32(a, 0x7).unwrap();
+                assert_eq!(nic.device_mut().read32(a).unwrap(), 0, "moderation register {off:#x} of a build without moderation");
+            }
+        }
         let frames: Vec<Vec<u8>> = (0..5).map(|_| g.frame(100)).collect();
         let tx: Vec<TxFrame<'_>> = frames.iter().map(|f| TxFrame::new(f)).collect();
         assert_eq!(nic.tx_burst(&tx).unwrap(), frames.len());

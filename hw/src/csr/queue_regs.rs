@@ -5,7 +5,9 @@
 //! so the window cannot drift from docs/regmap.md; a register the block does not have
 //! (TX: `Q_DROPS`; RX: `Q_WEIGHT`, `Q_PRIORITY`) gets an address no access can match and
 //! stays at 0. A disabled queue holds `Q_TAIL` at 0 (the map: clearing ENABLE resets
-//! HEAD and TAIL).
+//! HEAD and TAIL). Without interrupt moderation (`Config::has_irq_moderation`)
+//! `Q_IRQ_COUNT` and `Q_IRQ_TIMER` hold no bits, so they ignore writes and read 0, and every
+//! completion raises the vector.
 
 use crate::dma::{BusAddr, IrqModeration};
 use nic_regmap::{Register, QUEUE_STRIDE};
@@ -60,6 +62,8 @@ pub struct QueueRegs {
     /// One-cycle pulse: set this queue's IRQ_STATUS bit.
     pub irq_fire: Signal<Out, Bit>,
     irq: IrqModeration,
+    /// The build has interrupt moderation: `irq_fire` is `irq`'s, else each completion.
+    moderated: Constant<Bit>,
     rw_addr: [Constant<Bits<16>>; 9],
     rw_reset: [Constant<Bits<32>>; 9],
     /// The bits each RW register holds (its declared fields).
@@ -77,7 +81,8 @@ pub struct QueueRegs {
 
 impl QueueRegs {
     /// The window of queue `q` of the TX or RX queue block.
-    pub fn new(dir: QueueDir, q: u32) -> Self {
+    /// Without `moderation` the window has no `Q_IRQ_COUNT` and `Q_IRQ_TIMER` bits.
+    pub fn new(dir: QueueDir, q: u32, moderation: bool) -> Self {
         let c16 = |v: u32| Constant::new(Bits::<16>::from(v as u64));
         let (base, regs): (u32, &[Register]) = match dir {
             QueueDir::Tx => (nic_regmap::txq::BASE, nic_regmap::txq::QUEUE_REGS),
@@ -87,6 +92,7 @@ impl QueueRegs {
         let addr = |name: &str| regs.iter().find(|r| r.name == name).map_or(0xffff, |r| base + QUEUE_STRIDE * (q + 1) + r.offset);
         let reset = |name: &str| regs.iter().find(|r| r.name == name).map_or(0, |r| r.reset);
         let bits = |name: &str| regs.iter().find(|r| r.name == name).map_or(0, |r| if r.fields.is_empty() { u32::MAX } else { r.fields.iter().fold(0, |m, f| m | f.mask()) });
+        let held = |name: &str| if !moderation && name.starts_with("Q_IRQ_") { 0 } else { bits(name) };
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -109,9 +115,10 @@ impl QueueRegs {
             dropped: Default::default(),
             irq_fire: Default::default(),
             irq: Default::default(),
+            moderated: Constant::new(moderation),
             rw_addr: std::array::from_fn(|i| c16(addr(RW[i]))),
-            rw_reset: std::array::from_fn(|i| Constant::new(Bits::<32>::from(reset(RW[i]) as u64))),
-            rw_bits: std::array::from_fn(|i| Constant::new(Bits::<32>::from(bits(RW[i]) as u64))),
+            rw_reset: std::array::from_fn(|i| Constant::new(Bits::<32>::from((reset(RW[i]) & held(RW[i])) as u64))),
+            rw_bits: std::array::from_fn(|i| Constant::new(Bits::<32>::from(held(RW[i]) as u64))),
             rw: Default::default(),
             drops: Default::default(),
             addr_head: c16(addr("Q_HEAD")),
@@ -160,7 +167,11 @@ impl Logic for QueueRegs {
         self.irq.strobe.next = self.completion.val();
         self.irq.count.next = self.rw[5].q.val().get_bits::<16>(0);
         self.irq.timer.next = self.rw[6].q.val().get_bits::<20>(0);
-        self.irq_fire.next = self.irq.fire.val();
+        // without moderation nothing reads `irq`, and synthesis removes it
+        self.irq_fire.next = self.completion.val();
+        if self.moderated.val() {
+            self.irq_fire.next = self.irq.fire.val();
+        }
         // reads
         // (the addresses are distinct: the selected values are ORed, not chained)
         self.rd_or.next = 0.into();

@@ -6,7 +6,13 @@
 //! (takes the frame's context descriptor, validates each data descriptor, splits its
 //! buffer into reads of at most 256 bytes) → read responses (16 bytes a beat, in order)
 //! → data FIFO → `Downsizer` (8 bytes a beat) → `BytePacker` (joins the scatter-gather
-//! fragments) → out, with the frame's offload request (`m_ctx`) beside it.
+//! fragments) → out, with the frame's offload request (`m_ctx`) beside it. Without
+//! scatter-gather (`with_scatter_gather(false)`) there is no packer: every fragment but a
+//! frame's last holds whole 8-byte beats (else the queue stops, `FragmentNotWhole`), so
+//! the downsizer's beats are full until the frame's last and go out as they are. With a
+//! narrow data FIFO (`with_narrow_fifo(true)`) the downsizer sits in front of the FIFO
+//! instead (`fdown`): the FIFO holds 8-byte beats, half as wide (an iCE40 build's 9 block
+//! RAMs become 5), and a 16-byte response beat is taken in two cycles.
 //!
 //! Every entry the issue stage makes (a read, a context descriptor, an abort marker)
 //! goes into the in-order info FIFO with its queue; the response side consumes them in
@@ -159,6 +165,8 @@ pub struct TxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     comp: NicFifo<Bits<64>, 7, 8>,
     verdict: NicFifo<Bit, 7, 8>,
     downsizer: Downsizer,
+    /// In front of a narrow data FIFO: each kept 16-byte response beat, 8 bytes a cycle.
+    fdown: Downsizer,
     packer: BytePacker,
     /// The write-back waiting for the write port: [63:0] address, [127:64] bytes 8..16,
     /// [131:128] queue (synthesis keeps only the bits that vary, `wb_varies`). A register
@@ -319,6 +327,29 @@ pub struct TxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     /// queue's visits always succeed, whatever its weight) and its counter, adder and
     /// subtractor go (`small`).
     single_queue: Constant<Bit>,
+    /// Fragments of any length are joined by `packer`; without, a data descriptor other
+    /// than its frame's last must hold a multiple of 8 bytes.
+    scatter_gather: Constant<Bit>,
+    /// `desc::TX_EOP`, for the whole-beat check.
+    eop_flag: Constant<Bits<16>>,
+    /// The data FIFO holds 8-byte beats ([63:0] data, [131:128] byte count, [133] end,
+    /// [134] abort), written through `fdown`; its space is then counted in 8-byte
+    /// entries, two per 16-byte beat promised.
+    narrow_fifo: Constant<Bit>,
+    /// Data FIFO entries taken or promised, and what a read of `beats` beats, or an
+    /// abort marker, would add (in entries).
+    fifo_used: Signal<Local, Bits<16>>,
+    read_cost: Signal<Local, Bits<16>>,
+    marker_cost: Signal<Local, Bits<16>>,
+    /// The response beat at the head is kept (its queue runs and the host gave it).
+    keep_beat: Signal<Local, Bit>,
+    /// The 8-byte beat stream after the data FIFO (and the output downsizer).
+    b_data: Signal<Local, Bits<64>>,
+    b_len: Signal<Local, Bits<4>>,
+    b_end: Signal<Local, Bit>,
+    b_user: Signal<Local, Bit>,
+    b_valid: Signal<Local, Bit>,
+    b_ready: Signal<Local, Bit>,
 }
 
 impl<const FN: usize, const FNP1: usize, const Q: usize> Default for TxEngine<FN, FNP1, Q> {
@@ -376,6 +407,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for TxEngine<FN
             comp: Default::default(),
             verdict: Default::default(),
             downsizer: Default::default(),
+            fdown: Default::default(),
             packer: Default::default(),
             wb_slice: RegSlice::with_skid(Q > 1),
             wb_fire: Default::default(),
@@ -494,8 +526,35 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for TxEngine<FN
             wb_fixed: Constant::new(Bits::<64>::from(u64::from(nic_regmap::desc::DONE) << 16)),
             deficit_floor: Constant::new(Bits::<20>::from(1u64 << 19)),
             single_queue: Constant::new(Q == 1),
+            scatter_gather: Constant::new(true),
+            eop_flag: Constant::new(Bits::<16>::from(u64::from(nic_regmap::desc::TX_EOP))),
+            narrow_fifo: Constant::new(false),
+            fifo_used: Default::default(),
+            read_cost: Default::default(),
+            marker_cost: Default::default(),
+            keep_beat: Default::default(),
+            b_data: Default::default(),
+            b_len: Default::default(),
+            b_end: Default::default(),
+            b_user: Default::default(),
+            b_valid: Default::default(),
+            b_ready: Default::default(),
             refuse_flags: Constant::new(Bits::<112>::from(u64::from(nic_regmap::desc::TX_TSO | nic_regmap::desc::TX_UDP)) << 80),
         }
+    }
+}
+
+impl<const FN: usize, const FNP1: usize, const Q: usize> TxEngine<FN, FNP1, Q> {
+    /// With `false`, no byte packer: fragments before a frame's last must be whole 8-byte
+    /// beats (`Config::has_scatter_gather`).
+    pub fn with_scatter_gather(mut self, on: bool) -> Self {
+        self.scatter_gather = Constant::new(on);
+        self
+    }
+    /// With `true`, the data FIFO holds 8-byte beats (`Config::narrow_tx_fifo`).
+    pub fn with_narrow_fifo(mut self, on: bool) -> Self {
+        self.narrow_fifo = Constant::new(on);
+        self
     }
 }
 
@@ -509,7 +568,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
             have_ctx, ctx, cur_valid, cur_addr, cur_remaining, cur_len, cur_flags, cur_idx, frame_bytes, frame_descs, reserved, frame_open,
             chunk_off, force_abandon, wbq_wp, wbq_rp, wbq_count
         );
-        clock!(self, clock, info, data, ctx_fifo, comp, verdict, downsizer, packer, wb_slice);
+        clock!(self, clock, info, data, ctx_fifo, comp, verdict, downsizer, fdown, packer, wb_slice);
         self.info.reset.next = self.reset.val();
         self.data.reset.next = self.reset.val();
         self.ctx_fifo.reset.next = self.reset.val();
@@ -723,10 +782,17 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
         }
         // ================= issue: the selected queue's frame ==========================
         self.is_tso.next = self.have_ctx.q.val() & self.ctx.q.val().get_bit(86);
+        // data FIFO space in entries: a 16-byte beat promised takes two narrow entries
+        self.fifo_used.next = bit_cast::<16, FNP1>(self.data.count.val()) + self.reserved.q.val();
+        self.marker_cost.next = 1.into();
+        if self.narrow_fifo.val() {
+            self.fifo_used.next = bit_cast::<16, FNP1>(self.data.count.val()) + (self.reserved.q.val() << 1);
+            self.marker_cost.next = 2.into();
+        }
         // an info entry needs room for itself and for the completion it may make
         self.info_room.next = !self.info.full.val()
             & ((bit_cast::<9, 8>(self.comp.count.val()) + bit_cast::<9, 5>(self.info.count.val())) < 126)
-            & ((bit_cast::<16, FNP1>(self.data.count.val()) + self.reserved.q.val() + 1) <= self.depth.val());
+            & ((self.fifo_used.val() + self.marker_cost.val()) <= self.depth.val());
         self.abandon.next = self.in_frame.q.val() & (!self.sel_run.val() | self.force_abandon.q.val());
         self.set_err.next = 0.into();
         // (negations kept out of casts: Verilog widens before it inverts)
@@ -746,6 +812,10 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
             self.chunk.next = 256.into();
         }
         self.beats.next = (self.chunk.val() + 15) >> 4;
+        self.read_cost.next = self.beats.val();
+        if self.narrow_fifo.val() {
+            self.read_cost.next = self.beats.val() << 1;
+        }
         self.data_req_addr.next = bit_cast::<64, 48>(self.cur_addr.q.val());
         self.data_req_len.next = self.chunk.val();
         self.data_req_valid.next = self.in_frame.q.val()
@@ -753,7 +823,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
             & self.cur_valid.q.val()
             & self.info_room.val()
             & !self.ctx_fifo.full.val()
-            & ((bit_cast::<16, FNP1>(self.data.count.val()) + self.reserved.q.val() + self.beats.val()) <= self.depth.val())
+            & ((self.fifo_used.val() + self.read_cost.val()) <= self.depth.val())
             & (self.reserved.q.val() < self.max_in_flight.val());
         self.issue.next = self.data_req_valid.val() & self.data_req_ready.val();
         if self.issue.val() {
@@ -852,6 +922,8 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
                 self.set_err.next = 9.into(); // QueueError::AddressTooWide
             } else if self.frame_descs.q.val() == 64 {
                 self.set_err.next = 7.into(); // QueueError::TooManyDescriptors (MAX_FRAME_DESCS)
+            } else if !self.scatter_gather.val() & ((self.sel_desc_flags.val() & self.eop_flag.val()) == 0) & (self.sel_desc_len.val().get_bits::<3>(0) != 0) {
+                self.set_err.next = 10.into(); // QueueError::FragmentNotWhole
             } else if !self.is_tso.val()
                 & ((self.frame_bytes.q.val() + bit_cast::<17, 16>(self.sel_desc_len.val()) + 4) > bit_cast::<17, 16>(self.max_frame_len.val()))
             {
@@ -918,7 +990,21 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
         self.h_no_read.next = !self.info.empty.val() & self.info_head.val().get_bit(52);
         self.h_open.next = self.frame_open.q.val() | (self.info_head.val().get_bit(54) & (self.chunk_off.q.val() == 0));
         self.data_rsp_ready.next = !self.data.full.val() & !self.h_no_read.val();
+        // narrow FIFO: a kept beat goes in through `fdown`, taken once its second half is
+        self.keep_beat.next = !self.h_no_read.val() & !self.rsp_error.val() & self.h_run.val();
+        self.fdown.s_valid.next = false;
+        if self.narrow_fifo.val() {
+            self.fdown.s_valid.next = self.data_rsp_valid.val() & self.keep_beat.val();
+            if self.keep_beat.val() {
+                self.data_rsp_ready.next = self.fdown.s_ready.val();
+            }
+        }
         self.beat_fire.next = self.data_rsp_valid.val() & self.data_rsp_ready.val();
+        // `fdown` remembers a beat's first half across cycles where the host withdraws
+        // the beat (it offers the same beat again), and forgets it once any beat is taken:
+        // a kept beat given up after its first half (its queue stopped meanwhile) is taken
+        // as dropped, and the next beat starts at its first half.
+        self.fdown.reset.next = self.reset.val() | self.beat_fire.val();
         self.noread_pop.next = self.h_no_read.val();
         self.left.next = self.info_head.val().get_bits::<16>(0) - self.chunk_off.q.val();
         self.beat_len.next = self.left.val();
@@ -1002,6 +1088,18 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
             self.comp_word.next = (bit_cast::<64, 1>(true.into()) << 36) | (bit_cast::<64, 4>(self.h_q.val()) << 38);
         }
         self.comp.data_in.next = self.comp_word.val();
+        self.fdown.s_data.next = self.rsp_data.val();
+        self.fdown.s_len.next = self.beat_len.val().get_bits::<5>(0);
+        self.fdown.s_end.next = self.rsp_last.val() & self.info_head.val().get_bit(48) & self.info_head.val().get_bit(49);
+        self.fdown.s_user.next = false;
+        self.fdown.m_ready.next = !self.data.full.val();
+        if self.narrow_fifo.val() & !self.terminate.val() {
+            // (an abort beat comes only with no kept beat at the head, so never beside these)
+            self.data.write.next = self.fdown.m_valid.val() & !self.data.full.val();
+            self.data.data_in.next = bit_cast::<135, 64>(self.fdown.m_data.val())
+                | (bit_cast::<135, 4>(self.fdown.m_len.val()) << 128)
+                | (bit_cast::<135, 1>(self.fdown.m_end.val().into()) << 133);
+        }
         // reserved beats: promised at issue, released by each beat taken (kept or not)
         // (a refused read ends early: its last beat gives back every beat not received)
         self.give_back.next = 0.into();
@@ -1119,26 +1217,55 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
             }
         }
         // ================= data FIFO → downsizer → packer → out =======================
+        // the 8-byte beats: from the output downsizer, or straight from a narrow FIFO
+        self.b_ready.next = self.m_ready.val();
+        if self.scatter_gather.val() {
+            self.b_ready.next = self.packer.s_ready.val();
+        }
         self.downsizer.s_data.next = self.data.data_out.val().get_bits::<128>(0);
         self.downsizer.s_len.next = self.data.data_out.val().get_bits::<5>(128);
         self.downsizer.s_end.next = self.data.data_out.val().get_bit(133);
         self.downsizer.s_user.next = self.data.data_out.val().get_bit(134);
         self.downsizer.s_valid.next = !self.data.empty.val();
+        self.downsizer.m_ready.next = self.b_ready.val();
         self.data.read.next = self.downsizer.s_ready.val();
-        self.packer.s_data.next = self.downsizer.m_data.val();
-        self.packer.s_len.next = self.downsizer.m_len.val();
-        self.packer.s_end.next = self.downsizer.m_end.val();
-        self.packer.s_user.next = self.downsizer.m_user.val();
-        self.packer.s_valid.next = self.downsizer.m_valid.val();
-        self.downsizer.m_ready.next = self.packer.s_ready.val();
+        self.b_data.next = self.downsizer.m_data.val();
+        self.b_len.next = self.downsizer.m_len.val();
+        self.b_end.next = self.downsizer.m_end.val();
+        self.b_user.next = self.downsizer.m_user.val();
+        self.b_valid.next = self.downsizer.m_valid.val();
+        if self.narrow_fifo.val() {
+            self.downsizer.s_valid.next = false;
+            self.data.read.next = self.b_ready.val();
+            self.b_data.next = self.data.data_out.val().get_bits::<64>(0);
+            self.b_len.next = self.data.data_out.val().get_bits::<4>(128);
+            self.b_end.next = self.data.data_out.val().get_bit(133);
+            self.b_user.next = self.data.data_out.val().get_bit(134);
+            self.b_valid.next = !self.data.empty.val();
+        }
+        self.packer.s_data.next = self.b_data.val();
+        self.packer.s_len.next = self.b_len.val();
+        self.packer.s_end.next = self.b_end.val();
+        self.packer.s_user.next = self.b_user.val();
+        self.packer.s_valid.next = self.b_valid.val();
         self.m_data.next = self.packer.m_data.val();
         self.m_len.next = self.packer.m_len.val();
         self.m_last.next = self.packer.m_last.val();
         self.m_user.next = self.packer.m_user.val();
         self.m_valid.next = self.packer.m_valid.val();
         self.packer.m_ready.next = self.m_ready.val();
+        if !self.scatter_gather.val() {
+            // whole-beat fragments: the beats are full until the frame's last
+            self.packer.s_valid.next = false;
+            self.packer.m_ready.next = false;
+            self.m_data.next = self.b_data.val();
+            self.m_len.next = self.b_len.val();
+            self.m_last.next = self.b_end.val();
+            self.m_user.next = self.b_user.val();
+            self.m_valid.next = self.b_valid.val();
+        }
         self.m_ctx.next = self.ctx_fifo.data_out.val();
-        self.ctx_fifo.read.next = self.packer.m_valid.val() & self.m_ready.val() & self.packer.m_last.val();
+        self.ctx_fifo.read.next = self.m_valid.val() & self.m_ready.val() & self.m_last.val();
         if self.reset.val() {
             self.f_busy.d.next = false;
             self.f_hold.d.next = false;
