@@ -88,7 +88,13 @@ impl Config {
     }
     /// The `FEATURES` register of this build.
     pub fn features(self) -> u32 {
-        nic_regmap::features(self.has_tx_offload(), self.has_rx_offload(), self.has_irq_moderation(), self.has_scatter_gather())
+        nic_regmap::BuildFeatures {
+            tx_offload: self.has_tx_offload(),
+            rx_offload: self.has_rx_offload(),
+            irq_moderation: self.has_irq_moderation(),
+            scatter_gather: self.has_scatter_gather(),
+        }
+        .register()
     }
     /// Exact-match entries of the RX MAC filter (`rxc.MAC_FILTER_COUNT`): the map's
     /// sixteen in `full`, two in `small`: the station address and one more, as the

@@ -485,27 +485,40 @@ pub fn reset_of(block: &str, reg: &str) -> u32 {
     b.regs.iter().chain(b.queue_regs.iter()).find(|r| r.name == reg).map(|r| r.reset).unwrap_or_else(|| panic!("no register {reg} in {block}"))
 }
 
-/// The `FEATURES` register of a build with or without the TX offload engine (TX_CSUM,
-/// TSO), RSS with RX checksum validation (RSS, RX_CSUM) and interrupt moderation
-/// (IRQ_MODERATION) and the TX byte packer that joins fragments of any length
-/// (SCATTER_GATHER): the RTL's constant and the golden model's read-back both come from
-/// here.
-pub fn features(tx_offload: bool, rx_offload: bool, irq_moderation: bool, scatter_gather: bool) -> u32 {
-    use bits::*;
-    let mut f = reset_of("global", "FEATURES");
-    if !tx_offload {
-        f &= !(FEATURES_TX_CSUM | FEATURES_TSO);
+/// The optional blocks of a build, which decide its `FEATURES` register: the RTL's
+/// constant (`nic_hw::Config`) and the golden model's read-back (`RefNicConfig`) both
+/// fill this and read [`BuildFeatures::register`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BuildFeatures {
+    /// The TX offload engine: TX_CSUM, TSO.
+    pub tx_offload: bool,
+    /// RSS with RX checksum validation: RSS, RX_CSUM.
+    pub rx_offload: bool,
+    /// Per-queue interrupt moderation: IRQ_MODERATION.
+    pub irq_moderation: bool,
+    /// The TX byte packer that joins fragments of any length: SCATTER_GATHER.
+    pub scatter_gather: bool,
+}
+
+impl BuildFeatures {
+    /// The `FEATURES` register: its reset value with the bits of absent blocks cleared.
+    pub fn register(self) -> u32 {
+        use bits::*;
+        let mut f = reset_of("global", "FEATURES");
+        if !self.tx_offload {
+            f &= !(FEATURES_TX_CSUM | FEATURES_TSO);
+        }
+        if !self.rx_offload {
+            f &= !(FEATURES_RX_CSUM | FEATURES_RSS);
+        }
+        if !self.irq_moderation {
+            f &= !FEATURES_IRQ_MODERATION;
+        }
+        if !self.scatter_gather {
+            f &= !FEATURES_SCATTER_GATHER;
+        }
+        f
     }
-    if !rx_offload {
-        f &= !(FEATURES_RX_CSUM | FEATURES_RSS);
-    }
-    if !irq_moderation {
-        f &= !FEATURES_IRQ_MODERATION;
-    }
-    if !scatter_gather {
-        f &= !FEATURES_SCATTER_GATHER;
-    }
-    f
 }
 
 /// Descriptor layouts shared by the RTL and the driver (16 bytes, little-endian).

@@ -244,11 +244,13 @@ impl TxQueue {
                 None => f.clone(),
             })
             .collect();
+        // joining may change a frame's descriptor count: check what is posted too
+        self.validate(&frames)?;
         self.burst_as_given(dev, &frames)
     }
 
+    /// Posts frames `validate` has passed, as they are.
     fn burst_as_given<D: Device + ?Sized>(&mut self, dev: &mut D, frames: &[TxFrame<'_>]) -> Result<usize, DriverError> {
-        self.validate(frames)?;
         let needed: usize = frames.iter().map(TxFrame::descriptors).sum();
         if needed > self.free() {
             self.reap(dev)?;

@@ -61,7 +61,7 @@ impl RefNicConfig {
     }
     /// The `FEATURES` register the configuration reads back.
     pub fn features(&self) -> u32 {
-        nic_regmap::features(self.tx_offload, self.rx_offload, self.irq_moderation, self.scatter_gather)
+        nic_regmap::BuildFeatures { tx_offload: self.tx_offload, rx_offload: self.rx_offload, irq_moderation: self.irq_moderation, scatter_gather: self.scatter_gather }.register()
     }
 }
 
@@ -269,6 +269,13 @@ impl RefNic {
     //
     // docs/tx-offload.md, "Descriptors", "Refused requests" and "Scheduler".
 
+    /// Whether a data descriptor is a fragment a NIC without the byte packer
+    /// (`FEATURES.SCATTER_GATHER` clear) refuses: not its frame's last and not a whole
+    /// number of 8-byte beats (`QueueError::FragmentNotWhole`).
+    fn fragment_not_whole(&self, len: u16, flags: u16) -> bool {
+        !self.cfg.scatter_gather && flags & desc::TX_EOP == 0 && len % 8 != 0
+    }
+
     /// Whether TX queue q is eligible: running, with a complete frame posted (its
     /// descriptors up to `EOP` before `Q_TAIL`). A descriptor the engine will stop on (a
     /// refused read, a zero length, a fragment not of whole beats without scatter-gather,
@@ -299,8 +306,7 @@ impl RefNic {
             } else {
                 len_sum += usize::from(len);
                 descs += 1;
-                let not_whole = !self.cfg.scatter_gather && flags & desc::TX_EOP == 0 && len % 8 != 0;
-                if len == 0 || flags & desc::TX_EOP != 0 || descs > desc::TX_MAX_FRAME_DESCS || not_whole || (!tso && len_sum + fcs::FCS_LEN > self.max_frame_len as usize) {
+                if len == 0 || flags & desc::TX_EOP != 0 || descs > desc::TX_MAX_FRAME_DESCS || self.fragment_not_whole(len, flags) || (!tso && len_sum + fcs::FCS_LEN > self.max_frame_len as usize) {
                     return true;
                 }
             }
@@ -362,7 +368,7 @@ impl RefNic {
             if data_descs > desc::TX_MAX_FRAME_DESCS {
                 return TxFetch::Stop(QueueError::TooManyDescriptors, job);
             }
-            if !self.cfg.scatter_gather && flags & desc::TX_EOP == 0 && len % 8 != 0 {
+            if self.fragment_not_whole(len, flags) {
                 return TxFetch::Stop(QueueError::FragmentNotWhole, job);
             }
             if data_descs == 1 && job.ctx.is_some_and(|o| o.tso && len < o.hdr_len) {
