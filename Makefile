@@ -29,7 +29,8 @@ run: setup
 test: setup
 	@CARGO=$(CARGO) JOBS=$(JOBS) bash scripts/test.sh
 
-# The ECP5 board flow to a bitstream for `small` alone, its report checked (about 4 minutes).
+# The two board flows to a bitstream for `small` alone (ECP5, iCE40), their reports
+# checked (about 8 minutes).
 test-board-flow: setup
 	$(CARGO) test --release -j$(JOBS) -p nic-fpga --test synth_check board_flow_
 

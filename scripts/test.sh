@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `make test`: the whole test suite, with the ECP5 board flow beside it.
+# `make test`: the whole test suite, with the two board flows beside it.
 #
-# The board flow (yosys, nextpnr, ecppack for the `small` ECPIX-5 bitstream; `--quick`:
+# The ECP5 board flow (yosys, nextpnr, ecppack for the `small` ECPIX-5 bitstream; `--quick`:
 # placement not timing-driven) is one single-threaded job of about 4 minutes (15,945
 # LUTs on the board; 22,419 and 14 minutes before the iCE40 area work, 37,250 and 24-27
 # minutes with the offload engines, too long for CI's 30); the test suite is mostly one
@@ -9,7 +9,10 @@
 # the flow starts in the background as soon as the `nic` binary is built, the suite runs
 # on the other core, and the flow's test (`board_flow_small_ecp5` in
 # fpga/tests/synth_check.rs) runs last: given NIC_BOARD_FLOW_DIR it waits for that run
-# and checks its bitstream and report instead of starting its own.
+# and checks its bitstream and report instead of starting its own. The iCE40 board flow
+# (icepll, yosys, nextpnr-ice40, icepack for the iCE40-HX8K breakout; about 3.5
+# minutes) follows it in the same background job, and `board_flow_small_ice40` checks it
+# given NIC_ICE40_FLOW_DIR.
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -17,19 +20,22 @@ cd "$root"
 CARGO="${CARGO:-cargo}"
 JOBS="${JOBS:-2}"
 out="$root/out/ci-board-flow"
+ice40_out="$root/out/ci-ice40-flow"
 
 "$CARGO" build --release -j"$JOBS" --workspace --all-targets || exit 1
 
-rm -rf "$out" "$out.rc"
-mkdir -p "$out"
+rm -rf "$out" "$out.rc" "$ice40_out" "$ice40_out.rc"
+mkdir -p "$out" "$ice40_out"
 ( "$root/target/release/nic" synth --target ecp5-85k --config small --freq 40 --quick --out "$out" >"$out.log" 2>&1
-  echo $? >"$out.rc" ) &
+  echo $? >"$out.rc"
+  "$root/target/release/nic" synth --target ice40-hx8k --config small --freq 33 --out "$ice40_out" >"$ice40_out.log" 2>&1
+  echo $? >"$ice40_out.rc" ) &
 flow=$!
 
 status=0
 "$CARGO" test --release -j"$JOBS" --workspace --no-fail-fast -- --skip board_flow_ || status=1
 # --workspace --tests: the same feature set as the run above, so nothing is rebuilt
 # (`-p nic-fpga` alone rebuilds the test binary: 1m40s measured)
-NIC_BOARD_FLOW_DIR="$out" "$CARGO" test --release -j"$JOBS" --workspace --tests -- board_flow_ || status=1
+NIC_BOARD_FLOW_DIR="$out" NIC_ICE40_FLOW_DIR="$ice40_out" "$CARGO" test --release -j"$JOBS" --workspace --tests -- board_flow_ || status=1
 wait "$flow" 2>/dev/null
 exit $status

@@ -174,7 +174,7 @@ const VERILATOR_FLAGS: &[&str] = &[
 fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
-    for p in ["build.rs", "csrc", "src/model.rs", "src/axi_model.rs", "src/board_model.rs", "../hw/src", "../hw/Cargo.toml", "../regmap/src"] {
+    for p in ["build.rs", "csrc", "src/model.rs", "src/axi_model.rs", "src/board_model.rs", "src/ice40_model.rs", "../hw/src", "../hw/Cargo.toml", "../regmap/src"] {
         println!("cargo:rerun-if-changed={}", manifest.join(p).display());
     }
 
@@ -238,41 +238,18 @@ fn main() {
     // needs no input-register wrapper.
     let board_obj = {
         use nic_hw::board::ecpix5;
-        let t0 = std::time::Instant::now();
-        let vname = "board_small";
-        let dir = out.join(vname);
-        fs::create_dir_all(&dir).unwrap();
-        let core_v = nic_hw::export::board_core_verilog(nic_hw::Config::Small);
-        let io_v = ecpix5::ecpix5_verilog(ecpix5::SIM_UART_DIVISOR, ecpix5::SIM_PHY_RESET_BITS);
-        write_if_changed(&dir.join("board_core.v"), &core_v);
-        write_if_changed(&dir.join("ecpix5.v"), &io_v);
-        write_if_changed(&dir.join("ecp5_sim_cells.v"), ecpix5::SIM_PRIMITIVES);
-        let obj = dir.join("obj");
-        let flags = verilator_flags("ecpix5_io");
-        let mut h = DefaultHasher::new();
-        (BUILD_KEY, &core_v, &io_v, ecpix5::SIM_PRIMITIVES, flags.as_slice(), &vversion).hash(&mut h);
-        let key = format!("{:016x}", h.finish());
-        let stamp = dir.join("stamp");
-        let fast = format!("nicv_{vname}_fast");
-        let slow = format!("nicv_{vname}_slow");
-        let up_to_date = fs::read_to_string(&stamp).map(|s| s == key).unwrap_or(false)
-            && dir.join(format!("lib{fast}.a")).exists()
-            && dir.join(format!("lib{slow}.a")).exists();
-        if !up_to_date {
-            let _ = fs::remove_file(&stamp);
-            let _ = fs::remove_dir_all(&obj);
-            verilate(&flags, true, &dir, &obj, &["ecpix5.v", "board_core.v", "ecp5_sim_cells.v"]);
-            let (fast_files, slow_files) = class_files(&obj, vname);
-            compile(&fast, &dir, &obj, &vinc, true, &fast_files, 3);
-            compile(&slow, &dir, &obj, &vinc, true, &slow_files, 1);
-            fs::write(&stamp, &key).unwrap();
-            let _ = fs::write(dir.join("build_seconds"), format!("{:.1}\n", t0.elapsed().as_secs_f64()));
-        }
-        println!("cargo:rustc-link-search=native={}", dir.display());
-        libs.push(fast);
-        libs.push(slow);
-        obj
+        let files = [
+            ("board_core.v", nic_hw::export::board_core_verilog(nic_hw::Config::Small)),
+            ("ecpix5.v", ecpix5::ecpix5_verilog(ecpix5::SIM_UART_DIVISOR, ecpix5::SIM_PHY_RESET_BITS)),
+            ("ecp5_sim_cells.v", ecpix5::SIM_PRIMITIVES.to_string()),
+        ];
+        single_model(&out, &vinc, &vversion, &mut libs, "board_small", "ecpix5_io", &files, true)
     };
+
+    // The iCE40 board model (src/ice40_model.rs): `ice40_core`, the iCE40 board's NIC
+    // (small) with its UART host link and looped wire; one clock, which the test bench
+    // drives, and the UART divisor an input. Not traced.
+    let ice40_obj = single_model(&out, &vinc, &vversion, &mut libs, "ice40_small", "ice40_core", &[("ice40_core.v", nic_hw::export::ice40_core_verilog())], false);
 
     // Verilator runtime, once (same defines for every variant: only tracing differs, and
     // the runtime does not depend on it; FST writer included for the traced variants).
@@ -348,7 +325,7 @@ fn main() {
     let factory_file = gen.join("factory.cpp");
     write_if_changed(&factory_file, &factory);
 
-    let mut bridge = cxx_build::bridges(["src/model.rs", "src/axi_model.rs", "src/board_model.rs"]);
+    let mut bridge = cxx_build::bridges(["src/model.rs", "src/axi_model.rs", "src/board_model.rs", "src/ice40_model.rs"]);
     bridge
         .std("c++17")
         .warnings(false)
@@ -363,6 +340,7 @@ fn main() {
     let cxxcrate = out.join("cxxbridge").join("crate");
     // the board model's wrapper (csrc/board_model.cpp -> libnicsim_board_model) likewise
     wrap_files.push((manifest.join("csrc").join("board_model.cpp"), true, vec![board_obj.clone()]));
+    wrap_files.push((manifest.join("csrc").join("ice40_model.cpp"), false, vec![ice40_obj.clone()]));
     for (f, traced, objs) in &wrap_files {
         let name = format!("nicsim_{}", f.file_stem().unwrap().to_string_lossy());
         let mut b = cc::Build::new();
@@ -540,6 +518,45 @@ fn sim_wrapper(verilog: &str, module: &str, sim: &str, taps: &[&str]) -> String 
         all_ports.join(","),
         conns.join(", "),
     )
+}
+
+/// Verilates and compiles one board model `vname` (top module `top`, its Verilog `files`
+/// written into OUT_DIR/vname) unless its stamp says it is current; adds its libraries to
+/// `libs` and returns its object directory (the wrapper's include directory).
+#[allow(clippy::too_many_arguments)]
+fn single_model(out: &Path, vinc: &Path, vversion: &str, libs: &mut Vec<String>, vname: &str, top: &str, files: &[(&str, String)], traced: bool) -> PathBuf {
+    let t0 = std::time::Instant::now();
+    let dir = out.join(vname);
+    fs::create_dir_all(&dir).unwrap();
+    for (name, text) in files {
+        write_if_changed(&dir.join(name), text);
+    }
+    let obj = dir.join("obj");
+    let flags = verilator_flags(top);
+    let mut h = DefaultHasher::new();
+    (BUILD_KEY, files, flags.as_slice(), vversion, traced).hash(&mut h);
+    let key = format!("{:016x}", h.finish());
+    let stamp = dir.join("stamp");
+    let fast = format!("nicv_{vname}_fast");
+    let slow = format!("nicv_{vname}_slow");
+    let up_to_date = fs::read_to_string(&stamp).map(|s| s == key).unwrap_or(false)
+        && dir.join(format!("lib{fast}.a")).exists()
+        && dir.join(format!("lib{slow}.a")).exists();
+    if !up_to_date {
+        let _ = fs::remove_file(&stamp);
+        let _ = fs::remove_dir_all(&obj);
+        let names: Vec<&str> = files.iter().map(|(n, _)| *n).collect();
+        verilate(&flags, traced, &dir, &obj, &names);
+        let (fast_files, slow_files) = class_files(&obj, vname);
+        compile(&fast, &dir, &obj, vinc, traced, &fast_files, 3);
+        compile(&slow, &dir, &obj, vinc, traced, &slow_files, 1);
+        fs::write(&stamp, &key).unwrap();
+        let _ = fs::write(dir.join("build_seconds"), format!("{:.1}\n", t0.elapsed().as_secs_f64()));
+    }
+    println!("cargo:rustc-link-search=native={}", dir.display());
+    libs.push(fast);
+    libs.push(slow);
+    obj
 }
 
 fn verilator_flags(top_module: &str) -> Vec<String> {

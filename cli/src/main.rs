@@ -42,7 +42,9 @@ enum Cmd {
         cmd: SimCmd,
     },
     /// Synthesize with yosys; for ECP5 the ECPIX-5 board top through nextpnr and ecppack
-    /// to a bitstream (or, with --ooc or --block, nextpnr out of context); writes
+    /// to a bitstream (or, with --ooc or --block, nextpnr out of context), for ice40-hx8k
+    /// the iCE40-HX8K breakout top through nextpnr-ice40 and icepack (`small` only; use
+    /// --freq 33); writes
     /// DIR/report.json (luts, ffs, brams, dsps, iCE40 logic_cells, fmax_mhz, timing_met,
     /// critical_path) and the logs.
     Synth {
@@ -53,7 +55,7 @@ enum Cmd {
         config: HwArg,
         /// Synthesize one block alone, out of context: rx_parser, rx_filter, rx_rss, rx_csum,
         /// rx_classifier, rx_lean, mac_rx, mac_tx, tx_engine, tx_offload, rx_engine, board_host_mem,
-        /// board_uart_bridge, board_rgmii_rx or board_rgmii_tx.
+        /// board_uart_bridge, board_rgmii_rx, board_rgmii_tx or board_host_link.
         #[arg(long, conflicts_with = "config")]
         block: Option<nic_fpga::flow::Block>,
         /// ECP5 speed grade: 6, 7 or 8 (default: 8 for ecp5-85k, the ECPIX-5's LFE5UM5G-85F-8;

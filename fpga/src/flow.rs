@@ -323,14 +323,21 @@ pub fn critical_paths(log: &str) -> Vec<String> {
             while j < lines.len() && !lines[j].contains("Critical path report") && !lines[j].contains("Max frequency") {
                 let l = strip(lines[j]);
                 let parts: Vec<&str> = l.split_whitespace().collect();
-                // "<type> <curr> <total> Source|Net <name>", then "Sink <name>" on its own line
-                if parts.len() >= 5 && parts[1].parse::<f64>().is_ok() {
-                    total = parts[2].parse::<f64>().ok();
-                    if parts[0] == "logic" {
+                // ECP5: "<type> <curr> <total> Source|Net <name>"; iCE40: "<curr> <total>
+                // Source|Net|Setup <name>"; then "Sink <name>" on its own line
+                let typed = usize::from(parts.first().is_some_and(|p| p.parse::<f64>().is_err()));
+                if parts.len() >= typed + 4 && parts[typed].parse::<f64>().is_ok() && parts[typed + 1].parse::<f64>().is_ok() {
+                    total = parts[typed + 1].parse::<f64>().ok();
+                    let (kind, name) = (parts[typed + 2], parts[typed + 3]);
+                    // a logic level: ECP5 types its lines, iCE40 starts each at a Source
+                    if (typed == 1 && parts[0] == "logic") || (typed == 0 && kind == "Source") {
                         segments += 1;
                     }
-                    if parts[3] == "Source" && source.is_none() {
-                        source = Some(parts[4].to_string());
+                    if kind == "Source" && source.is_none() {
+                        source = Some(name.to_string());
+                    }
+                    if kind == "Setup" {
+                        sink = Some(name.to_string());
                     }
                 } else if parts.len() == 2 && parts[0] == "Sink" {
                     sink = Some(parts[1].to_string());
@@ -370,6 +377,9 @@ pub fn synth_design(target: Target, design: Design, freq_mhz: f64, speed: u8, qu
     }
     if let (Design::Nic(config), Family::Ecp5) = (design, target.family()) {
         return crate::board::synth_board(target, config, freq_mhz, speed, quick, out, progress);
+    }
+    if let (Design::Nic(config), Target::Ice40Hx8k) = (design, target) {
+        return crate::ice40::synth_ice40_board(config, freq_mhz, quick, out, progress);
     }
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     progress("exporting Verilog");
@@ -469,6 +479,15 @@ mod tests {
     fn targets_parse_and_reject() {
         assert_eq!("ecp5-85k".parse::<Target>().unwrap(), Target::Ecp5_85k);
         assert!("ecp5-45k".parse::<Target>().unwrap_err().contains("unknown target"));
+    }
+
+    #[test]
+    fn reads_ice40_critical_paths_from_the_log() {
+        let log = "Info: Critical path report for clock 'clock_$glb_clk' (posedge -> posedge):\nInfo: curr total\nInfo:  0.5  0.5  Source core.a.q_LC.O\nInfo:  1.3  1.8    Net core.a.q[2] budget 0.0 ns (13,9) -> (12,6)\nInfo:                Sink core.b_CARRY.I3\nInfo:  0.3  2.1  Source core.b_CARRY.O\nInfo:  0.6  2.7    Net core.b[2] budget 0.0 ns (12,6) -> (12,6)\nInfo:                Sink core.c_LC.I3\nInfo:  0.3  3.0  Setup core.c_LC.I3\nInfo: 1.1 ns logic, 1.9 ns routing\n\nInfo: Max frequency for clock 'clock_$glb_clk': 35.77 MHz (PASS at 33.00 MHz)\n";
+        let p = critical_paths(log);
+        assert_eq!(p.len(), 3, "{p:?}");
+        assert_eq!(p[1], "core.a.q_LC.O -> core.c_LC.I3: 3.00 ns, 2 logic levels");
+        assert_eq!(p[2], "1.1 ns logic, 1.9 ns routing");
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 pub mod board;
 pub mod flow;
+pub mod ice40;
 
 use anyhow::{bail, Result};
 use std::collections::BTreeMap;

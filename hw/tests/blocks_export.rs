@@ -56,11 +56,13 @@ fn tx_blocks_export_and_lint() {
     lint_blocks("tx", &blocks);
 }
 
-/// The board's UART blocks and the serial register bridge export on their own and are
-/// lint-clean under `verilator --lint-only -Wall` with only the generator waivers.
+/// The board's UART blocks, the serial register bridge and the iCE40 board's host link
+/// export on their own and are lint-clean under `verilator --lint-only -Wall` with only
+/// the generator waivers.
 #[test]
 fn board_uart_blocks_export_and_lint() {
     use nic_hw::board::bridge::UartBridge;
+    use nic_hw::board::host_link::HostLink;
     use nic_hw::board::uart::{UartRx, UartTx};
     use rust_hdl::prelude::*;
     fn verilog<U: Block>(mut uut: U) -> String {
@@ -71,6 +73,7 @@ fn board_uart_blocks_export_and_lint() {
         ("uart_rx", verilog(UartRx::default())),
         ("uart_tx", verilog(UartTx::default())),
         ("uart_bridge", verilog(UartBridge::default())),
+        ("host_link", verilog(HostLink::default())),
     ];
     lint_blocks("board-uart", &blocks);
 }

@@ -151,7 +151,7 @@ pub struct UartLine {
 }
 
 impl UartLine {
-    fn new(divisor: u64) -> Self {
+    pub(crate) fn new(divisor: u64) -> Self {
         UartLine { divisor, out_bits: VecDeque::new(), out_level: true, out_left: 0, in_pos: None, in_byte: 0, prev_level: true, received: VecDeque::new(), framing_errors: 0 }
     }
     /// Queues bytes to send (8N1, LSB first).
@@ -168,7 +168,7 @@ impl UartLine {
         !self.out_bits.is_empty() || self.out_left > 0
     }
     /// One core cycle: the level to drive during it, and the board's level seen in it.
-    fn cycle(&mut self, board_txd: bool) -> bool {
+    pub(crate) fn cycle(&mut self, board_txd: bool) -> bool {
         if self.out_left == 0 {
             if let Some(bit) = self.out_bits.pop_front() {
                 self.out_level = bit;

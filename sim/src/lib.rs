@@ -20,6 +20,8 @@ pub mod board;
 pub mod board_model;
 pub mod device;
 pub mod host_mem;
+pub mod ice40;
+pub mod ice40_model;
 pub mod model;
 pub mod rng;
 pub mod wire;

@@ -68,6 +68,7 @@
 pub mod device;
 pub mod discovery;
 pub mod error;
+pub mod host_link;
 pub mod nic;
 pub mod offload;
 pub mod pool;
