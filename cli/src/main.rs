@@ -77,8 +77,9 @@ enum Cmd {
         #[arg(long)]
         out: PathBuf,
     },
-    /// Drive the NIC on a real ECPIX-5 over its UART (docs/fpga.md): identify, bring the
-    /// queues up, send broadcast frames, report the NIC's counters.
+    /// Drive the NIC on a real board over its UART (docs/fpga.md): identify, bring the
+    /// queues up, send broadcast frames, report the NIC's counters (--board ice40: the
+    /// frames come back through the looped wire and are checked).
     Board(board::BoardArgs),
     /// Measure the simulated NIC.
     Bench {
@@ -98,8 +99,9 @@ enum SimCmd {
     /// Transmit a pcap's frames as an OS hands them to the driver (with --csum, full
     /// checksum offload; with --tso-mss N, TSO) and write what left the wire to a pcap.
     Tx(tx::SimTxArgs),
-    /// The ECPIX-5 board simulated at its pins: the driver over the board's UART bridge,
-    /// frames from and to a model of the PHY through RGMII (docs/fpga.md).
+    /// A board simulated at its pins (docs/fpga.md). ECPIX-5: the driver over the board's
+    /// UART bridge, frames from and to a model of the PHY through RGMII. iCE40: the driver
+    /// over the host link (registers and DMA), frames through the looped wire.
     Board(board::SimBoardArgs),
 }
 

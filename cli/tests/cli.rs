@@ -28,6 +28,9 @@ fn bad_arguments_say_what_is_wrong_and_fail() {
         (vec!["synth", "--target", "ecp5-45k", "--out", "/tmp/nic-synth-bad"], "unknown target"),
         (vec!["synth", "--target", "ecp5-85k", "--freq", "0", "--out", "/tmp/nic-synth-bad"], "out of range"),
         (vec!["synth", "--target", "ice40-hx8k"], "--out"),
+        (vec!["synth", "--target", "ice40-hx8k", "--config", "full", "--out", "/tmp/nic-synth-bad"], "only the small configuration"),
+        (vec!["sim", "board", "--board", "ice40", "--wave", "/tmp/nic-bad.fst"], "not traced"),
+        (vec!["sim", "board", "--board", "de0-nano"], "--board"),
         (vec!["sim", "rx", "--pcap", "/nonexistent.pcap", "--out", "/tmp/nic-rx-bad"], "reading /nonexistent.pcap"),
         (vec!["sim", "rx", "--pcap", "x.pcap", "--out", "/tmp/nic-rx-bad", "--rss-key", "6d5a"], "80 hex digits"),
         (vec!["sim", "rx", "--pcap", "x.pcap", "--out", "/tmp/nic-rx-bad", "--rss-types", "tcp"], "unknown hash type"),
@@ -43,6 +46,17 @@ fn bad_arguments_say_what_is_wrong_and_fail() {
         let (code, out, err) = nic(&args);
         assert_ne!(code, 0, "{args:?} succeeded: {out}");
         assert!(err.contains(needle), "{args:?}: stderr does not mention `{needle}`:\n{err}");
+    }
+}
+
+/// The iCE40 board's core in Verilator, driven by the driver over the simulated UART: the
+/// frames sent come back through the looped wire, byte for byte.
+#[test]
+fn sim_board_ice40_loops_frames_back() {
+    let (code, out, err) = nic(&["sim", "board", "--board", "ice40", "--frames", "5", "--size", "60..300"]);
+    assert_eq!(code, 0, "{err}");
+    for needle in ["host link: NICL protocol 1", "1 TX / 1 RX queues", "loop: 5 frames", "byte for byte", "rx_frames 5 tx_frames 5"] {
+        assert!(out.contains(needle), "output lacks `{needle}`:\n{out}");
     }
 }
 
