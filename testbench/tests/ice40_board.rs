@@ -6,7 +6,8 @@
 //!
 //! Golden references: frames are compared with what the test sent (padded to 60 bytes,
 //! as the MAC pads), `FEATURES` with the golden model's (`RefNicConfig::small`), the DMA
-//! faults with the unmapped buffer the test posted.
+//! faults with the unmapped buffers the test posted (a TX read and an RX write refused
+//! by the host's side of the link, each stopping its queue).
 //!
 //! One simulation is shared by the whole test (a second would only repeat the boot).
 
@@ -14,7 +15,7 @@ mod common;
 
 use nic_driver::host_link::LinkDevice;
 use nic_driver::serial_device::ByteLink;
-use nic_driver::{Device, Dir, DriverError, Nic, NicConfig, QueueError, TxFrame, TxSegment};
+use nic_driver::{Device, Dir, DriverError, IrqMode, Nic, NicConfig, QueueError, TxFrame, TxSegment};
 use nic_sim::ice40::Ice40Sim;
 use nic_testbench::fcs;
 use nic_testbench::gen::FrameGen;
@@ -42,7 +43,7 @@ fn ice40_core_through_the_host_link() {
 
     // ---- the driver: discovery and bring-up over the link
     let cfg = NicConfig { tx_ring_log2: 3, rx_ring_log2: 3, tx_buf_len: 2048, rx_buf_len: 2048, enable_timeout_cycles: FRAME_TIMEOUT, ..NicConfig::default() };
-    let mut nic = Nic::open_with(&mut dev, cfg).unwrap_or_else(|e| panic!("driver open over the host link: {e}"));
+    let mut nic = Nic::open_with(&mut dev, cfg.clone()).unwrap_or_else(|e| panic!("driver open over the host link: {e}"));
     assert_eq!((nic.layout().tx_queues, nic.layout().rx_queues), (1, 1));
     assert_eq!(nic.layout().features, RefNicConfig::small().features(), "FEATURES of the board's NIC");
     assert!(nic.queue_state(Dir::Rx, 0).unwrap().active);
@@ -88,6 +89,37 @@ fn ice40_core_through_the_host_link() {
     assert!(rx.active && rx.error.is_none(), "RX affected: {rx:?}");
     drop(nic);
 
+    // ---- the driver again, in interrupt mode (the link's 'q' messages), with no RX
+    // buffer but one that is not mapped: the host refuses the NIC's writes (a write
+    // response with error), the RX queue stops with WriteFault and the faults lie in
+    // that buffer; after a restart with real buffers a frame arrives and raises the
+    // RX vector
+    let cfg = NicConfig { irq_mode: IrqMode::Interrupt, rx_prefill: false, ..cfg };
+    let mut nic = Nic::open_with(&mut dev, cfg).unwrap_or_else(|e| panic!("driver reopen over the host link: {e}"));
+    nic.rx_post_external(0, UNMAPPED, 2048).unwrap();
+    let f = g.frame(500);
+    assert_eq!(nic.tx_burst(&[TxFrame::new(&f)]).unwrap(), 1);
+    let start = nic.cycles();
+    let err = loop {
+        match nic.rx_burst(8) {
+            Err(e) => break e,
+            Ok(got) => assert!(got.is_empty(), "a frame arrived in an unmapped buffer"),
+        }
+        assert!(nic.cycles() - start < FRAME_TIMEOUT, "RX queue never stopped: {:?}", nic.queue_state(Dir::Rx, 0));
+        nic.device_mut().idle(2_000);
+    };
+    assert!(matches!(err, DriverError::QueueStopped { dir: Dir::Rx, queue: 0, code: QueueError::WriteFault }), "{err:?}");
+    let faults = nic.device_mut().take_dma_faults();
+    assert!(!faults.is_empty() && faults.iter().all(|f| f.write && f.addr >= UNMAPPED && f.addr + f.len <= UNMAPPED + 2048), "{faults:?}");
+    nic.restart_queue(Dir::Rx, 0).unwrap();
+    nic.rx_refill(0).unwrap();
+    let f = g.frame(700);
+    assert_eq!(nic.tx_burst(&[TxFrame::new(&f)]).unwrap(), 1);
+    assert!(nic.wait_rx(FRAME_TIMEOUT).unwrap(), "no RX interrupt over the link");
+    let got = nic.rx_burst(8).unwrap();
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].data, f, "the frame after the restart");
+    drop(nic);
     assert_eq!(dev.overruns().unwrap(), 0, "no read response beat was lost");
     let sim = dev.link_mut();
     eprintln!("ice40 board test: {} core cycles, {} UART framing errors", sim.cycles(), sim.uart.framing_errors);
