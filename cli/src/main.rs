@@ -43,8 +43,7 @@ enum Cmd {
     },
     /// Synthesize with yosys; for ECP5 the ECPIX-5 board top through nextpnr and ecppack
     /// to a bitstream (or, with --ooc or --block, nextpnr out of context), for ice40-hx8k
-    /// the iCE40-HX8K breakout top through nextpnr-ice40 and icepack (`small` only; use
-    /// --freq 33); writes
+    /// the iCE40-HX8K breakout top through nextpnr-ice40 and icepack (`small` only); writes
     /// DIR/report.json (luts, ffs, brams, dsps, iCE40 logic_cells, fmax_mhz, timing_met,
     /// critical_path) and the logs.
     Synth {
@@ -63,8 +62,10 @@ enum Cmd {
         #[arg(long)]
         speed: Option<u8>,
         /// Core clock in MHz (the board's PLL takes the nearest frequency it can make).
-        #[arg(long, default_value_t = 156.25)]
-        freq: f64,
+        /// Default: 156.25 on ECP5 (the timing target of the full configuration), 33 on iCE40 (what `small` meets
+        /// on the HX8K board).
+        #[arg(long)]
+        freq: Option<f64>,
         /// ECP5: synthesize nic_top alone out of context (core area and Fmax, no
         /// bitstream) instead of the board top.
         #[arg(long, conflicts_with = "block")]
@@ -213,6 +214,10 @@ fn run(cli: Cli) -> Result<()> {
                 (None, false) => Design::Nic(config.hw()),
             };
             let speed = speed.unwrap_or(if target == Target::Ecp5_85k && design == Design::Nic(config.hw()) { 8 } else { 6 });
+            let freq = freq.unwrap_or(match target.family() {
+                nic_fpga::Family::Ecp5 => 156.25,
+                nic_fpga::Family::Ice40 => 33.0,
+            });
             let r = nic_fpga::flow::synth_design(target, design, freq, speed, quick, &out, |step| {
                 eprintln!("[{:>4.0} s] {step}", started.elapsed().as_secs_f64());
             })?;
