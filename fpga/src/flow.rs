@@ -377,6 +377,9 @@ pub fn synth_design(target: Target, design: Design, freq_mhz: f64, speed: u8, qu
     if target.family() == Family::Ecp5 && !ECP5_SPEEDS.contains(&speed) {
         bail!("--speed {speed}: ECP5 speed grades are 6, 7 and 8");
     }
+    if target.family() == Family::Ice40 && matches!(design, Design::Nic(Config::Full) | Design::Core(Config::Full)) {
+        bail!("the full configuration does not fit an iCE40 (52,466 LUTs on the ECP5, several times the largest iCE40): use an ECP5 target, or --config small");
+    }
     if let (Design::Nic(config), Family::Ecp5) = (design, target.family()) {
         return crate::board::synth_board(target, config, freq_mhz, speed, quick, out, progress);
     }
