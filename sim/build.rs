@@ -191,44 +191,12 @@ fn main() {
     let mut fast_clock: Vec<bool> = Vec::new();
 
     for (&(top, cfg, traced), vname) in all.iter().zip(&variant_names) {
-        let t0 = std::time::Instant::now();
         let verilog = top.verilog(cfg);
         let wrapper = sim_wrapper(&verilog, top.module(), &top.sim_module(), top.taps());
-        let vfile = format!("{}.v", top.module());
-        let wfile = format!("{}.v", top.sim_module());
-        let dir = out.join(vname);
-        fs::create_dir_all(&dir).unwrap();
-        write_if_changed(&dir.join(&vfile), &verilog);
-        write_if_changed(&dir.join(&wfile), &wrapper);
-        let obj = dir.join("obj");
-        obj_dirs.push(obj.clone());
-
-        let flags = verilator_flags(&top.sim_module());
-        let mut h = DefaultHasher::new();
-        (BUILD_KEY, &verilog, &wrapper, flags.as_slice(), traced, &vversion, cfg).hash(&mut h);
-        let key = format!("{:016x}", h.finish());
-        let stamp = dir.join("stamp");
-        let fast = format!("nicv_{vname}_fast");
-        let slow = format!("nicv_{vname}_slow");
-        let up_to_date = fs::read_to_string(&stamp).map(|s| s == key).unwrap_or(false)
-            && dir.join(format!("lib{fast}.a")).exists()
-            && dir.join(format!("lib{slow}.a")).exists();
-        if !up_to_date {
-            let _ = fs::remove_file(&stamp);
-            let _ = fs::remove_dir_all(&obj);
-            verilate(&flags, traced, &dir, &obj, &[&wfile, &vfile]);
-            let (fast_files, slow_files) = class_files(&obj, vname);
-            compile(&fast, &dir, &obj, &vinc, traced, &fast_files, 3);
-            // Constructors and initialisation: run once, compile fast.
-            compile(&slow, &dir, &obj, &vinc, traced, &slow_files, 1);
-            fs::write(&stamp, &key).unwrap();
-            // Build cost of each model, for the record (`cargo build -vv` shows it).
-            let _ = fs::write(dir.join("build_seconds"), format!("{:.1}\n", t0.elapsed().as_secs_f64()));
-        }
-        fast_clock.push(fast_clock_safe(&obj, vname, &[&verilog, &wrapper]));
-        println!("cargo:rustc-link-search=native={}", dir.display());
-        libs.push(fast);
-        libs.push(slow);
+        let files = [(format!("{}.v", top.sim_module()), wrapper), (format!("{}.v", top.module()), verilog)];
+        let obj = verilated_model(&out, &vinc, &vversion, &mut libs, vname, &top.sim_module(), &files, traced);
+        fast_clock.push(fast_clock_safe(&obj, vname, &[&files[1].1, &files[0].1]));
+        obj_dirs.push(obj);
     }
 
     // The board model (src/board_model.rs): `ecpix5_io` of the small configuration, the
@@ -239,17 +207,17 @@ fn main() {
     let board_obj = {
         use nic_hw::board::ecpix5;
         let files = [
-            ("board_core.v", nic_hw::export::board_core_verilog(nic_hw::Config::Small)),
-            ("ecpix5.v", ecpix5::ecpix5_verilog(ecpix5::SIM_UART_DIVISOR, ecpix5::SIM_PHY_RESET_BITS)),
-            ("ecp5_sim_cells.v", ecpix5::SIM_PRIMITIVES.to_string()),
+            ("board_core.v".to_string(), nic_hw::export::board_core_verilog(nic_hw::Config::Small)),
+            ("ecpix5.v".to_string(), ecpix5::ecpix5_verilog(ecpix5::SIM_UART_DIVISOR, ecpix5::SIM_PHY_RESET_BITS)),
+            ("ecp5_sim_cells.v".to_string(), ecpix5::SIM_PRIMITIVES.to_string()),
         ];
-        single_model(&out, &vinc, &vversion, &mut libs, "board_small", "ecpix5_io", &files, true)
+        verilated_model(&out, &vinc, &vversion, &mut libs, "board_small", "ecpix5_io", &files, true)
     };
 
     // The iCE40 board model (src/ice40_model.rs): `ice40_core`, the iCE40 board's NIC
     // (small) with its UART host link and looped wire; one clock, which the test bench
     // drives, and the UART divisor an input. Not traced.
-    let ice40_obj = single_model(&out, &vinc, &vversion, &mut libs, "ice40_small", "ice40_core", &[("ice40_core.v", nic_hw::export::ice40_core_verilog())], false);
+    let ice40_obj = verilated_model(&out, &vinc, &vversion, &mut libs, "ice40_small", "ice40_core", &[("ice40_core.v".to_string(), nic_hw::export::ice40_core_verilog())], false);
 
     // Verilator runtime, once (same defines for every variant: only tracing differs, and
     // the runtime does not depend on it; FST writer included for the traced variants).
@@ -520,11 +488,13 @@ fn sim_wrapper(verilog: &str, module: &str, sim: &str, taps: &[&str]) -> String 
     )
 }
 
-/// Verilates and compiles one board model `vname` (top module `top`, its Verilog `files`
-/// written into OUT_DIR/vname) unless its stamp says it is current; adds its libraries to
-/// `libs` and returns its object directory (the wrapper's include directory).
+/// Verilates and compiles one model `vname` (top module `top`, its Verilog `files` —
+/// name and text — written into OUT_DIR/vname) unless its stamp says it is current; adds
+/// its two libraries (the per-cycle code at -O3, constructors and initialisation, run
+/// once, at -O1) to `libs` and returns its object directory (the wrapper's include
+/// directory). Its build time goes to `build_seconds` (`cargo build -vv` shows it).
 #[allow(clippy::too_many_arguments)]
-fn single_model(out: &Path, vinc: &Path, vversion: &str, libs: &mut Vec<String>, vname: &str, top: &str, files: &[(&str, String)], traced: bool) -> PathBuf {
+fn verilated_model(out: &Path, vinc: &Path, vversion: &str, libs: &mut Vec<String>, vname: &str, top: &str, files: &[(String, String)], traced: bool) -> PathBuf {
     let t0 = std::time::Instant::now();
     let dir = out.join(vname);
     fs::create_dir_all(&dir).unwrap();
@@ -545,7 +515,7 @@ fn single_model(out: &Path, vinc: &Path, vversion: &str, libs: &mut Vec<String>,
     if !up_to_date {
         let _ = fs::remove_file(&stamp);
         let _ = fs::remove_dir_all(&obj);
-        let names: Vec<&str> = files.iter().map(|(n, _)| *n).collect();
+        let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
         verilate(&flags, traced, &dir, &obj, &names);
         let (fast_files, slow_files) = class_files(&obj, vname);
         compile(&fast, &dir, &obj, vinc, traced, &fast_files, 3);

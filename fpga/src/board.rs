@@ -14,7 +14,7 @@
 //! constraints; ecp5-25k is a LFE5U-25F in CABGA381 with the same design and the pins
 //! left to nextpnr (no board: the bitstream shows the design fits and its timing).
 
-use crate::flow::{critical_paths, nextpnr_report, run_tool, Report, Target};
+use crate::flow::{nextpnr_report, run_tool, Report, Target, QUICK_NOTE};
 use crate::venv_tool;
 use anyhow::{bail, Context, Result};
 use nic_hw::board::ecpix5;
@@ -116,15 +116,12 @@ pub fn synth_board(target: Target, config: Config, freq_mhz: f64, speed: u8, qui
         ffs: util.get("TRELLIS_FF").copied().unwrap_or(0),
         brams: util.get("DP16KD").copied().unwrap_or(0),
         dsps: util.get("MULT18X18D").copied().unwrap_or(0),
-        timing_met: !fmax.is_empty() && fmax.values().all(|(a, c)| a >= c),
-        fmax_mhz: fmax.iter().map(|(k, (a, _))| (k.clone(), *a)).collect(),
-        critical_path: critical_paths(&std::fs::read_to_string(out.join("pnr.log")).unwrap_or_default()),
         ..Report::default()
     };
-    report.constraint_mhz = fmax.iter().map(|(k, (_, c))| (k.clone(), *c)).collect();
+    report.set_timing(&fmax, out);
     report.bitstream = Some(format!("ecpix5.bit ({bit_len} bytes)"));
     if quick {
-        report.notes.push("quick: placed without timing-driven placement (--no-tmdriv); Fmax is lower than the default flow's".into());
+        report.notes.push(QUICK_NOTE.into());
     }
     if lpf_pins {
         report.notes.push(format!("ECPIX-5 board top (LFE5UM5G-85F-8BG554I), core clock {core_mhz} MHz from the PLL, RGMII at 125 MHz, UART {} baud", ecpix5::BOARD_BAUD));

@@ -249,6 +249,21 @@ pub(crate) fn run_tool(program: &Path, dir: &Path, args: &[&str], log: &str) -> 
     Ok(())
 }
 
+/// The note of a `--quick` place and route.
+pub(crate) const QUICK_NOTE: &str = "quick: placed without timing-driven placement (--no-tmdriv); Fmax is lower than the default flow's";
+
+impl Report {
+    /// Sets the timing fields from nextpnr's Fmax per clock (achieved, constraint) and its
+    /// log in `out/pnr.log`: Fmax and constraint per clock, the verdict (every clock at
+    /// or above its constraint), the critical paths.
+    pub(crate) fn set_timing(&mut self, fmax: &BTreeMap<String, (f64, f64)>, out: &Path) {
+        self.timing_met = !fmax.is_empty() && fmax.values().all(|(a, c)| a >= c);
+        self.fmax_mhz = fmax.iter().map(|(k, (a, _))| (k.clone(), *a)).collect();
+        self.constraint_mhz = fmax.iter().map(|(k, (_, c))| (k.clone(), *c)).collect();
+        self.critical_path = critical_paths(&std::fs::read_to_string(out.join("pnr.log")).unwrap_or_default());
+    }
+}
+
 /// Reads nextpnr's `--report` JSON: utilisation by cell type and Fmax per clock.
 pub(crate) fn nextpnr_report(json: &str) -> (BTreeMap<String, u64>, BTreeMap<String, (f64, f64)>) {
     // A small, purpose-built reader: the report is flat JSON with known keys.
@@ -429,9 +444,7 @@ pub fn synth_design(target: Target, design: Design, freq_mhz: f64, speed: u8, qu
             report.ffs = util.get("TRELLIS_FF").copied().unwrap_or(0);
             report.brams = util.get("DP16KD").copied().unwrap_or(0);
             report.dsps = util.get("MULT18X18D").copied().unwrap_or(0);
-            report.timing_met = !fmax.is_empty() && fmax.values().all(|(a, c)| a >= c);
-            report.fmax_mhz = fmax.into_iter().map(|(k, (a, _))| (k, a)).collect();
-            report.critical_path = critical_paths(&std::fs::read_to_string(out.join("pnr.log")).unwrap_or_default());
+            report.set_timing(&fmax, out);
             match design {
                 Design::Nic(_) | Design::Core(_) => report.notes.push("nic_top out of context (no I/O, no bitstream): the core's own area and Fmax; the board top (without --ooc) gives a bitstream".into()),
                 Design::Block(_) => report.notes.push(format!("{top} alone, out of context: its ports are not registered and paths through them are not timed; no bitstream")),

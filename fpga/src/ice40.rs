@@ -8,7 +8,7 @@
 //! 3. yosys `synth_ice40`, nextpnr-ice40 with the PCF (pins) and the core frequency;
 //! 4. `icepack` packs the bitstream (`ice40.bin`, for `iceprog`).
 
-use crate::flow::{critical_paths, nextpnr_report, run_tool, Report, Target};
+use crate::flow::{nextpnr_report, run_tool, Report, Target, QUICK_NOTE};
 use crate::yosys_cells;
 use anyhow::{bail, Context, Result};
 use nic_hw::board::ice40;
@@ -94,15 +94,12 @@ pub fn synth_ice40_board(config: Config, freq_mhz: f64, quick: bool, out: &Path,
         ffs: cells.iter().filter(|(k, _)| k.starts_with("SB_DFF")).map(|(_, v)| v).sum(),
         brams: util.get("ICESTORM_RAM").copied().unwrap_or(0),
         logic_cells: util.get("ICESTORM_LC").copied().unwrap_or(0),
-        timing_met: !fmax.is_empty() && fmax.values().all(|(a, c)| a >= c),
-        fmax_mhz: fmax.iter().map(|(k, (a, _))| (k.clone(), *a)).collect(),
-        critical_path: critical_paths(&std::fs::read_to_string(out.join("pnr.log")).unwrap_or_default()),
         ..Report::default()
     };
-    report.constraint_mhz = fmax.iter().map(|(k, (_, c))| (k.clone(), *c)).collect();
+    report.set_timing(&fmax, out);
     report.bitstream = Some(format!("ice40.bin ({bin_len} bytes)"));
     if quick {
-        report.notes.push("quick: placed without timing-driven placement (--no-tmdriv); Fmax is lower than the default flow's".into());
+        report.notes.push(QUICK_NOTE.into());
     }
     report.notes.push(format!(
         "iCE40-HX8K Breakout Board top (iCE40HX8K-CT256): {} of {HX8K_CELLS} logic cells, {} of {HX8K_RAMS} RAM40s, placed and routed; core clock {core_mhz} MHz from the PLL; UART {} baud carrying registers and DMA; wire looped back (no PHY on the board)",

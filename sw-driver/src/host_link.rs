@@ -12,7 +12,8 @@
 //! when they change.
 
 use crate::device::{DeviceError, DmaFault, DmaRegion};
-use crate::serial_device::{ByteLink, HOST_MEM_BASE, REGION_ALIGN};
+use crate::dma_window::RegionStack;
+use crate::serial_device::{ByteLink, HOST_MEM_BASE};
 use crate::Device;
 
 /// The board's answer to `'V'`.
@@ -100,10 +101,9 @@ pub fn encode_write_response(error: bool, tag: u8) -> Vec<u8> {
 /// The driver's [`Device`] over a [`ByteLink`] to the board's host link.
 pub struct LinkDevice<L: ByteLink> {
     link: L,
-    /// DMA memory: `LINK_MEM_SIZE` bytes from `HOST_MEM_BASE`, allocated as a stack.
+    /// DMA memory: `LINK_MEM_SIZE` bytes from `HOST_MEM_BASE`, and its regions.
     mem: Vec<u8>,
-    regions: Vec<DmaRegion>,
-    next_free: u64,
+    window: RegionStack,
     irq: u16,
     faults: Vec<DmaFault>,
     /// Some beat of the write burst in progress was refused.
@@ -125,8 +125,7 @@ impl<L: ByteLink> LinkDevice<L> {
         let mut d = LinkDevice {
             link,
             mem: vec![0; LINK_MEM_SIZE as usize],
-            regions: Vec::new(),
-            next_free: 0,
+            window: RegionStack::new(HOST_MEM_BASE, LINK_MEM_SIZE),
             irq: 0,
             faults: Vec::new(),
             burst_error: false,
@@ -223,8 +222,7 @@ impl<L: ByteLink> LinkDevice<L> {
 
     /// Offset in `mem` of `[addr, addr + len)` if it lies inside one region.
     fn mapped(&self, addr: u64, len: u64) -> Option<usize> {
-        let end = addr.checked_add(len)?;
-        self.regions.iter().any(|r| addr >= r.bus_addr && end <= r.bus_addr + r.len as u64).then(|| (addr - HOST_MEM_BASE) as usize)
+        self.window.offset_of(addr, len).map(|o| o as usize)
     }
 
     fn serve_read(&mut self, addr: u64, len: u16, tag: u8) -> Result<(), DeviceError> {
@@ -299,22 +297,15 @@ impl<L: ByteLink> Device for LinkDevice<L> {
     }
 
     fn alloc_dma(&mut self, len: usize) -> Result<DmaRegion, DeviceError> {
-        let start = self.next_free.next_multiple_of(REGION_ALIGN);
-        let end = start + len.max(1) as u64;
-        if end > LINK_MEM_SIZE {
-            return Err(DeviceError::OutOfDmaMemory { requested: len });
-        }
-        self.mem[start as usize..end as usize].fill(0);
-        self.next_free = end;
-        let region = DmaRegion { bus_addr: HOST_MEM_BASE + start, len };
-        self.regions.push(region);
+        let region = self.window.alloc(len)?;
+        let off = (region.bus_addr - HOST_MEM_BASE) as usize;
+        self.mem[off..off + len].fill(0);
         Ok(region)
     }
 
     /// Frees the region; its memory is reused only when it is the newest one (a stack).
     fn free_dma(&mut self, region: DmaRegion) {
-        self.regions.retain(|r| *r != region);
-        self.next_free = self.regions.iter().map(|r| r.bus_addr - HOST_MEM_BASE + r.len as u64).max().unwrap_or(0);
+        self.window.free(region);
     }
 
     fn mem_write(&mut self, bus_addr: u64, data: &[u8]) -> Result<(), DeviceError> {

@@ -67,6 +67,7 @@
 
 pub mod device;
 pub mod discovery;
+pub mod dma_window;
 pub mod error;
 pub mod host_link;
 pub mod nic;

@@ -16,6 +16,7 @@
 //!   [`Device::take_dma_faults`] returns the latest one when the count is not zero.
 
 use crate::device::{DeviceError, DmaFault, DmaRegion};
+use crate::dma_window::RegionStack;
 use crate::serial::{Answer, AnswerParser, Request, SerialError, Status, MAX_XFER, VERSION};
 use crate::Device;
 use std::io::{Read, Write};
@@ -26,8 +27,7 @@ use std::time::{Duration, Instant};
 /// 4 GiB, so an address truncated to 32 bits faults).
 pub const HOST_MEM_BASE: u64 = 0x1_0000_0000;
 
-/// Regions start on this boundary (the descriptor interface asks for at least 64).
-pub const REGION_ALIGN: u64 = 64;
+pub use crate::dma_window::REGION_ALIGN;
 
 /// Core cycles to wait for the first byte of an answer before giving up. Generous: the
 /// longest answer (a 64 KiB memory read) takes ~650 k bit times at 3 Mbaud, but the
@@ -50,10 +50,8 @@ pub trait ByteLink {
 /// The driver's [`Device`] over a [`ByteLink`] to the board's UART bridge.
 pub struct SerialDevice<L: ByteLink> {
     link: L,
-    mem_size: u64,
-    /// Next free offset in the host memory window.
-    next_free: u64,
-    regions: Vec<DmaRegion>,
+    /// The regions handed out of the board's host memory.
+    window: RegionStack,
     /// Core cycles to wait for an answer.
     pub answer_timeout_cycles: u64,
 }
@@ -61,13 +59,13 @@ pub struct SerialDevice<L: ByteLink> {
 impl<L: ByteLink> SerialDevice<L> {
     /// Identifies the board (`'V'`: magic and protocol version) and learns its memory size.
     pub fn open(link: L) -> Result<Self, SerialError> {
-        let mut d = SerialDevice { link, mem_size: 0, next_free: 0, regions: Vec::new(), answer_timeout_cycles: ANSWER_TIMEOUT_CYCLES };
+        let mut d = SerialDevice { link, window: RegionStack::new(HOST_MEM_BASE, 0), answer_timeout_cycles: ANSWER_TIMEOUT_CYCLES };
         match d.transact(&Request::Identify)? {
             Answer::Identify { version, mem_size_log2 } => {
                 if version != VERSION {
                     return Err(SerialError::Io(std::io::Error::other(format!("board speaks bridge protocol version {version}, this driver {VERSION}"))));
                 }
-                d.mem_size = 1u64 << mem_size_log2;
+                d.window = RegionStack::new(HOST_MEM_BASE, 1u64 << mem_size_log2);
             }
             other => unreachable!("identify answered {other:?}"),
         }
@@ -76,7 +74,7 @@ impl<L: ByteLink> SerialDevice<L> {
 
     /// Bytes of host memory on the board.
     pub fn mem_size(&self) -> u64 {
-        self.mem_size
+        self.window.size()
     }
     pub fn link(&self) -> &L {
         &self.link
@@ -115,12 +113,8 @@ impl<L: ByteLink> SerialDevice<L> {
 
     /// Window offset of `[bus_addr, bus_addr + len)` if it lies inside one region.
     fn offset_in_region(&self, bus_addr: u64, len: usize) -> Result<u32, DeviceError> {
-        let end = bus_addr.checked_add(len as u64);
-        let inside = self.regions.iter().any(|r| bus_addr >= r.bus_addr && end.is_some_and(|e| e <= r.bus_addr + r.len as u64));
-        if !inside {
-            return Err(DeviceError::BadHostAccess { addr: bus_addr, len });
-        }
-        Ok((bus_addr - HOST_MEM_BASE) as u32)
+        let off = self.window.offset_of(bus_addr, len as u64).ok_or(DeviceError::BadHostAccess { addr: bus_addr, len })?;
+        Ok(off as u32)
     }
 }
 
@@ -153,27 +147,25 @@ impl<L: ByteLink> Device for SerialDevice<L> {
     }
 
     fn alloc_dma(&mut self, len: usize) -> Result<DmaRegion, DeviceError> {
-        let start = self.next_free.next_multiple_of(REGION_ALIGN);
-        let end = start + len.max(1) as u64;
-        if end > self.mem_size {
-            return Err(DeviceError::OutOfDmaMemory { requested: len });
+        let region = self.window.alloc(len)?;
+        let off = (region.bus_addr - HOST_MEM_BASE) as u32;
+        let zeroed = match self.transact(&Request::MemZero { off, len: len as u32 }) {
+            Ok(Answer::MemZero { status: Status::Ok }) => Ok(()),
+            Ok(Answer::MemZero { status }) => Err(DeviceError::Link { detail: format!("memory zero at {off:#x}: board answered {status:?}") }),
+            Ok(other) => unreachable!("memory zero answered {other:?}"),
+            Err(e) => Err(link_error("memory zero", e)),
+        };
+        if let Err(e) = zeroed {
+            self.window.free(region);
+            return Err(e);
         }
-        match self.transact(&Request::MemZero { off: start as u32, len: len as u32 }).map_err(|e| link_error("memory zero", e))? {
-            Answer::MemZero { status: Status::Ok } => {}
-            Answer::MemZero { status } => return Err(DeviceError::Link { detail: format!("memory zero at {start:#x}: board answered {status:?}") }),
-            other => unreachable!("memory zero answered {other:?}"),
-        }
-        self.next_free = end;
-        let region = DmaRegion { bus_addr: HOST_MEM_BASE + start, len };
-        self.regions.push(region);
         Ok(region)
     }
 
     /// Frees the region; its memory is reused only when it is the newest one (the
     /// allocator is a stack, which is how the driver opens and closes queues).
     fn free_dma(&mut self, region: DmaRegion) {
-        self.regions.retain(|r| *r != region);
-        self.next_free = self.regions.iter().map(|r| r.bus_addr - HOST_MEM_BASE + r.len as u64).max().unwrap_or(0);
+        self.window.free(region);
     }
 
     fn mem_write(&mut self, bus_addr: u64, data: &[u8]) -> Result<(), DeviceError> {
