@@ -11,8 +11,10 @@
 //! 4. `ecppack` packs the bitstream (`ecpix5.bit`, and `ecpix5.svf` for JTAG players).
 //!
 //! ecp5-85k is the ECPIX-5's own device (LFE5UM5G-85F, speed 8, CABGA554) with its pin
-//! constraints; ecp5-25k is a LFE5U-25F in CABGA381 with the same design and the pins
-//! left to nextpnr (no board: the bitstream shows the design fits and its timing).
+//! constraints; ecp5-25k is a LFE5U-25F in CABGA381 with the same design, the clock and
+//! RGMII pins on the sites the Colorlight i5 uses in that package ([`ECP5_25K_SITES`])
+//! and the rest left to nextpnr (no board of ours: the bitstream shows the design fits
+//! and its timing).
 
 use crate::flow::{nextpnr_report, run_tool, Report, Target, QUICK_NOTE};
 use crate::venv_tool;
@@ -23,6 +25,27 @@ use std::path::Path;
 
 /// The board top's module name.
 pub const BOARD_TOP: &str = "ecpix5_top";
+
+/// Sites for the 25F build (LFE5U-25F in CABGA381; no board of ours): the clock input and
+/// the RGMII pins of the Colorlight i5, a 25F board with this package (its oscillator
+/// and first PHY, as its reverse-engineered pin list gives them). nextpnr places the DDR
+/// cells only on pin-constrained I/Os, so those must sit on real pins; the rest of the
+/// ports are left to nextpnr.
+pub const ECP5_25K_SITES: &[(&str, &str)] = &[
+    ("clk100", "P3"),
+    ("eth_txc", "U19"),
+    ("eth_txd[0]", "U20"),
+    ("eth_txd[1]", "T19"),
+    ("eth_txd[2]", "T20"),
+    ("eth_txd[3]", "R20"),
+    ("eth_tx_ctl", "P19"),
+    ("eth_rxc", "L19"),
+    ("eth_rxd[0]", "P20"),
+    ("eth_rxd[1]", "N19"),
+    ("eth_rxd[2]", "N20"),
+    ("eth_rxd[3]", "M19"),
+    ("eth_rx_ctl", "M20"),
+];
 
 /// The core clock `ecppll` reports for `board_pll.v`, in MHz ("clkout2 frequency: X MHz").
 fn pll_core_mhz(ecppll_output: &str) -> Option<f64> {
@@ -63,9 +86,13 @@ pub fn synth_board(target: Target, config: Config, freq_mhz: f64, speed: u8, qui
     let lpf = if lpf_pins {
         "ecpix5.lpf".to_string()
     } else {
-        // the clocks only: the pin sites are the ECPIX-5's, not this package's
-        let clocks: String = ecpix5::ecpix5_lpf().lines().filter(|l| l.starts_with("FREQUENCY") || l.starts_with("BLOCK")).map(|l| format!("{l}\n")).collect();
-        std::fs::write(out.join("clocks.lpf"), clocks).context("writing clocks.lpf")?;
+        // the clocks, and the sites of this package for the clock input and RGMII: the
+        // ECPIX-5's sites are another package's
+        let mut lpf: String = ecpix5::ecpix5_lpf().lines().filter(|l| l.starts_with("FREQUENCY") || l.starts_with("BLOCK")).map(|l| format!("{l}\n")).collect();
+        for (name, site) in ECP5_25K_SITES {
+            lpf += &format!("LOCATE COMP \"{name}\" SITE \"{site}\";\nIOBUF PORT \"{name}\" IO_TYPE=LVCMOS33;\n");
+        }
+        std::fs::write(out.join("clocks.lpf"), lpf).context("writing clocks.lpf")?;
         "clocks.lpf".to_string()
     };
 
@@ -126,7 +153,7 @@ pub fn synth_board(target: Target, config: Config, freq_mhz: f64, speed: u8, qui
     if lpf_pins {
         report.notes.push(format!("ECPIX-5 board top (LFE5UM5G-85F-8BG554I), core clock {core_mhz} MHz from the PLL, RGMII at 125 MHz, UART {} baud", ecpix5::BOARD_BAUD));
     } else {
-        report.notes.push(format!("board top on a LFE5U-25F CABGA381 with pins placed by nextpnr (no board), core clock {core_mhz} MHz"));
+        report.notes.push(format!("board top on a LFE5U-25F CABGA381 (no board of ours): clock and RGMII on the Colorlight i5's sites, the other pins placed by nextpnr; core clock {core_mhz} MHz"));
     }
     std::fs::write(out.join("report.json"), report.to_json()).context("writing report.json")?;
     Ok(report)
