@@ -70,8 +70,8 @@ enum Cmd {
         /// bitstream) instead of the board top.
         #[arg(long, conflicts_with = "block")]
         ooc: bool,
-        /// ECP5 board flow: place without timing-driven placement (about half the
-        /// place-and-route time, lower Fmax): checks the flow, not for figures.
+        /// Board flows (ECP5, iCE40): place without timing-driven placement (about half
+        /// the place-and-route time, lower Fmax): checks the flow, not for figures.
         #[arg(long)]
         quick: bool,
         /// Output directory.

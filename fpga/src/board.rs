@@ -163,6 +163,19 @@ pub fn synth_board(target: Target, config: Config, freq_mhz: f64, speed: u8, qui
 mod tests {
     use super::*;
 
+    /// Every port of the board top that a DDR cell drives or samples (RGMII) and the
+    /// clock input have a site in the 25F build: nextpnr refuses DDR cells on I/Os
+    /// without one, which is how that build broke before the sites existed.
+    #[test]
+    fn the_25k_build_constrains_every_ddr_port() {
+        let rgmii = ecpix5::ECPIX5_PINS.iter().map(|(name, _, _)| *name).filter(|n| n.starts_with("eth_") && !matches!(*n, "eth_rst_n" | "eth_mdc"));
+        for port in rgmii.chain(["clk100"]) {
+            assert!(ECP5_25K_SITES.iter().any(|(n, _)| *n == port), "{port} has no site in the 25F build");
+        }
+        let sites: std::collections::BTreeSet<&str> = ECP5_25K_SITES.iter().map(|(_, s)| *s).collect();
+        assert_eq!(sites.len(), ECP5_25K_SITES.len(), "two ports on one site");
+    }
+
     #[test]
     fn reads_the_core_clock_from_ecppll() {
         let log = "Pll parameters:\nRefclk divisor: 4\nclkout0 frequency: 125 MHz\nclkout2 divisor: 10\nclkout2 frequency: 62.5 MHz\nclkout2 phase shift: 0 degrees\nVCO frequency: 625";
