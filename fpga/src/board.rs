@@ -16,7 +16,7 @@
 //! and the rest left to nextpnr (no board of ours: the bitstream shows the design fits
 //! and its timing).
 
-use crate::flow::{nextpnr_report, run_tool, Report, Target, QUICK_NOTE};
+use crate::flow::{nextpnr_report, run_nextpnr, run_tool, Report, Target, QUICK_NOTE};
 use crate::venv_tool;
 use anyhow::{bail, Context, Result};
 use nic_hw::board::ecpix5;
@@ -105,7 +105,6 @@ pub fn synth_board(target: Target, config: Config, freq_mhz: f64, speed: u8, qui
     )?;
 
     progress(&format!("nextpnr-ecp5 {device} {package} speed {speed} (minutes; log: pnr.log)"));
-    let _ = std::fs::remove_file(out.join("pnr_report.json"));
     let speed_arg = speed.to_string();
     // nextpnr's default router (router1): router2 did not converge on the `small` board
     // design (44 congested wires left after 160 iterations, where router1 finished)
@@ -119,11 +118,7 @@ pub fn synth_board(target: Target, config: Config, freq_mhz: f64, speed: u8, qui
     // nextpnr exits non-zero when timing fails; it still writes the config and report
     // (--timing-allow-fail), so the bitstream exists and the report says what failed.
     args.push("--timing-allow-fail");
-    let pnr = run_tool(&nextpnr, out, &args, "pnr.log");
-    let json = std::fs::read_to_string(out.join("pnr_report.json")).with_context(|| {
-        format!("nextpnr wrote no report ({}): see {}", pnr.as_ref().err().map(|e| e.to_string()).unwrap_or_default(), out.join("pnr.log").display())
-    })?;
-    pnr?;
+    let json = run_nextpnr(&nextpnr, out, &args)?;
 
     progress("ecppack: bitstream (ecpix5.bit, ecpix5.svf)");
     run_tool(&ecppack, out, &["--compress", "--svf", "ecpix5.svf", "ecpix5.config", "ecpix5.bit"], "pnr.log")?;

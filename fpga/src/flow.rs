@@ -249,6 +249,19 @@ pub(crate) fn run_tool(program: &Path, dir: &Path, args: &[&str], log: &str) -> 
     Ok(())
 }
 
+/// Runs a board flow's nextpnr (`args` include `--report pnr_report.json --log pnr.log`
+/// and `--timing-allow-fail`) and returns its report. A report is read even when nextpnr
+/// fails, so the error says what it got to; the failure is returned after that.
+pub(crate) fn run_nextpnr(program: &Path, out: &Path, args: &[&str]) -> Result<String> {
+    let _ = std::fs::remove_file(out.join("pnr_report.json"));
+    let pnr = run_tool(program, out, args, "pnr.log");
+    let json = std::fs::read_to_string(out.join("pnr_report.json")).with_context(|| {
+        format!("{} wrote no report ({}): see {}", program.display(), pnr.as_ref().err().map(|e| e.to_string()).unwrap_or_default(), out.join("pnr.log").display())
+    })?;
+    pnr?;
+    Ok(json)
+}
+
 /// The note of a `--quick` place and route.
 pub(crate) const QUICK_NOTE: &str = "quick: placed without timing-driven placement (--no-tmdriv); Fmax is lower than the default flow's";
 

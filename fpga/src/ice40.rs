@@ -8,7 +8,7 @@
 //! 3. yosys `synth_ice40`, nextpnr-ice40 with the PCF (pins) and the core frequency;
 //! 4. `icepack` packs the bitstream (`ice40.bin`, for `iceprog`).
 
-use crate::flow::{nextpnr_report, run_tool, Report, Target, QUICK_NOTE};
+use crate::flow::{nextpnr_report, run_nextpnr, run_tool, Report, Target, QUICK_NOTE};
 use crate::yosys_cells;
 use anyhow::{bail, Context, Result};
 use nic_hw::board::ice40;
@@ -63,7 +63,6 @@ pub fn synth_ice40_board(config: Config, freq_mhz: f64, quick: bool, out: &Path,
 
     let (device, package) = ice40::ICE40_DEVICE;
     progress(&format!("nextpnr-ice40 {device} {package} (minutes; log: pnr.log)"));
-    let _ = std::fs::remove_file(out.join("pnr_report.json"));
     let freq = format!("{core_mhz}");
     let mut args = vec![device, "--package", package, "--json", "ice40_top.json", "--pcf", "ice40.pcf", "--freq", &freq, "--asc", "ice40.asc", "--report", "pnr_report.json", "--log", "pnr.log"];
     if quick {
@@ -71,11 +70,7 @@ pub fn synth_ice40_board(config: Config, freq_mhz: f64, quick: bool, out: &Path,
     }
     // the bitstream and the report are written when timing fails too; the report says so
     args.push("--timing-allow-fail");
-    let pnr = run_tool(Path::new("nextpnr-ice40"), out, &args, "pnr.log");
-    let json = std::fs::read_to_string(out.join("pnr_report.json")).with_context(|| {
-        format!("nextpnr-ice40 wrote no report ({}): see {}", pnr.as_ref().err().map(|e| e.to_string()).unwrap_or_default(), out.join("pnr.log").display())
-    })?;
-    pnr?;
+    let json = run_nextpnr(Path::new("nextpnr-ice40"), out, &args)?;
 
     progress("icepack: bitstream (ice40.bin)");
     run_tool(Path::new("icepack"), out, &["ice40.asc", "ice40.bin"], "pack.log")?;

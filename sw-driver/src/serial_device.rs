@@ -27,7 +27,6 @@ use std::time::{Duration, Instant};
 /// 4 GiB, so an address truncated to 32 bits faults).
 pub const HOST_MEM_BASE: u64 = 0x1_0000_0000;
 
-pub use crate::dma_window::REGION_ALIGN;
 
 /// Core cycles to wait for the first byte of an answer before giving up. Generous: the
 /// longest answer (a 64 KiB memory read) takes ~650 k bit times at 3 Mbaud, but the

@@ -24,17 +24,13 @@
 
 mod common;
 
-use common::hdl::run_testbench;
+use common::hdl::{bits128, run_testbench};
 use nic_driver::host_link::{board_message_len, encode_read_beat, encode_reg_read, encode_reg_write, encode_write_response, BoardMessage, LINK_MAGIC};
 use nic_hw::board::host_link::HostLink;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::*;
 use std::collections::{BTreeMap, VecDeque};
-
-fn to_bits128(v: u128) -> Bits<128> {
-    (Bits::<128>::from((v >> 64) as u64) << 64u64) | Bits::<128>::from(v as u64)
-}
 
 /// A read request on the NIC's port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -171,7 +167,7 @@ fn run(seed: u64, traffic: u64) -> Outcome {
             x.dma_wr_strb.next = Bits::<16>::from(u64::from(wb.strb));
             x.dma_wr_last.next = wb.last;
             x.dma_wr_tag.next = Bits::<4>::from(u64::from(wb.tag));
-            x.dma_wr_data.next = to_bits128(wb.data);
+            x.dma_wr_data.next = bits128(wb.data);
             // the NIC stalls a beat at most one cycle (it reserves room before it asks)
             x.dma_rd_rsp_ready.next = rsp_stalled || rng.gen_bool(0.5);
             if generate && rng.gen_bool(0.002) {

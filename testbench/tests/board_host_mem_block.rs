@@ -20,7 +20,7 @@
 
 mod common;
 
-use common::hdl::run_testbench;
+use common::hdl::{bits128, run_testbench};
 use nic_hw::board::host_mem::{HostMem, HOST_MEM_BASE as BASE};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -248,11 +248,6 @@ fn gen_bridge(tb: &mut Tb, n: usize, rd: Option<(u64, u64)>, wr: Option<(u64, u6
         .collect()
 }
 
-fn to_bits128(b: &[u8; 16]) -> Bits<128> {
-    let v = u128::from_le_bytes(*b);
-    (Bits::<128>::from((v >> 64) as u64) << 64u64) | Bits::<128>::from(v as u64)
-}
-
 macro_rules! ensure {
     ($tb:expr, $c:expr, $($m:tt)*) => {
         if !$c {
@@ -331,7 +326,7 @@ fn run_scenario<const AW: usize>(
         if wr_off {
             let w = &sc.writes[wi];
             x.dma_wr_addr.next = Bits::<64>::from(w.addr);
-            x.dma_wr_data.next = to_bits128(&w.data);
+            x.dma_wr_data.next = bits128(u128::from_le_bytes(w.data));
             x.dma_wr_strb.next = Bits::<16>::from(u64::from(w.strb));
             x.dma_wr_last.next = w.last;
             x.dma_wr_tag.next = Bits::<4>::from(u64::from(w.tag));

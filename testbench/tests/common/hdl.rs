@@ -16,6 +16,11 @@ use rust_hdl::prelude::*;
 use std::panic::RefUnwindSafe;
 use std::sync::{Arc, Mutex};
 
+/// A 128-bit value (a DMA beat, lane 0 in the low byte) as the simulator's `Bits<128>`.
+pub fn bits128(v: u128) -> Bits<128> {
+    (Bits::<128>::from((v >> 64) as u64) << 64u64) | Bits::<128>::from(v as u64)
+}
+
 /// One beat of a frame: 8 bytes of data (little-endian, the unused ones zero), how many
 /// of them are the frame's (1..=8), and whether it is the frame's last beat.
 pub type Beat = (u64, u64, bool);

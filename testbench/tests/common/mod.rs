@@ -28,25 +28,35 @@ pub fn open<'a>(dev: &'a mut Box<dyn TestDevice>, cfg: NicConfig) -> TestNic<'a>
 
 /// Polls TX completions until the queue reports an error; panics if none comes.
 pub fn wait_tx_error<D: Device>(nic: &mut Nic<D>) -> DriverError {
+    wait_tx_error_within(nic, TIMEOUT)
+}
+
+/// [`wait_tx_error`] with a timeout of its own (a slow device: the iCE40 board's link).
+pub fn wait_tx_error_within<D: Device>(nic: &mut Nic<D>, timeout: u64) -> DriverError {
     let start = nic.cycles();
     loop {
         if let Err(e) = nic.tx_reap() {
             return e;
         }
-        assert!(nic.cycles() - start < TIMEOUT, "TX queue never reported an error; state {:?}", nic.queue_state(Dir::Tx, 0));
+        assert!(nic.cycles() - start < timeout, "TX queue never reported an error; state {:?}", nic.queue_state(Dir::Tx, 0));
         nic.device_mut().idle(64);
     }
 }
 
 /// Polls RX until the queue reports an error; panics if a frame or nothing arrives.
 pub fn wait_rx_error<D: Device>(nic: &mut Nic<D>) -> DriverError {
+    wait_rx_error_within(nic, TIMEOUT)
+}
+
+/// [`wait_rx_error`] with a timeout of its own.
+pub fn wait_rx_error_within<D: Device>(nic: &mut Nic<D>, timeout: u64) -> DriverError {
     let start = nic.cycles();
     loop {
         match nic.rx_burst(16) {
             Err(e) => return e,
             Ok(f) => assert!(f.is_empty(), "unexpected frames {:?}", f.iter().map(|f| f.data.len()).collect::<Vec<_>>()),
         }
-        assert!(nic.cycles() - start < TIMEOUT, "RX queue never reported an error; state {:?}", nic.queue_state(Dir::Rx, 0));
+        assert!(nic.cycles() - start < timeout, "RX queue never reported an error; state {:?}", nic.queue_state(Dir::Rx, 0));
         nic.device_mut().idle(64);
     }
 }
