@@ -7,6 +7,7 @@
 //! * `stream` — stream plumbing shared by several blocks: a FIFO with reset, the
 //!   scatter-gather byte packer;
 //! * `mac`    — FCS generation and checking (`crc`), MAC TX, MAC RX, the loopback switch;
+//! * `rdma`   — the RoCEv2 transport engine (so far: the pipelined ICRC);
 //! * `top`    — `nic_top`, wiring all of the above to the four external interfaces.
 //!
 //! rust-hdl has no reset; every stateful block here takes an explicit synchronous
@@ -18,6 +19,7 @@ pub mod csr;
 pub mod dma;
 pub mod export;
 pub mod mac;
+pub mod rdma;
 pub mod rx;
 pub mod stream;
 pub mod top;

@@ -18,6 +18,7 @@
 //!   offload, TSO, refused requests) of docs/tx-offload.md.
 //! * [`txgen`]: seeded random TX offload requests for the differential tests, and TCP
 //!   payload reassembly to check TSO.
+//! * [`roce`]: the RoCEv2 golden model: opcode table, ICRC, packets, PSNs, segmentation.
 //! * [`backend`]: opens the simulated RTL or the model for the suites.
 
 pub mod backend;
@@ -27,6 +28,7 @@ pub mod fcs;
 pub mod gen;
 pub mod pcap;
 pub mod refnic;
+pub mod roce;
 pub mod rxclass;
 pub mod rxsuite;
 pub mod rxgen;

@@ -9,21 +9,29 @@
 //! * [`ipv6`]: IPv6 fixed header and the generic extension-header shape.
 //! * [`tcp`]: TCP header, options and checksum.
 //! * [`udp`]: UDP header and checksum.
+//! * [`bth`], [`reth`], [`aeth`]: the InfiniBand transport headers RoCEv2 carries
+//!   (base, RDMA extended, ACK extended); the packets they form are in `roce`.
 //!
 //! The RX classification model (`rxclass`), its traffic generator (`rxgen`), the TX
 //! offload model, the driver-facing tools and the CLI share these views.
 
+pub mod aeth;
+pub mod bth;
 pub mod ethernet;
 pub mod ip;
 pub mod ipv4;
 pub mod ipv6;
+pub mod reth;
 pub mod tcp;
 pub mod udp;
 pub mod vlan;
 
+pub use aeth::{AethHeader, AethRepr, NakCode, Syndrome};
+pub use bth::{BthHeader, BthRepr};
 pub use ethernet::{EtherType, EthernetAddress, EthernetFrame, EthernetRepr};
 pub use ipv4::{Ipv4Packet, Ipv4Repr};
 pub use ipv6::{Ipv6ExtHeader, Ipv6ExtHeaderRepr, Ipv6Packet, Ipv6Repr};
+pub use reth::{RethHeader, RethRepr};
 pub use tcp::{TcpOption, TcpPacket, TcpRepr};
 pub use udp::{UdpPacket, UdpRepr};
 pub use vlan::{VlanRepr, VlanTag};

@@ -1,0 +1,96 @@
+//! A constant GF(2) matrix times a bit vector, as one XOR per output bit: the building
+//! block of every pipelined CRC here. The matrix is fixed when the block is built (a list
+//! of input bits per output bit); the Verilog body is written from that list and the
+//! native simulation evaluates the same list, so both views agree by construction, and
+//! the tests check the lists against the bytewise CRC.
+
+use rust_hdl::prelude::*;
+
+/// The matrix: for each output bit, the input bits XORed into it. A rust-hdl `Block`
+/// with no signals, so a `LogicBlock` can carry it as a field.
+#[derive(Clone, Debug, Default)]
+pub struct Taps(pub Vec<Vec<usize>>);
+
+impl Logic for Taps {
+    fn update(&mut self) {}
+}
+
+impl Block for Taps {
+    fn connect_all(&mut self) {}
+    fn update_all(&mut self) {}
+    fn has_changed(&self) -> bool {
+        false
+    }
+    fn accept(&self, _name: &str, _probe: &mut dyn Probe) {}
+}
+
+/// Combinational: `data_out = M x data_in` over GF(2), `M` given by `taps`.
+#[derive(LogicBlock)]
+pub struct XorNet<const I: usize, const O: usize> {
+    pub data_in: Signal<In, Bits<I>>,
+    pub data_out: Signal<Out, Bits<O>>,
+    taps: Taps,
+}
+
+impl<const I: usize, const O: usize> XorNet<I, O> {
+    /// `taps[o]` lists the input bits of output bit `o` (each below `I`; `O` lists).
+    pub fn new(taps: Vec<Vec<usize>>) -> Self {
+        assert_eq!(taps.len(), O, "one tap list per output bit");
+        assert!(taps.iter().flatten().all(|&i| i < I), "tap beyond the input width {I}");
+        Self { data_in: Default::default(), data_out: Default::default(), taps: Taps(taps) }
+    }
+    /// The same product in software (for models and tests).
+    pub fn eval(taps: &[Vec<usize>], input: u128) -> u128 {
+        taps.iter().enumerate().fold(0u128, |acc, (o, list)| acc | (list.iter().fold(0u128, |x, &i| x ^ (input >> i & 1)) << o))
+    }
+}
+
+impl<const I: usize, const O: usize> Default for XorNet<I, O> {
+    fn default() -> Self {
+        Self::new(vec![Vec::new(); O])
+    }
+}
+
+/// Bits<N> <-> u128 for N <= 128 (rust-hdl's `to_u64` stops at 64 bits).
+fn bits_to_u128<const N: usize>(b: Bits<N>) -> u128 {
+    (0..N).fold(0u128, |acc, i| acc | (u128::from(b.get_bit(i)) << i))
+}
+
+fn u128_to_bits<const N: usize>(v: u128) -> Bits<N> {
+    let mut b = Bits::<N>::default();
+    for i in 0..N {
+        b = b.replace_bit(i, v >> i & 1 != 0);
+    }
+    b
+}
+
+impl<const I: usize, const O: usize> Logic for XorNet<I, O> {
+    fn update(&mut self) {
+        let out = Self::eval(&self.taps.0, bits_to_u128(self.data_in.val()));
+        self.data_out.next = u128_to_bits::<O>(out);
+    }
+    fn connect(&mut self) {
+        self.data_out.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let mut body = String::new();
+        for (o, list) in self.taps.0.iter().enumerate() {
+            let expr = if list.is_empty() { "1'b0".to_string() } else { list.iter().map(|i| format!("data_in[{i}]")).collect::<Vec<_>>().join(" ^ ") };
+            body.push_str(&format!("assign data_out[{o}] = {expr};\n"));
+        }
+        Verilog::Custom(body)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eval_is_a_matrix_product() {
+        let taps = vec![vec![0, 1], vec![], vec![2, 0, 70]];
+        assert_eq!(XorNet::<71, 3>::eval(&taps, 0b011), 0b100);
+        assert_eq!(XorNet::<71, 3>::eval(&taps, 0b001), 0b101);
+        assert_eq!(XorNet::<71, 3>::eval(&taps, 1 << 70), 0b100);
+    }
+}

@@ -1,0 +1,84 @@
+//! The RoCEv2 golden model (reliable connected transport), split by role as Linux's
+//! rdma_rxe is:
+//!
+//! * [`opcode`]: the one opcode table (headers, class, position of each RC opcode).
+//! * [`icrc`]: the invariant CRC, one masked-header function for generation and check.
+//! * [`packet`]: whole frames (Ethernet/IP/UDP 4791/BTH/RETH/AETH/ImmDt/payload/ICRC),
+//!   emitted and parsed.
+//!
+//! The header views themselves are in `wire` (`bth`, `reth`, `aeth`), beside Ethernet,
+//! IP and UDP. This module adds the transport rules shared by requester and responder:
+//! PSN arithmetic and how a message is cut into packets by the path MTU.
+
+pub mod icrc;
+pub mod opcode;
+pub mod packet;
+
+pub use opcode::{OpClass, OpInfo, Position};
+pub use packet::{RoceError, RoceRepr, ROCE_UDP_PORT};
+
+use crate::wire::bth::MASK_24;
+use std::cmp::Ordering;
+use std::ops::Range;
+
+/// The path MTUs IBTA defines (bytes of payload per packet).
+pub const PATH_MTUS: [usize; 5] = [256, 512, 1024, 2048, 4096];
+
+/// `psn + n`, modulo 2^24.
+pub fn psn_add(psn: u32, n: u32) -> u32 {
+    psn.wrapping_add(n) & MASK_24
+}
+
+/// Compares 24-bit PSNs on the circle: the sign of `(a - b) << 8` as a 32-bit value
+/// (IBTA 9.7.2; rdma_rxe's `psn_compare`).
+pub fn psn_cmp(a: u32, b: u32) -> Ordering {
+    ((a.wrapping_sub(b) << 8) as i32).cmp(&0)
+}
+
+/// How a message of `len` bytes is sent at path MTU `mtu`: one packet per started MTU
+/// (a zero-byte message is one packet), each with its position and byte range.
+pub fn segments(len: usize, mtu: usize) -> Vec<(Position, Range<usize>)> {
+    assert!(mtu > 0);
+    let n = len.div_ceil(mtu).max(1);
+    (0..n)
+        .map(|i| {
+            let pos = match (i, n) {
+                (_, 1) => Position::Only,
+                (0, _) => Position::First,
+                (i, n) if i == n - 1 => Position::Last,
+                _ => Position::Middle,
+            };
+            (pos, i * mtu..((i + 1) * mtu).min(len))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn psn_wraps() {
+        assert_eq!(psn_add(0xff_ffff, 1), 0);
+        assert_eq!(psn_cmp(0, 0xff_ffff), Ordering::Greater);
+        assert_eq!(psn_cmp(0xff_ffff, 0), Ordering::Less);
+        assert_eq!(psn_cmp(5, 5), Ordering::Equal);
+        assert_eq!(psn_cmp(0x80_0000, 0), Ordering::Less, "half the circle away counts as behind");
+    }
+
+    #[test]
+    fn segmentation_at_the_edges() {
+        let m = 256;
+        let pos = |len| segments(len, m).iter().map(|s| s.0).collect::<Vec<_>>();
+        assert_eq!(pos(0), [Position::Only]);
+        assert_eq!(segments(0, m)[0].1, 0..0);
+        assert_eq!(pos(m - 1), [Position::Only]);
+        assert_eq!(pos(m), [Position::Only]);
+        assert_eq!(pos(m + 1), [Position::First, Position::Last]);
+        assert_eq!(segments(m + 1, m)[1].1, m..m + 1);
+        assert_eq!(pos(3 * m), [Position::First, Position::Middle, Position::Last]);
+        let s = segments(1 << 20, 4096);
+        assert_eq!(s.len(), 256);
+        assert_eq!(s.iter().map(|x| x.1.len()).sum::<usize>(), 1 << 20);
+    }
+}
