@@ -56,6 +56,20 @@ fn tx_blocks_export_and_lint() {
     lint_blocks("tx", &blocks);
 }
 
+/// The RDMA engine's blocks export on their own and are lint-clean under
+/// `verilator --lint-only -Wall` with only the generator waivers.
+#[test]
+fn rdma_blocks_export_and_lint() {
+    use nic_hw::rdma::{RdmaIcrc, RdmaRxParse};
+    use rust_hdl::prelude::*;
+    fn verilog<U: Block>(mut uut: U) -> String {
+        uut.connect_all();
+        generate_verilog(&uut)
+    }
+    let blocks = [("rdma_icrc", verilog(RdmaIcrc::default())), ("rdma_rx_parse", verilog(RdmaRxParse::default()))];
+    lint_blocks("rdma", &blocks);
+}
+
 /// The board's UART blocks, the serial register bridge and the iCE40 board's host link
 /// export on their own and are lint-clean under `verilator --lint-only -Wall` with only
 /// the generator waivers.

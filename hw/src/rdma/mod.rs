@@ -4,9 +4,13 @@
 //! * [`icrc`]: the invariant CRC of a frame as it streams, pipelined for 156.25 MHz,
 //!   for the TX side (appended after the pad) and the RX side (checked before anything
 //!   of the packet reaches memory).
+//! * [`rx_parse`]: RoCEv2 receive parsing: header fields, the payload realigned, a verdict
+//!   with the ICRC, so nothing of a bad packet reaches memory.
 //! * [`xor_net`]: constant GF(2) matrices as XOR networks, the CRC's building block.
 
 pub mod icrc;
+pub mod rx_parse;
 pub mod xor_net;
 
 pub use icrc::RdmaIcrc;
+pub use rx_parse::RdmaRxParse;

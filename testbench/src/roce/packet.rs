@@ -197,14 +197,19 @@ impl RoceRepr {
         let l4_end = ip_hdr_len + usize::from(u.len());
         let transport = &ip_packet[ip_hdr_len + udp::HEADER_LEN..l4_end];
         let bth_view = BthHeader::new_checked(transport)?;
+        if transport.len() < bth::HEADER_LEN + icrc::ICRC_LEN {
+            return Err(RoceError::Header(wire::Error::Truncated));
+        }
+        // The ICRC first: a damaged opcode or version is a damaged packet, dropped
+        // silently, not a request to refuse.
+        if !icrc::verify(&ip_packet[..l4_end]) {
+            return Err(RoceError::BadIcrc);
+        }
         let bth = BthRepr::parse(&bth_view)?;
         let info = opcode::info(bth.opcode).ok_or(RoceError::UnknownOpcode(bth.opcode))?;
         let fixed = info.header_len() + icrc::ICRC_LEN;
         if transport.len() < fixed {
             return Err(RoceError::Header(wire::Error::Truncated));
-        }
-        if !icrc::verify(&ip_packet[..l4_end]) {
-            return Err(RoceError::BadIcrc);
         }
         let mut at = bth::HEADER_LEN;
         let reth = if info.reth {
@@ -297,6 +302,10 @@ mod tests {
         assert_eq!(RoceRepr::parse_frame(&other).unwrap_err(), RoceError::NotRoce);
         let mut op = f.clone();
         op[14 + 20 + 8] = 0x64; // UD SEND Only
+        assert_eq!(RoceRepr::parse_frame(&op).unwrap_err(), RoceError::BadIcrc, "the ICRC is checked first");
+        let c = icrc::icrc(&op[14..op.len() - 4]).unwrap();
+        let n = op.len();
+        op[n - 4..].copy_from_slice(&c.to_le_bytes());
         assert_eq!(RoceRepr::parse_frame(&op).unwrap_err(), RoceError::UnknownOpcode(0x64));
         // UDP length that cuts the BTH short
         let mut short = f.clone();

@@ -1,0 +1,518 @@
+//! RoCEv2 receive parsing: the header fields, the payload realigned to lane 0, and a
+//! verdict that includes the ICRC, for a frame the classifier diverted to the RDMA engine.
+//!
+//! The frame is untagged IPv4 without options (what the classifier diverts), so every
+//! field sits at a fixed byte and is taken from a 16-byte window of the previous and the
+//! current beat as it passes (byte reversed, so a big-endian field is a plain bit slice).
+//! The extended header after the BTH starts at byte 54: AETH or ImmDt at 54, RETH at
+//! 54..70, and ImmDt at 70 behind a RETH (RDMA WRITE Only with Immediate).
+//!
+//! Nothing here writes memory or holds the frame: the payload leaves as it arrives
+//! (`pay_*`), and the frame's record (`rec_*`) follows at a fixed [`RECORD_DELAY`] after
+//! its last beat, once the ICRC is known. The consumer keeps the payload until the record
+//! says `status` 0 and discards `rec_beats` beats otherwise, so a bad packet never
+//! touches memory. Frames come at least 8 beats apart (MAC RX drops runts), which
+//! is what keeps one record in flight at a time.
+//!
+//! Pipeline: the window feeds the field registers and `RdmaIcrc`; the opcode's decode
+//! (extended header length, payload bounds) is registered a beat after the BTH; the
+//! payload is realigned one beat behind the input (stage S1), so that decode is ready for
+//! the first payload beat; the header checks are registered flags.
+
+use super::icrc::{RdmaIcrc, LATENCY as ICRC_LATENCY};
+use rust_hdl::prelude::*;
+
+/// Cycles from a frame's last beat in to its `rec_valid`.
+pub const RECORD_DELAY: u64 = 7;
+const _: () = assert!(ICRC_LATENCY + 1 < RECORD_DELAY);
+
+/// `rec_status` values.
+pub mod status {
+    pub const OK: u64 = 0;
+    /// The ICRC does not match: dropped silently (IBTA A17.3.3), counted.
+    pub const BAD_ICRC: u64 = 1;
+    /// Not a well-formed RoCEv2/IPv4 packet: lengths, IP/UDP fields, BTH version, a
+    /// payload where the opcode has none, a frame shorter than its IP packet.
+    pub const MALFORMED: u64 = 2;
+    /// A well-formed packet with a good ICRC whose opcode is not an RC opcode this engine
+    /// implements (the responder answers NAK invalid request).
+    pub const UNSUPPORTED_OPCODE: u64 = 3;
+}
+
+#[derive(LogicBlock)]
+pub struct RdmaRxParse {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    // ---- the frame (no FCS), one beat per cycle at most; no backpressure ----
+    pub in_valid: Signal<In, Bit>,
+    /// Lane 0 (bits 7:0) is the first byte.
+    pub in_data: Signal<In, Bits<64>>,
+    /// Bytes in the beat (8 but on the last, 1..8).
+    pub in_nbytes: Signal<In, Bits<4>>,
+    pub in_last: Signal<In, Bit>,
+    // ---- the payload, realigned to lane 0 ----
+    pub pay_valid: Signal<Out, Bit>,
+    pub pay_data: Signal<Out, Bits<64>>,
+    pub pay_nbytes: Signal<Out, Bits<4>>,
+    pub pay_last: Signal<Out, Bit>,
+    // ---- the frame's record, RECORD_DELAY cycles after its last beat ----
+    pub rec_valid: Signal<Out, Bit>,
+    pub rec_status: Signal<Out, Bits<2>>,
+    pub rec_opcode: Signal<Out, Bits<8>>,
+    pub rec_solicited: Signal<Out, Bit>,
+    pub rec_ack_req: Signal<Out, Bit>,
+    pub rec_pkey: Signal<Out, Bits<16>>,
+    pub rec_dest_qp: Signal<Out, Bits<24>>,
+    pub rec_psn: Signal<Out, Bits<24>>,
+    pub rec_src_ip: Signal<Out, Bits<32>>,
+    pub rec_udp_src_port: Signal<Out, Bits<16>>,
+    pub rec_va: Signal<Out, Bits<64>>,
+    pub rec_rkey: Signal<Out, Bits<32>>,
+    pub rec_dma_len: Signal<Out, Bits<32>>,
+    /// AETH syndrome and MSN (meaningful for opcodes with an AETH).
+    pub rec_syndrome: Signal<Out, Bits<8>>,
+    pub rec_msn: Signal<Out, Bits<24>>,
+    /// Immediate data (meaningful for opcodes with ImmDt).
+    pub rec_immdt: Signal<Out, Bits<32>>,
+    pub rec_payload_len: Signal<Out, Bits<16>>,
+    /// Payload beats this frame put out (whatever its status).
+    pub rec_beats: Signal<Out, Bits<16>>,
+    // ---- children ----
+    icrc_unit: RdmaIcrc,
+    // ---- input position and window ----
+    k: DFF<Bits<4>>,
+    pos: DFF<Bits<16>>,
+    prev: DFF<Bits<64>>,
+    win: Signal<Local, Bits<128>>,
+    // ---- live fields ----
+    l_ethertype: DFF<Bits<16>>,
+    l_ver_ihl: DFF<Bits<8>>,
+    l_total: DFF<Bits<16>>,
+    l_frag: DFF<Bits<16>>,
+    l_proto: DFF<Bits<8>>,
+    l_src_ip: DFF<Bits<32>>,
+    l_sport: DFF<Bits<16>>,
+    l_dport: DFF<Bits<16>>,
+    l_udp_len: DFF<Bits<16>>,
+    l_opcode: DFF<Bits<8>>,
+    l_flags: DFF<Bits<8>>,
+    l_pkey: DFF<Bits<16>>,
+    l_dqp: DFF<Bits<24>>,
+    l_ack: DFF<Bits<8>>,
+    l_psn: DFF<Bits<24>>,
+    l_ext4: DFF<Bits<32>>,
+    l_va: DFF<Bits<64>>,
+    l_rkey: DFF<Bits<32>>,
+    l_dma_len: DFF<Bits<32>>,
+    l_imm70: DFF<Bits<32>>,
+    l_rx_icrc: DFF<Bits<32>>,
+    /// The ICRC unit was given this frame's coverage end.
+    l_expect: DFF<Bit>,
+    l_beats: DFF<Bits<16>>,
+    // ---- registered decode and checks ----
+    ext_len: Signal<Local, Bits<16>>,
+    pad: Signal<Local, Bits<16>>,
+    has_pay: Signal<Local, Bit>,
+    e_has_pay: DFF<Bit>,
+    e_unsupported: DFF<Bit>,
+    e_pstart: DFF<Bits<16>>,
+    e_pay_len: DFF<Bits<16>>,
+    e_pend: DFF<Bits<16>>,
+    e_s6: DFF<Bit>,
+    e_cover_end: DFF<Bits<16>>,
+    e_icrc_end: DFF<Bits<16>>,
+    e_len_ok: DFF<Bit>,
+    e_ip_ok: DFF<Bit>,
+    e_bth_ok: DFF<Bit>,
+    // ---- S1: the window one beat behind, for the payload ----
+    s1_valid: DFF<Bit>,
+    s1_last: DFF<Bit>,
+    s1_prev: DFF<Bits<64>>,
+    s1_cur: DFF<Bits<64>>,
+    s1_pos: DFF<Bits<16>>,
+    s1_nbytes: DFF<Bits<4>>,
+    o_valid: DFF<Bit>,
+    o_data: DFF<Bits<64>>,
+    o_nbytes: DFF<Bits<4>>,
+    o_last: DFF<Bit>,
+    lo: Signal<Local, Bits<16>>,
+    left: Signal<Local, Bits<16>>,
+    emit: Signal<Local, Bit>,
+    // ---- the finished frame, until its record leaves ----
+    timer: DFF<Bits<3>>,
+    res_seen: DFF<Bit>,
+    res_ok: DFF<Bit>,
+    f_status: DFF<Bits<2>>,
+    f_expect: DFF<Bit>,
+    f_opcode: DFF<Bits<8>>,
+    f_flags: DFF<Bits<8>>,
+    f_ack: DFF<Bits<8>>,
+    f_pkey: DFF<Bits<16>>,
+    f_dqp: DFF<Bits<24>>,
+    f_psn: DFF<Bits<24>>,
+    f_src_ip: DFF<Bits<32>>,
+    f_sport: DFF<Bits<16>>,
+    f_va: DFF<Bits<64>>,
+    f_rkey: DFF<Bits<32>>,
+    f_dma_len: DFF<Bits<32>>,
+    f_ext4: DFF<Bits<32>>,
+    f_imm70: DFF<Bits<32>>,
+    f_pay_len: DFF<Bits<16>>,
+    f_beats: DFF<Bits<16>>,
+    malformed: Signal<Local, Bit>,
+}
+
+impl Default for RdmaRxParse {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            in_valid: Default::default(),
+            in_data: Default::default(),
+            in_nbytes: Default::default(),
+            in_last: Default::default(),
+            pay_valid: Default::default(),
+            pay_data: Default::default(),
+            pay_nbytes: Default::default(),
+            pay_last: Default::default(),
+            rec_valid: Default::default(),
+            rec_status: Default::default(),
+            rec_opcode: Default::default(),
+            rec_solicited: Default::default(),
+            rec_ack_req: Default::default(),
+            rec_pkey: Default::default(),
+            rec_dest_qp: Default::default(),
+            rec_psn: Default::default(),
+            rec_src_ip: Default::default(),
+            rec_udp_src_port: Default::default(),
+            rec_va: Default::default(),
+            rec_rkey: Default::default(),
+            rec_dma_len: Default::default(),
+            rec_syndrome: Default::default(),
+            rec_msn: Default::default(),
+            rec_immdt: Default::default(),
+            rec_payload_len: Default::default(),
+            rec_beats: Default::default(),
+            icrc_unit: Default::default(),
+            k: Default::default(),
+            pos: Default::default(),
+            prev: Default::default(),
+            win: Default::default(),
+            l_ethertype: Default::default(),
+            l_ver_ihl: Default::default(),
+            l_total: Default::default(),
+            l_frag: Default::default(),
+            l_proto: Default::default(),
+            l_src_ip: Default::default(),
+            l_sport: Default::default(),
+            l_dport: Default::default(),
+            l_udp_len: Default::default(),
+            l_opcode: Default::default(),
+            l_flags: Default::default(),
+            l_pkey: Default::default(),
+            l_dqp: Default::default(),
+            l_ack: Default::default(),
+            l_psn: Default::default(),
+            l_ext4: Default::default(),
+            l_va: Default::default(),
+            l_rkey: Default::default(),
+            l_dma_len: Default::default(),
+            l_imm70: Default::default(),
+            l_rx_icrc: Default::default(),
+            l_expect: Default::default(),
+            l_beats: Default::default(),
+            ext_len: Default::default(),
+            pad: Default::default(),
+            has_pay: Default::default(),
+            e_has_pay: Default::default(),
+            e_unsupported: Default::default(),
+            e_pstart: Default::default(),
+            e_pay_len: Default::default(),
+            e_pend: Default::default(),
+            e_s6: Default::default(),
+            e_cover_end: Default::default(),
+            e_icrc_end: Default::default(),
+            e_len_ok: Default::default(),
+            e_ip_ok: Default::default(),
+            e_bth_ok: Default::default(),
+            s1_valid: Default::default(),
+            s1_last: Default::default(),
+            s1_prev: Default::default(),
+            s1_cur: Default::default(),
+            s1_pos: Default::default(),
+            s1_nbytes: Default::default(),
+            o_valid: Default::default(),
+            o_data: Default::default(),
+            o_nbytes: Default::default(),
+            o_last: Default::default(),
+            lo: Default::default(),
+            left: Default::default(),
+            emit: Default::default(),
+            timer: Default::default(),
+            res_seen: Default::default(),
+            res_ok: Default::default(),
+            f_status: Default::default(),
+            f_expect: Default::default(),
+            f_opcode: Default::default(),
+            f_flags: Default::default(),
+            f_ack: Default::default(),
+            f_pkey: Default::default(),
+            f_dqp: Default::default(),
+            f_psn: Default::default(),
+            f_src_ip: Default::default(),
+            f_sport: Default::default(),
+            f_va: Default::default(),
+            f_rkey: Default::default(),
+            f_dma_len: Default::default(),
+            f_ext4: Default::default(),
+            f_imm70: Default::default(),
+            f_pay_len: Default::default(),
+            f_beats: Default::default(),
+            malformed: Default::default(),
+        }
+    }
+}
+
+impl Logic for RdmaRxParse {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, k, pos, prev, l_ethertype, l_ver_ihl, l_total, l_frag, l_proto, l_src_ip, l_sport, l_dport,
+            l_udp_len, l_opcode, l_flags, l_pkey, l_dqp, l_ack, l_psn, l_ext4, l_va, l_rkey, l_dma_len, l_imm70, l_rx_icrc,
+            l_expect, l_beats, e_has_pay, e_unsupported, e_pstart, e_pay_len, e_pend, e_s6, e_cover_end,
+            e_icrc_end, e_len_ok, e_ip_ok, e_bth_ok, s1_valid, s1_last, s1_prev, s1_cur, s1_pos, s1_nbytes, o_valid,
+            o_data, o_nbytes, o_last, timer, res_seen, res_ok, f_status, f_expect, f_opcode, f_flags, f_ack, f_pkey,
+            f_dqp, f_psn, f_src_ip, f_sport, f_va, f_rkey, f_dma_len, f_ext4, f_imm70, f_pay_len, f_beats);
+        clock!(self, clock, icrc_unit);
+        // ---- the window: previous and current beat, byte reversed (byte 0 at the top) ----
+        self.win.next = 0.into();
+        self.win.next = self.win.val() | (bit_cast::<128, 8>(self.prev.q.val().get_bits::<8>(0)) << 120);
+        self.win.next = self.win.val() | (bit_cast::<128, 8>(self.prev.q.val().get_bits::<8>(8)) << 112);
+        self.win.next = self.win.val() | (bit_cast::<128, 8>(self.prev.q.val().get_bits::<8>(16)) << 104);
+        self.win.next = self.win.val() | (bit_cast::<128, 8>(self.prev.q.val().get_bits::<8>(24)) << 96);
+        self.win.next = self.win.val() | (bit_cast::<128, 8>(self.prev.q.val().get_bits::<8>(32)) << 88);
+        self.win.next = self.win.val() | (bit_cast::<128, 8>(self.prev.q.val().get_bits::<8>(40)) << 80);
+        self.win.next = self.win.val() | (bit_cast::<128, 8>(self.prev.q.val().get_bits::<8>(48)) << 72);
+        self.win.next = self.win.val() | (bit_cast::<128, 8>(self.prev.q.val().get_bits::<8>(56)) << 64);
+        self.win.next = self.win.val() | (bit_cast::<128, 8>(self.in_data.val().get_bits::<8>(0)) << 56);
+        self.win.next = self.win.val() | (bit_cast::<128, 8>(self.in_data.val().get_bits::<8>(8)) << 48);
+        self.win.next = self.win.val() | (bit_cast::<128, 8>(self.in_data.val().get_bits::<8>(16)) << 40);
+        self.win.next = self.win.val() | (bit_cast::<128, 8>(self.in_data.val().get_bits::<8>(24)) << 32);
+        self.win.next = self.win.val() | (bit_cast::<128, 8>(self.in_data.val().get_bits::<8>(32)) << 24);
+        self.win.next = self.win.val() | (bit_cast::<128, 8>(self.in_data.val().get_bits::<8>(40)) << 16);
+        self.win.next = self.win.val() | (bit_cast::<128, 8>(self.in_data.val().get_bits::<8>(48)) << 8);
+        self.win.next = self.win.val() | (bit_cast::<128, 8>(self.in_data.val().get_bits::<8>(56)) << 0);
+        // ---- fields, each from the beat that completes it ----
+        if self.in_valid.val() {
+            self.prev.d.next = self.in_data.val();
+            self.pos.d.next = self.pos.q.val() + 8;
+            self.k.d.next = self.k.q.val() + 1;
+            if self.k.q.val() == 15 {
+                self.k.d.next = self.k.q.val();
+            }
+            if self.in_last.val() {
+                self.pos.d.next = 0.into();
+                self.k.d.next = 0.into();
+            }
+            if self.k.q.val() == 0 {
+                self.l_expect.d.next = false;
+            }
+            if self.k.q.val() == 2 {
+                self.l_ethertype.d.next = self.win.val().get_bits::<16>(80);
+                self.l_ver_ihl.d.next = self.win.val().get_bits::<8>(72);
+                self.l_total.d.next = self.win.val().get_bits::<16>(48);
+                self.l_frag.d.next = self.win.val().get_bits::<16>(16);
+                self.l_proto.d.next = self.win.val().get_bits::<8>(0);
+            }
+            if self.k.q.val() == 4 {
+                self.l_src_ip.d.next = self.win.val().get_bits::<32>(80);
+                self.l_sport.d.next = self.win.val().get_bits::<16>(32);
+                self.l_dport.d.next = self.win.val().get_bits::<16>(16);
+                self.l_udp_len.d.next = self.win.val().get_bits::<16>(0);
+            }
+            if self.k.q.val() == 6 {
+                self.l_opcode.d.next = self.win.val().get_bits::<8>(104);
+                self.l_flags.d.next = self.win.val().get_bits::<8>(96);
+                self.l_pkey.d.next = self.win.val().get_bits::<16>(80);
+                self.l_dqp.d.next = self.win.val().get_bits::<24>(48);
+                self.l_ack.d.next = self.win.val().get_bits::<8>(40);
+                self.l_psn.d.next = self.win.val().get_bits::<24>(16);
+            }
+            if self.k.q.val() == 7 {
+                self.l_ext4.d.next = self.win.val().get_bits::<32>(48);
+                self.l_va.d.next = self.win.val().get_bits::<64>(16);
+            }
+            if self.k.q.val() == 8 {
+                self.l_rkey.d.next = self.win.val().get_bits::<32>(48);
+                self.l_dma_len.d.next = self.win.val().get_bits::<32>(16);
+            }
+            if self.k.q.val() == 9 {
+                self.l_imm70.d.next = self.win.val().get_bits::<32>(48);
+            }
+            // the received ICRC, from the beat holding its last byte (little-endian as sent)
+            if (self.pos.q.val() < self.e_icrc_end.q.val()) & (self.e_icrc_end.q.val() <= self.pos.q.val() + 8) & (self.k.q.val() >= 4) {
+                self.l_rx_icrc.d.next = self.in_data.val().get_bits::<32>(16);
+                if self.e_cover_end.q.val().get_bit(2) {
+                    self.l_rx_icrc.d.next = bit_cast::<32, 16>(self.prev.q.val().get_bits::<16>(48)) | (bit_cast::<32, 16>(self.in_data.val().get_bits::<16>(0)) << 16);
+                }
+            }
+        }
+        // ---- the ICRC over the same beats ----
+        self.icrc_unit.beat_valid.next = self.in_valid.val();
+        self.icrc_unit.beat_data.next = self.in_data.val();
+        self.icrc_unit.beat_first.next = self.k.q.val() == 0;
+        self.icrc_unit.beat_last.next = (self.pos.q.val() < self.e_cover_end.q.val()) & (self.e_cover_end.q.val() <= self.pos.q.val() + 8) & (self.k.q.val() >= 4) & self.e_len_ok.q.val();
+        self.icrc_unit.beat_last_6.next = self.e_cover_end.q.val().get_bit(2);
+        if self.in_valid.val() & self.icrc_unit.beat_last.val() {
+            self.l_expect.d.next = true;
+        }
+        self.icrc_unit.reset.next = self.reset.val();
+        // ---- decode of the opcode and lengths, registered a beat after the BTH ----
+        self.ext_len.next = 0.into();
+        if (self.l_opcode.q.val() == 0x06) | (self.l_opcode.q.val() == 0x0a) | (self.l_opcode.q.val() == 0x0c) {
+            self.ext_len.next = 16.into();
+        }
+        if self.l_opcode.q.val() == 0x0b {
+            self.ext_len.next = 20.into();
+        }
+        if (self.l_opcode.q.val() == 0x03) | (self.l_opcode.q.val() == 0x05) | (self.l_opcode.q.val() == 0x09)
+            | (self.l_opcode.q.val() == 0x0d) | (self.l_opcode.q.val() == 0x0f) | (self.l_opcode.q.val() == 0x10) | (self.l_opcode.q.val() == 0x11) {
+            self.ext_len.next = 4.into();
+        }
+        self.pad.next = bit_cast::<16, 2>(self.l_flags.q.val().get_bits::<2>(4));
+        self.has_pay.next = (self.l_opcode.q.val() != 0x0c) & (self.l_opcode.q.val() != 0x11);
+        self.e_has_pay.d.next = self.has_pay.val();
+        self.e_unsupported.d.next = self.l_opcode.q.val() > 0x11;
+        self.e_pstart.d.next = self.ext_len.val() + 54;
+        self.e_s6.d.next = !self.ext_len.val().get_bit(2);
+        // the payload ends 4 (ICRC) + pad bytes before the IP packet: 14 + total - 4 - pad
+        self.e_pend.d.next = self.l_total.q.val() + 10 - self.pad.val();
+        // IP total length less IP (20), UDP (8), BTH (12), ICRC (4), extended headers and pad
+        self.e_pay_len.d.next = self.l_total.q.val() - 44 - self.ext_len.val() - self.pad.val();
+        self.e_cover_end.d.next = self.l_total.q.val() + 10;
+        self.e_icrc_end.d.next = self.l_total.q.val() + 14;
+        self.e_len_ok.d.next = (self.l_total.q.val().get_bits::<2>(0) == 0) & (self.l_total.q.val() >= 44);
+        self.e_ip_ok.d.next = (self.l_ethertype.q.val() == 0x0800) & (self.l_ver_ihl.q.val() == 0x45) & (self.l_proto.q.val() == 17)
+            & (self.l_frag.q.val().get_bits::<14>(0) == 0) & (self.l_dport.q.val() == 4791)
+            & (self.l_udp_len.q.val() + 20 == self.l_total.q.val());
+        // BTH version 0; headers and pad fit; no payload (nor pad) where the opcode has none
+        self.e_bth_ok.d.next = (self.l_flags.q.val().get_bits::<4>(0) == 0)
+            & (self.l_total.q.val() >= self.ext_len.val() + 44 + self.pad.val())
+            & (self.has_pay.val() | ((self.l_total.q.val() == self.ext_len.val() + 44) & (self.pad.val() == 0)));
+        // ---- S1: the payload, one beat behind ----
+        self.s1_valid.d.next = self.in_valid.val();
+        self.s1_last.d.next = self.in_last.val();
+        self.s1_prev.d.next = self.prev.q.val();
+        self.s1_cur.d.next = self.in_data.val();
+        self.s1_pos.d.next = self.pos.q.val();
+        self.s1_nbytes.d.next = self.in_nbytes.val();
+        // the bytes [lo, lo + 8) of the frame: the previous beat's from lane 2 or 6 on
+        self.lo.next = self.s1_pos.q.val() - 6;
+        if self.e_s6.q.val() {
+            self.lo.next = self.s1_pos.q.val() - 2;
+        }
+        self.left.next = self.e_pend.q.val() - self.lo.val();
+        self.emit.next = self.s1_valid.q.val() & (self.s1_pos.q.val() >= 8) & (self.lo.val() >= self.e_pstart.q.val()) & (self.lo.val() < self.e_pend.q.val()) & self.e_has_pay.q.val();
+        self.o_valid.d.next = self.emit.val();
+        self.o_data.d.next = (self.s1_prev.q.val() >> 16) | (self.s1_cur.q.val() << 48);
+        if self.e_s6.q.val() {
+            self.o_data.d.next = (self.s1_prev.q.val() >> 48) | (self.s1_cur.q.val() << 16);
+        }
+        self.o_nbytes.d.next = 8.into();
+        self.o_last.d.next = false;
+        if self.left.val() <= 8 {
+            self.o_nbytes.d.next = self.left.val().get_bits::<4>(0);
+            self.o_last.d.next = true;
+        }
+        if self.emit.val() {
+            self.l_beats.d.next = self.l_beats.q.val() + 1;
+        }
+        self.pay_valid.next = self.o_valid.q.val();
+        self.pay_data.next = self.o_data.q.val();
+        self.pay_nbytes.next = self.o_nbytes.q.val();
+        self.pay_last.next = self.o_last.q.val();
+        // ---- the ICRC result of the frame whose record is pending ----
+        if self.icrc_unit.icrc_valid.val() {
+            self.res_seen.d.next = true;
+            self.res_ok.d.next = self.icrc_unit.icrc.val() == self.l_rx_icrc.q.val();
+        }
+        // ---- the frame's end (S1's last beat): keep its record ----
+        self.malformed.next = !(self.e_ip_ok.q.val() & self.e_len_ok.q.val() & self.e_bth_ok.q.val())
+            | (self.s1_pos.q.val() + bit_cast::<16, 4>(self.s1_nbytes.q.val()) < self.l_total.q.val() + 14)
+            | (self.s1_pos.q.val() < 56);
+        if self.timer.q.val() != 0 {
+            self.timer.d.next = self.timer.q.val() - 1;
+        }
+        if self.s1_valid.q.val() & self.s1_last.q.val() {
+            self.timer.d.next = 6.into();
+            self.f_status.d.next = 0.into();
+            if self.e_unsupported.q.val() {
+                self.f_status.d.next = 3.into();
+            }
+            if self.malformed.val() {
+                self.f_status.d.next = 2.into();
+            }
+            self.f_expect.d.next = self.l_expect.q.val();
+            self.f_opcode.d.next = self.l_opcode.q.val();
+            self.f_flags.d.next = self.l_flags.q.val();
+            self.f_ack.d.next = self.l_ack.q.val();
+            self.f_pkey.d.next = self.l_pkey.q.val();
+            self.f_dqp.d.next = self.l_dqp.q.val();
+            self.f_psn.d.next = self.l_psn.q.val();
+            self.f_src_ip.d.next = self.l_src_ip.q.val();
+            self.f_sport.d.next = self.l_sport.q.val();
+            self.f_va.d.next = self.l_va.q.val();
+            self.f_rkey.d.next = self.l_rkey.q.val();
+            self.f_dma_len.d.next = self.l_dma_len.q.val();
+            self.f_ext4.d.next = self.l_ext4.q.val();
+            self.f_imm70.d.next = self.l_imm70.q.val();
+            self.f_pay_len.d.next = self.e_pay_len.q.val();
+            self.f_beats.d.next = self.l_beats.q.val();
+            if self.emit.val() {
+                self.f_beats.d.next = self.l_beats.q.val() + 1;
+            }
+            self.l_beats.d.next = 0.into();
+        }
+        // ---- the record ----
+        self.rec_valid.next = self.timer.q.val() == 1;
+        self.rec_status.next = self.f_status.q.val();
+        // a bad ICRC outranks an unknown opcode: the opcode may be what was damaged
+        if (self.f_status.q.val() != 2) & !(self.f_expect.q.val() & self.res_seen.q.val() & self.res_ok.q.val()) {
+            self.rec_status.next = 1.into();
+        }
+        if self.timer.q.val() == 1 {
+            self.res_seen.d.next = false;
+        }
+        self.rec_opcode.next = self.f_opcode.q.val();
+        self.rec_solicited.next = self.f_flags.q.val().get_bit(7);
+        self.rec_ack_req.next = self.f_ack.q.val().get_bit(7);
+        self.rec_pkey.next = self.f_pkey.q.val();
+        self.rec_dest_qp.next = self.f_dqp.q.val();
+        self.rec_psn.next = self.f_psn.q.val();
+        self.rec_src_ip.next = self.f_src_ip.q.val();
+        self.rec_udp_src_port.next = self.f_sport.q.val();
+        self.rec_va.next = self.f_va.q.val();
+        self.rec_rkey.next = self.f_rkey.q.val();
+        self.rec_dma_len.next = self.f_dma_len.q.val();
+        self.rec_syndrome.next = self.f_ext4.q.val().get_bits::<8>(24);
+        self.rec_msn.next = self.f_ext4.q.val().get_bits::<24>(0);
+        self.rec_immdt.next = self.f_ext4.q.val();
+        if self.f_opcode.q.val() == 0x0b {
+            self.rec_immdt.next = self.f_imm70.q.val();
+        }
+        self.rec_payload_len.next = self.f_pay_len.q.val();
+        if self.f_status.q.val() != 0 {
+            self.rec_payload_len.next = 0.into();
+        }
+        self.rec_beats.next = self.f_beats.q.val();
+        if self.reset.val() {
+            self.k.d.next = 0.into();
+            self.pos.d.next = 0.into();
+            self.s1_valid.d.next = false;
+            self.o_valid.d.next = false;
+            self.timer.d.next = 0.into();
+            self.res_seen.d.next = false;
+            self.l_beats.d.next = 0.into();
+            self.l_expect.d.next = false;
+        }
+    }
+}
