@@ -60,13 +60,13 @@ fn tx_blocks_export_and_lint() {
 /// `verilator --lint-only -Wall` with only the generator waivers.
 #[test]
 fn rdma_blocks_export_and_lint() {
-    use nic_hw::rdma::{RdmaIcrc, RdmaRxParse};
+    use nic_hw::rdma::{RdmaIcrc, RdmaRxParse, RdmaTxBuild};
     use rust_hdl::prelude::*;
     fn verilog<U: Block>(mut uut: U) -> String {
         uut.connect_all();
         generate_verilog(&uut)
     }
-    let blocks = [("rdma_icrc", verilog(RdmaIcrc::default())), ("rdma_rx_parse", verilog(RdmaRxParse::default()))];
+    let blocks = [("rdma_icrc", verilog(RdmaIcrc::default())), ("rdma_rx_parse", verilog(RdmaRxParse::default())), ("rdma_tx_build", verilog(RdmaTxBuild::default()))];
     lint_blocks("rdma", &blocks);
 }
 

@@ -6,11 +6,15 @@
 //!   of the packet reaches memory).
 //! * [`rx_parse`]: RoCEv2 receive parsing: header fields, the payload realigned, a verdict
 //!   with the ICRC, so nothing of a bad packet reaches memory.
+//! * [`tx_build`]: RoCEv2 transmit framing: headers from a request, the payload realigned,
+//!   the IPv4 checksum, the ICRC put in behind a FIFO so the wire sees no gap.
 //! * [`xor_net`]: constant GF(2) matrices as XOR networks, the CRC's building block.
 
 pub mod icrc;
 pub mod rx_parse;
+pub mod tx_build;
 pub mod xor_net;
 
 pub use icrc::RdmaIcrc;
 pub use rx_parse::RdmaRxParse;
+pub use tx_build::RdmaTxBuild;

@@ -160,6 +160,8 @@ pub struct RdmaRxParse {
     f_pay_len: DFF<Bits<16>>,
     f_beats: DFF<Bits<16>>,
     malformed: Signal<Local, Bit>,
+    /// This beat holds the last byte the ICRC covers.
+    cover_ends: Signal<Local, Bit>,
 }
 
 impl Default for RdmaRxParse {
@@ -269,6 +271,7 @@ impl Default for RdmaRxParse {
             f_pay_len: Default::default(),
             f_beats: Default::default(),
             malformed: Default::default(),
+            cover_ends: Default::default(),
         }
     }
 }
@@ -360,9 +363,10 @@ impl Logic for RdmaRxParse {
         self.icrc_unit.beat_valid.next = self.in_valid.val();
         self.icrc_unit.beat_data.next = self.in_data.val();
         self.icrc_unit.beat_first.next = self.k.q.val() == 0;
-        self.icrc_unit.beat_last.next = (self.pos.q.val() < self.e_cover_end.q.val()) & (self.e_cover_end.q.val() <= self.pos.q.val() + 8) & (self.k.q.val() >= 4) & self.e_len_ok.q.val();
+        self.cover_ends.next = (self.pos.q.val() < self.e_cover_end.q.val()) & (self.e_cover_end.q.val() <= self.pos.q.val() + 8) & (self.k.q.val() >= 4) & self.e_len_ok.q.val();
+        self.icrc_unit.beat_last.next = self.cover_ends.val();
         self.icrc_unit.beat_last_6.next = self.e_cover_end.q.val().get_bit(2);
-        if self.in_valid.val() & self.icrc_unit.beat_last.val() {
+        if self.in_valid.val() & self.cover_ends.val() {
             self.l_expect.d.next = true;
         }
         self.icrc_unit.reset.next = self.reset.val();
