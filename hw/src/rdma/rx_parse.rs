@@ -16,14 +16,16 @@
 //!
 //! Pipeline: the window feeds the field registers and `RdmaIcrc`; the opcode's decode
 //! (extended header length, payload bounds) is registered a beat after the BTH; the
-//! payload is realigned one beat behind the input (stage S1), so that decode is ready for
-//! the first payload beat; the header checks are registered flags.
+//! payload is realigned two beats behind the input (S1 registers the window and both
+//! candidate offsets, S2 what of it is payload), so that decode is ready for the first
+//! payload beat and no stage holds more than one subtraction or compare; the header
+//! checks are registered flags.
 
 use super::icrc::{RdmaIcrc, LATENCY as ICRC_LATENCY};
 use rust_hdl::prelude::*;
 
 /// Cycles from a frame's last beat in to its `rec_valid`.
-pub const RECORD_DELAY: u64 = 7;
+pub const RECORD_DELAY: u64 = 8;
 const _: () = assert!(ICRC_LATENCY + 1 < RECORD_DELAY);
 
 /// `rec_status` values.
@@ -124,7 +126,7 @@ pub struct RdmaRxParse {
     e_len_ok: DFF<Bit>,
     e_ip_ok: DFF<Bit>,
     e_bth_ok: DFF<Bit>,
-    // ---- S1: the window one beat behind, for the payload ----
+    // ---- S1, S2: the payload two beats behind ----
     s1_valid: DFF<Bit>,
     s1_last: DFF<Bit>,
     s1_prev: DFF<Bits<64>>,
@@ -136,7 +138,16 @@ pub struct RdmaRxParse {
     o_nbytes: DFF<Bits<4>>,
     o_last: DFF<Bit>,
     lo: Signal<Local, Bits<16>>,
-    left: Signal<Local, Bits<16>>,
+    s1_ge8: DFF<Bit>,
+    s1_lo6: DFF<Bits<16>>,
+    s1_lo2: DFF<Bits<16>>,
+    s2_valid: DFF<Bit>,
+    s2_last: DFF<Bit>,
+    s2_flen: DFF<Bits<16>>,
+    s2_pos: DFF<Bits<16>>,
+    s2_emit: DFF<Bit>,
+    s2_left: DFF<Bits<16>>,
+    s2_data: DFF<Bits<64>>,
     emit: Signal<Local, Bit>,
     // ---- the finished frame, until its record leaves ----
     timer: DFF<Bits<3>>,
@@ -248,7 +259,16 @@ impl Default for RdmaRxParse {
             o_nbytes: Default::default(),
             o_last: Default::default(),
             lo: Default::default(),
-            left: Default::default(),
+            s1_ge8: Default::default(),
+            s1_lo6: Default::default(),
+            s1_lo2: Default::default(),
+            s2_valid: Default::default(),
+            s2_last: Default::default(),
+            s2_flen: Default::default(),
+            s2_pos: Default::default(),
+            s2_emit: Default::default(),
+            s2_left: Default::default(),
+            s2_data: Default::default(),
             emit: Default::default(),
             timer: Default::default(),
             res_seen: Default::default(),
@@ -282,7 +302,8 @@ impl Logic for RdmaRxParse {
         dff_setup!(self, clock, k, pos, prev, l_ethertype, l_ver_ihl, l_total, l_frag, l_proto, l_src_ip, l_sport, l_dport,
             l_udp_len, l_opcode, l_flags, l_pkey, l_dqp, l_ack, l_psn, l_ext4, l_va, l_rkey, l_dma_len, l_imm70, l_rx_icrc,
             l_expect, l_beats, e_has_pay, e_unsupported, e_pstart, e_pay_len, e_pend, e_s6, e_cover_end,
-            e_icrc_end, e_len_ok, e_ip_ok, e_bth_ok, s1_valid, s1_last, s1_prev, s1_cur, s1_pos, s1_nbytes, o_valid,
+            e_icrc_end, e_len_ok, e_ip_ok, e_bth_ok, s1_valid, s1_last, s1_prev, s1_cur, s1_pos, s1_nbytes, s1_ge8, s1_lo6, s1_lo2, s2_valid, s2_last, s2_flen,
+            s2_pos, s2_emit, s2_left, s2_data, o_valid,
             o_data, o_nbytes, o_last, timer, res_seen, res_ok, f_status, f_expect, f_opcode, f_flags, f_ack, f_pkey,
             f_dqp, f_psn, f_src_ip, f_sport, f_va, f_rkey, f_dma_len, f_ext4, f_imm70, f_pay_len, f_beats);
         clock!(self, clock, icrc_unit);
@@ -315,9 +336,6 @@ impl Logic for RdmaRxParse {
             if self.in_last.val() {
                 self.pos.d.next = 0.into();
                 self.k.d.next = 0.into();
-            }
-            if self.k.q.val() == 0 {
-                self.l_expect.d.next = false;
             }
             if self.k.q.val() == 2 {
                 self.l_ethertype.d.next = self.win.val().get_bits::<16>(80);
@@ -402,29 +420,41 @@ impl Logic for RdmaRxParse {
         self.e_bth_ok.d.next = (self.l_flags.q.val().get_bits::<4>(0) == 0)
             & (self.l_total.q.val() >= self.ext_len.val() + 44 + self.pad.val())
             & (self.has_pay.val() | ((self.l_total.q.val() == self.ext_len.val() + 44) & (self.pad.val() == 0)));
-        // ---- S1: the payload, one beat behind ----
+        // ---- S1: the window one beat behind, with both candidate payload offsets ----
         self.s1_valid.d.next = self.in_valid.val();
         self.s1_last.d.next = self.in_last.val();
         self.s1_prev.d.next = self.prev.q.val();
         self.s1_cur.d.next = self.in_data.val();
         self.s1_pos.d.next = self.pos.q.val();
         self.s1_nbytes.d.next = self.in_nbytes.val();
-        // the bytes [lo, lo + 8) of the frame: the previous beat's from lane 2 or 6 on
-        self.lo.next = self.s1_pos.q.val() - 6;
+        self.s1_ge8.d.next = self.pos.q.val() >= 8;
+        // the beat carries frame bytes [lo, lo + 8): the previous beat's from lane 6 (lo =
+        // pos - 2) or lane 2 (lo = pos - 6) on
+        self.s1_lo6.d.next = self.pos.q.val() - 2;
+        self.s1_lo2.d.next = self.pos.q.val() - 6;
+        // ---- S2: which of it is payload (the opcode's decode is ready by now) ----
+        self.lo.next = self.s1_lo2.q.val();
         if self.e_s6.q.val() {
-            self.lo.next = self.s1_pos.q.val() - 2;
+            self.lo.next = self.s1_lo6.q.val();
         }
-        self.left.next = self.e_pend.q.val() - self.lo.val();
-        self.emit.next = self.s1_valid.q.val() & (self.s1_pos.q.val() >= 8) & (self.lo.val() >= self.e_pstart.q.val()) & (self.lo.val() < self.e_pend.q.val()) & self.e_has_pay.q.val();
+        self.s2_valid.d.next = self.s1_valid.q.val();
+        self.s2_last.d.next = self.s1_last.q.val();
+        self.s2_flen.d.next = self.s1_pos.q.val() + bit_cast::<16, 4>(self.s1_nbytes.q.val());
+        self.s2_pos.d.next = self.s1_pos.q.val();
+        self.s2_emit.d.next = self.s1_valid.q.val() & self.s1_ge8.q.val() & (self.lo.val() >= self.e_pstart.q.val()) & (self.lo.val() < self.e_pend.q.val()) & self.e_has_pay.q.val();
+        self.s2_left.d.next = self.e_pend.q.val() - self.lo.val();
+        self.s2_data.d.next = (self.s1_prev.q.val() >> 16) | (self.s1_cur.q.val() << 48);
+        if self.e_s6.q.val() {
+            self.s2_data.d.next = (self.s1_prev.q.val() >> 48) | (self.s1_cur.q.val() << 16);
+        }
+        // ---- out ----
+        self.emit.next = self.s2_emit.q.val();
         self.o_valid.d.next = self.emit.val();
-        self.o_data.d.next = (self.s1_prev.q.val() >> 16) | (self.s1_cur.q.val() << 48);
-        if self.e_s6.q.val() {
-            self.o_data.d.next = (self.s1_prev.q.val() >> 48) | (self.s1_cur.q.val() << 16);
-        }
+        self.o_data.d.next = self.s2_data.q.val();
         self.o_nbytes.d.next = 8.into();
         self.o_last.d.next = false;
-        if self.left.val() <= 8 {
-            self.o_nbytes.d.next = self.left.val().get_bits::<4>(0);
+        if self.s2_left.q.val() <= 8 {
+            self.o_nbytes.d.next = self.s2_left.q.val().get_bits::<4>(0);
             self.o_last.d.next = true;
         }
         if self.emit.val() {
@@ -439,14 +469,14 @@ impl Logic for RdmaRxParse {
             self.res_seen.d.next = true;
             self.res_ok.d.next = self.icrc_unit.icrc.val() == self.l_rx_icrc.q.val();
         }
-        // ---- the frame's end (S1's last beat): keep its record ----
+        // ---- the frame's end (S2's last beat): keep its record ----
         self.malformed.next = !(self.e_ip_ok.q.val() & self.e_len_ok.q.val() & self.e_bth_ok.q.val())
-            | (self.s1_pos.q.val() + bit_cast::<16, 4>(self.s1_nbytes.q.val()) < self.l_total.q.val() + 14)
-            | (self.s1_pos.q.val() < 56);
+            | (self.s2_flen.q.val() < self.l_total.q.val() + 14)
+            | (self.s2_pos.q.val() < 56);
         if self.timer.q.val() != 0 {
             self.timer.d.next = self.timer.q.val() - 1;
         }
-        if self.s1_valid.q.val() & self.s1_last.q.val() {
+        if self.s2_valid.q.val() & self.s2_last.q.val() {
             self.timer.d.next = 6.into();
             self.f_status.d.next = 0.into();
             if self.e_unsupported.q.val() {
@@ -456,6 +486,8 @@ impl Logic for RdmaRxParse {
                 self.f_status.d.next = 2.into();
             }
             self.f_expect.d.next = self.l_expect.q.val();
+            // cleared here, not at the next frame's start: that may already have begun
+            self.l_expect.d.next = false;
             self.f_opcode.d.next = self.l_opcode.q.val();
             self.f_flags.d.next = self.l_flags.q.val();
             self.f_ack.d.next = self.l_ack.q.val();
@@ -512,6 +544,8 @@ impl Logic for RdmaRxParse {
             self.k.d.next = 0.into();
             self.pos.d.next = 0.into();
             self.s1_valid.d.next = false;
+            self.s2_valid.d.next = false;
+            self.s2_emit.d.next = false;
             self.o_valid.d.next = false;
             self.timer.d.next = 0.into();
             self.res_seen.d.next = false;
