@@ -101,14 +101,16 @@ pub struct RdmaTxBuild {
     t_pstart: DFF<Bits<16>>,
     t_s6: DFF<Bit>,
     t_pend: DFF<Bits<16>>,
-    t_frame_len: DFF<Bits<16>>,
-    t_cover_end: DFF<Bits<16>>,
+    h_rem: DFF<Bits<16>>,
+    p_rem: DFF<Bits<16>>,
+    f_rem: DFF<Bits<16>>,
+    c_rem: DFF<Bits<16>>,
+    after_place2: DFF<Bit>,
     t_npay: DFF<Bits<16>>,
     t_sum: DFF<Bits<20>>,
     t_csum: DFF<Bits<16>>,
     fold: Signal<Local, Bits<20>>,
     // ---- emission ----
-    bpos: DFF<Bits<16>>,
     j: DFF<Bits<4>>,
     taken: DFF<Bits<16>>,
     pprev: DFF<Bits<64>>,
@@ -128,7 +130,6 @@ pub struct RdmaTxBuild {
     lane_mask: [Constant<Bits<64>>; 8],
     last_flag: Constant<Bits<71>>,
     word: Signal<Local, Bits<71>>,
-    remain: Signal<Local, Bits<4>>,
     // ---- output ----
     head: Signal<Local, Bits<71>>,
     head_place: Signal<Local, Bits<2>>,
@@ -195,13 +196,15 @@ impl Default for RdmaTxBuild {
             t_pstart: Default::default(),
             t_s6: Default::default(),
             t_pend: Default::default(),
-            t_frame_len: Default::default(),
-            t_cover_end: Default::default(),
+            h_rem: Default::default(),
+            p_rem: Default::default(),
+            f_rem: Default::default(),
+            c_rem: Default::default(),
+            after_place2: Default::default(),
             t_npay: Default::default(),
             t_sum: Default::default(),
             t_csum: Default::default(),
             fold: Default::default(),
-            bpos: Default::default(),
             j: Default::default(),
             taken: Default::default(),
             pprev: Default::default(),
@@ -221,7 +224,6 @@ impl Default for RdmaTxBuild {
             lane_mask: std::array::from_fn(|l| Constant::new(Bits::<64>::from(0xffu64 << (8 * l)))),
             last_flag: Constant::new(Bits::<71>::from(1u64) << 68u64),
             word: Default::default(),
-            remain: Default::default(),
             head: Default::default(),
             head_place: Default::default(),
             icrc_now: Default::default(),
@@ -233,8 +235,8 @@ impl Logic for RdmaTxBuild {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, state, r_dst_mac, r_src_mac, r_src_ip, r_dst_ip, r_sport, r_tos, r_ttl, r_opcode, r_flags,
-            r_ack, r_pkey, r_dqp, r_psn, r_ext, r_len, t_total, t_pstart, t_s6, t_pend, t_frame_len, t_cover_end, t_npay,
-            t_sum, t_csum, bpos, j, taken, pprev);
+            r_ack, r_pkey, r_dqp, r_psn, r_ext, r_len, t_total, t_pstart, t_s6, t_pend, h_rem, p_rem, f_rem, c_rem, after_place2, t_npay,
+            t_sum, t_csum, j, taken, pprev);
         clock!(self, clock, icrc_unit, beats, icrcs);
         self.icrc_unit.reset.next = self.reset.val();
         self.beats.reset.next = self.reset.val();
@@ -308,9 +310,11 @@ impl Logic for RdmaTxBuild {
         if self.state.q.val() == TxBuildState::Checksum {
             self.state.d.next = TxBuildState::Emit;
             self.t_csum.d.next = !self.fold.val().get_bits::<16>(0);
-            self.t_frame_len.d.next = self.t_total.q.val() + 14;
-            self.t_cover_end.d.next = self.t_total.q.val() + 10;
-            self.bpos.d.next = 0.into();
+            self.h_rem.d.next = self.t_pstart.q.val();
+            self.p_rem.d.next = self.t_pend.q.val();
+            self.f_rem.d.next = self.t_total.q.val() + 14;
+            self.c_rem.d.next = self.t_total.q.val() + 10;
+            self.after_place2.d.next = false;
             self.j.d.next = 0.into();
             self.taken.d.next = 0.into();
             self.pprev.d.next = 0.into();
@@ -362,17 +366,19 @@ impl Logic for RdmaTxBuild {
         self.hdr.next = self.hdr.val() | (bit_cast::<64, 8>(self.hdr_be.val().get_bits::<8>(16)) << 40);
         self.hdr.next = self.hdr.val() | (bit_cast::<64, 8>(self.hdr_be.val().get_bits::<8>(8)) << 48);
         self.hdr.next = self.hdr.val() | (bit_cast::<64, 8>(self.hdr_be.val().get_bits::<8>(0)) << 56);
-        // lanes: header below pstart, payload in [pstart, pend)
+        // lanes: header below pstart, payload in [pstart, pend). The distances from this
+        // beat to pstart, pend, the frame's end and the ICRC are kept as registers counting
+        // down by 8, so each lane is a compare of a register with a constant.
         self.hmask.next = 0.into();
         self.pmask.next = 0.into();
         for l in 0..8 {
-            if self.bpos.q.val() + self.lane_off[l].val() < self.t_pstart.q.val() {
+            if self.h_rem.q.val() > self.lane_off[l].val() {
                 self.hmask.next = self.hmask.val() | self.lane_mask[l].val();
-            } else if self.bpos.q.val() + self.lane_off[l].val() < self.t_pend.q.val() {
+            } else if self.p_rem.q.val() > self.lane_off[l].val() {
                 self.pmask.next = self.pmask.val() | self.lane_mask[l].val();
             }
         }
-        self.consume.next = (self.bpos.q.val() + 8 > self.t_pstart.q.val()) & (self.taken.q.val() < self.t_npay.q.val());
+        self.consume.next = (self.h_rem.q.val() < 8) & (self.taken.q.val() < self.t_npay.q.val());
         self.cur.next = 0.into();
         if self.consume.val() {
             self.cur.next = self.pay_data.val();
@@ -382,21 +388,20 @@ impl Logic for RdmaTxBuild {
             self.pay_part.next = (self.cur.val() << 48) | (self.pprev.q.val() >> 16);
         }
         self.data.next = (self.hdr.val() & self.hmask.val()) | (self.pay_part.val() & self.pmask.val());
-        self.last.next = self.bpos.q.val() + 8 >= self.t_frame_len.q.val();
-        // the last beat holds 1..8 bytes: the low four bits of the difference say how many
-        self.remain.next = self.t_frame_len.q.val().get_bits::<4>(0) - self.bpos.q.val().get_bits::<4>(0);
+        self.last.next = self.f_rem.q.val() <= 8;
         self.nbytes.next = 8.into();
         if self.last.val() {
-            self.nbytes.next = self.remain.val();
+            self.nbytes.next = self.f_rem.q.val().get_bits::<4>(0);
         }
+        // the ICRC starts in this beat: lanes 2..5, or 6..7 and the next beat's 0..1
         self.place.next = 0.into();
-        if (self.bpos.q.val() <= self.t_cover_end.q.val()) & (self.t_cover_end.q.val() < self.bpos.q.val() + 8) {
+        if self.c_rem.q.val() < 8 {
             self.place.next = 1.into();
-            if self.t_cover_end.q.val().get_bit(2) {
+            if self.c_rem.q.val().get_bit(2) {
                 self.place.next = 2.into();
             }
         }
-        if (self.bpos.q.val() == self.t_cover_end.q.val() + 2) & self.t_cover_end.q.val().get_bit(2) {
+        if self.after_place2.q.val() {
             self.place.next = 3.into();
         }
         self.go.next = (self.state.q.val() == TxBuildState::Emit) & !self.beats.full.val() & (!self.consume.val() | self.pay_valid.val());
@@ -411,10 +416,21 @@ impl Logic for RdmaTxBuild {
         self.icrc_unit.beat_valid.next = self.go.val();
         self.icrc_unit.beat_data.next = self.data.val();
         self.icrc_unit.beat_first.next = self.j.q.val() == 0;
-        self.icrc_unit.beat_last.next = (self.bpos.q.val() < self.t_cover_end.q.val()) & (self.t_cover_end.q.val() <= self.bpos.q.val() + 8);
-        self.icrc_unit.beat_last_6.next = self.t_cover_end.q.val().get_bit(2);
+        self.icrc_unit.beat_last.next = (self.c_rem.q.val() != 0) & (self.c_rem.q.val() <= 8);
+        self.icrc_unit.beat_last_6.next = self.c_rem.q.val().get_bit(2);
         if self.go.val() {
-            self.bpos.d.next = self.bpos.q.val() + 8;
+            self.h_rem.d.next = 0.into();
+            if self.h_rem.q.val() >= 8 {
+                self.h_rem.d.next = self.h_rem.q.val() - 8;
+            }
+            self.p_rem.d.next = 0.into();
+            if self.p_rem.q.val() >= 8 {
+                self.p_rem.d.next = self.p_rem.q.val() - 8;
+            }
+            self.f_rem.d.next = self.f_rem.q.val() - 8;
+            // wraps past zero once the ICRC's beat is behind: `< 8` holds in that beat only
+            self.c_rem.d.next = self.c_rem.q.val() - 8;
+            self.after_place2.d.next = self.place.val() == 2;
             if self.j.q.val() != 15 {
                 self.j.d.next = self.j.q.val() + 1;
             }
