@@ -10,38 +10,18 @@ mod common;
 
 use common::hdl::{beats, run_testbench};
 use nic_hw::rdma::icrc::{RdmaIcrc, LATENCY};
-use nic_testbench::roce::{opcode, RoceRepr};
-use nic_testbench::wire::{bth, AethRepr, BthRepr, EthernetAddress, RethRepr, Syndrome};
+use nic_testbench::roce::gen;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::*;
-use std::net::IpAddr;
 
 /// A random frame and where its ICRC coverage ends (the ICRC's first byte).
 fn random_frame(rng: &mut StdRng) -> (Vec<u8>, usize) {
-    let info = &opcode::TABLE[rng.gen_range(0..opcode::TABLE.len())];
+    let op = gen::random_opcode(rng);
     let v6 = rng.gen_bool(0.4);
-    let (s, d): (IpAddr, IpAddr) = if v6 {
-        (format!("fd00::{:x}:{:x}", rng.gen::<u16>(), rng.gen::<u16>()).parse().unwrap(), "fd00::1".parse().unwrap())
-    } else {
-        (IpAddr::V4(rng.gen::<u32>().into()), IpAddr::V4(rng.gen::<u32>().into()))
-    };
-    let len = if info.payload { rng.gen_range(0..=600) } else { 0 };
-    let r = RoceRepr {
-        eth_src: EthernetAddress([2, rng.gen(), rng.gen(), rng.gen(), rng.gen(), rng.gen()]),
-        eth_dst: EthernetAddress([2, rng.gen(), rng.gen(), rng.gen(), rng.gen(), rng.gen()]),
-        ip_src: s,
-        ip_dst: d,
-        traffic_class: rng.gen(),
-        ttl: rng.gen(),
-        udp_src_port: rng.gen(),
-        bth: BthRepr { opcode: info.opcode, solicited: rng.gen(), mig_req: rng.gen(), pad_count: 0, pkey: rng.gen(), fecn: rng.gen(), becn: rng.gen(), dest_qp: rng.gen::<u32>() & bth::MASK_24, ack_req: rng.gen(), psn: rng.gen::<u32>() & bth::MASK_24 },
-        reth: info.reth.then(|| RethRepr { virtual_addr: rng.gen(), rkey: rng.gen(), dma_len: rng.gen() }),
-        aeth: info.aeth.then(|| AethRepr { syndrome: Syndrome::Ack { credits: 31 }, msn: rng.gen::<u32>() & bth::MASK_24 }),
-        immdt: info.immdt.then(|| rng.gen()),
-    };
-    let payload: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
-    let f = r.emit_frame(&payload);
+    let r = gen::random_repr(rng, op, v6);
+    let len = rng.gen_range(0..=600);
+    let f = r.emit_frame(&gen::random_payload(rng, op, len));
     let ip_end = if v6 { 14 + 40 + usize::from(u16::from_be_bytes([f[18], f[19]])) } else { 14 + usize::from(u16::from_be_bytes([f[16], f[17]])) };
     (f, ip_end - 4)
 }

@@ -10,32 +10,25 @@
 mod common;
 
 use nic_hw::rdma::RdmaTxBuild;
-use nic_testbench::roce::{opcode, RoceRepr};
-use nic_testbench::wire::{bth, AethRepr, BthRepr, EthernetAddress, NakCode, RethRepr, Syndrome};
+use nic_testbench::roce::{gen, opcode, RoceRepr};
+use nic_testbench::wire::{AethRepr, EthernetAddress, RethRepr, Syndrome};
 use common::hdl::run_testbench;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::*;
 use std::collections::VecDeque;
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::IpAddr;
 
+/// A random IPv4 packet with what the block sends as 0 (M, FECN, BECN) cleared.
 fn packet(rng: &mut StdRng, max_len: usize) -> (RoceRepr, Vec<u8>) {
-    let info = &opcode::TABLE[rng.gen_range(0..opcode::TABLE.len())];
-    let len = if info.payload { [0, 1, 2, 3, 5, 8, 13, 256][rng.gen_range(0..8)].max(rng.gen_range(0..=max_len) * rng.gen_range(0..2)) } else { 0 };
-    let r = RoceRepr {
-        eth_src: EthernetAddress([2, rng.gen(), rng.gen(), rng.gen(), rng.gen(), rng.gen()]),
-        eth_dst: EthernetAddress([2, rng.gen(), rng.gen(), rng.gen(), rng.gen(), rng.gen()]),
-        ip_src: IpAddr::V4(rng.gen::<u32>().into()),
-        ip_dst: IpAddr::V4(rng.gen::<u32>().into()),
-        traffic_class: rng.gen(),
-        ttl: rng.gen(),
-        udp_src_port: rng.gen(),
-        bth: BthRepr { opcode: info.opcode, solicited: rng.gen(), mig_req: false, pad_count: 0, pkey: rng.gen(), fecn: false, becn: false, dest_qp: rng.gen::<u32>() & bth::MASK_24, ack_req: rng.gen(), psn: rng.gen::<u32>() & bth::MASK_24 },
-        reth: info.reth.then(|| RethRepr { virtual_addr: rng.gen(), rkey: rng.gen(), dma_len: rng.gen() }),
-        aeth: info.aeth.then(|| AethRepr { syndrome: [Syndrome::Ack { credits: 31 }, Syndrome::Nak(NakCode::RemoteAccessError), Syndrome::RnrNak { timer: 14 }][rng.gen_range(0..3)], msn: rng.gen::<u32>() & bth::MASK_24 }),
-        immdt: info.immdt.then(|| rng.gen()),
-    };
-    (r, (0..len).map(|_| rng.gen()).collect())
+    let op = gen::random_opcode(rng);
+    let mut r = gen::random_repr(rng, op, false);
+    r.bth.mig_req = false;
+    r.bth.fecn = false;
+    r.bth.becn = false;
+    let len = [0, 1, 2, 3, 5, 8, 13, 256][rng.gen_range(0..8)].max(rng.gen_range(0..=max_len) * rng.gen_range(0..2));
+    let p = gen::random_payload(rng, op, len);
+    (r, p)
 }
 
 fn mac(a: EthernetAddress) -> u64 {

@@ -3,10 +3,8 @@
 //! BTH, RETH and AETH field, which must equal what the model put there.
 
 use nic_testbench::pcap;
-use nic_testbench::roce::{opcode, packet::pad_for, RoceRepr};
-use nic_testbench::wire::{bth, AethRepr, BthRepr, EthernetAddress, NakCode, RethRepr, Syndrome};
+use nic_testbench::roce::{gen, opcode, packet::pad_for, RoceRepr};
 use rand::{Rng, SeedableRng};
-use std::net::IpAddr;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -21,41 +19,11 @@ fn random_packets(seed: u64, n: usize) -> Vec<(RoceRepr, Vec<u8>)> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     (0..n)
         .map(|i| {
-            let info = &opcode::TABLE[i % opcode::TABLE.len()];
+            let op = opcode::TABLE[i % opcode::TABLE.len()].opcode;
             let v6 = rng.gen_bool(0.3);
-            let (s, d): (IpAddr, IpAddr) = if v6 {
-                (format!("fd00::{:x}", rng.gen::<u16>()).parse().unwrap(), "fd00::1".parse().unwrap())
-            } else {
-                (IpAddr::V4(rng.gen::<u32>().into()), "192.0.2.1".parse().unwrap())
-            };
-            let len = if info.payload { rng.gen_range(0..=300) } else { 0 };
-            let syndromes = [Syndrome::Ack { credits: rng.gen_range(0..32) }, Syndrome::RnrNak { timer: rng.gen_range(0..32) }, Syndrome::Nak(NakCode::PsnSequenceError), Syndrome::Nak(NakCode::RemoteAccessError)];
-            let repr = RoceRepr {
-                eth_src: EthernetAddress([2, 0, 0, 0, 0, rng.gen()]),
-                eth_dst: EthernetAddress([2, 0, 0, 0, 1, rng.gen()]),
-                ip_src: s,
-                ip_dst: d,
-                traffic_class: rng.gen(),
-                ttl: rng.gen_range(1..=255),
-                udp_src_port: rng.gen_range(0xc000..=0xffff),
-                bth: BthRepr {
-                    opcode: info.opcode,
-                    solicited: rng.gen(),
-                    mig_req: rng.gen(),
-                    pad_count: 0,
-                    pkey: rng.gen(),
-                    fecn: rng.gen(),
-                    becn: rng.gen(),
-                    dest_qp: rng.gen::<u32>() & bth::MASK_24,
-                    ack_req: rng.gen(),
-                    psn: rng.gen::<u32>() & bth::MASK_24,
-                },
-                reth: info.reth.then(|| RethRepr { virtual_addr: rng.gen(), rkey: rng.gen(), dma_len: rng.gen() }),
-                aeth: info.aeth.then(|| AethRepr { syndrome: syndromes[rng.gen_range(0..4)], msn: rng.gen::<u32>() & bth::MASK_24 }),
-                immdt: info.immdt.then(|| rng.gen()),
-            };
-            let payload = (0..len).map(|_| rng.gen()).collect();
-            (repr, payload)
+            let r = gen::random_repr(&mut rng, op, v6);
+            let len = rng.gen_range(0..=300);
+            (r, gen::random_payload(&mut rng, op, len))
         })
         .collect()
 }

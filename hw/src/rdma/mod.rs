@@ -4,6 +4,7 @@
 //! * [`icrc`]: the invariant CRC of a frame as it streams, pipelined for 156.25 MHz,
 //!   for the TX side (appended after the pad) and the RX side (checked before anything
 //!   of the packet reaches memory).
+//! * [`opcode`]: the RC opcode table decoded (extended headers, payload), shared by all.
 //! * [`rx_parse`]: RoCEv2 receive parsing: header fields, the payload realigned, a verdict
 //!   with the ICRC, so nothing of a bad packet reaches memory.
 //! * [`tx_build`]: RoCEv2 transmit framing: headers from a request, the payload realigned,
@@ -11,10 +12,12 @@
 //! * [`xor_net`]: constant GF(2) matrices as XOR networks, the CRC's building block.
 
 pub mod icrc;
+pub mod opcode;
 pub mod rx_parse;
 pub mod tx_build;
 pub mod xor_net;
 
 pub use icrc::RdmaIcrc;
+pub use opcode::RdmaOpcodeInfo;
 pub use rx_parse::RdmaRxParse;
 pub use tx_build::RdmaTxBuild;

@@ -22,6 +22,7 @@
 //! checks are registered flags.
 
 use super::icrc::{RdmaIcrc, LATENCY as ICRC_LATENCY};
+use super::opcode::RdmaOpcodeInfo;
 use rust_hdl::prelude::*;
 
 /// Cycles from a frame's last beat in to its `rec_valid`.
@@ -33,8 +34,9 @@ pub mod status {
     pub const OK: u64 = 0;
     /// The ICRC does not match: dropped silently (IBTA A17.3.3), counted.
     pub const BAD_ICRC: u64 = 1;
-    /// Not a well-formed RoCEv2/IPv4 packet: lengths, IP/UDP fields, BTH version, a
-    /// payload where the opcode has none, a frame shorter than its IP packet.
+    /// Not a well-formed RoCEv2/IPv4 packet: IP/UDP fields or lengths, a frame shorter
+    /// than its IP packet (the ICRC cannot be judged); or, with a good ICRC, a BTH version
+    /// other than 0, or headers, pad or payload that do not fit the opcode.
     pub const MALFORMED: u64 = 2;
     /// A well-formed packet with a good ICRC whose opcode is not an RC opcode this engine
     /// implements (the responder answers NAK invalid request).
@@ -81,6 +83,7 @@ pub struct RdmaRxParse {
     pub rec_beats: Signal<Out, Bits<16>>,
     // ---- children ----
     icrc_unit: RdmaIcrc,
+    op_info: RdmaOpcodeInfo,
     // ---- input position and window ----
     k: DFF<Bits<4>>,
     pos: DFF<Bits<16>>,
@@ -152,8 +155,12 @@ pub struct RdmaRxParse {
     // ---- the finished frame, until its record leaves ----
     timer: DFF<Bits<3>>,
     res_seen: DFF<Bit>,
-    res_ok: DFF<Bit>,
+    res_icrc: DFF<Bits<32>>,
+    f_rx_icrc: DFF<Bits<32>>,
+    /// The status if the ICRC is good.
     f_status: DFF<Bits<2>>,
+    f_outer_bad: DFF<Bit>,
+    status: Signal<Local, Bits<2>>,
     f_expect: DFF<Bit>,
     f_opcode: DFF<Bits<8>>,
     f_flags: DFF<Bits<8>>,
@@ -207,6 +214,7 @@ impl Default for RdmaRxParse {
             rec_payload_len: Default::default(),
             rec_beats: Default::default(),
             icrc_unit: Default::default(),
+            op_info: Default::default(),
             k: Default::default(),
             pos: Default::default(),
             prev: Default::default(),
@@ -272,8 +280,11 @@ impl Default for RdmaRxParse {
             emit: Default::default(),
             timer: Default::default(),
             res_seen: Default::default(),
-            res_ok: Default::default(),
+            res_icrc: Default::default(),
+            f_rx_icrc: Default::default(),
             f_status: Default::default(),
+            f_outer_bad: Default::default(),
+            status: Default::default(),
             f_expect: Default::default(),
             f_opcode: Default::default(),
             f_flags: Default::default(),
@@ -304,7 +315,7 @@ impl Logic for RdmaRxParse {
             l_expect, l_beats, e_has_pay, e_unsupported, e_pstart, e_pay_len, e_pend, e_s6, e_cover_end,
             e_icrc_end, e_len_ok, e_ip_ok, e_bth_ok, s1_valid, s1_last, s1_prev, s1_cur, s1_pos, s1_nbytes, s1_ge8, s1_lo6, s1_lo2, s2_valid, s2_last, s2_flen,
             s2_pos, s2_emit, s2_left, s2_data, o_valid,
-            o_data, o_nbytes, o_last, timer, res_seen, res_ok, f_status, f_expect, f_opcode, f_flags, f_ack, f_pkey,
+            o_data, o_nbytes, o_last, timer, res_seen, res_icrc, f_rx_icrc, f_status, f_outer_bad, f_expect, f_opcode, f_flags, f_ack, f_pkey,
             f_dqp, f_psn, f_src_ip, f_sport, f_va, f_rkey, f_dma_len, f_ext4, f_imm70, f_pay_len, f_beats);
         clock!(self, clock, icrc_unit);
         // ---- the window: previous and current beat, byte reversed (byte 0 at the top) ----
@@ -389,21 +400,12 @@ impl Logic for RdmaRxParse {
         }
         self.icrc_unit.reset.next = self.reset.val();
         // ---- decode of the opcode and lengths, registered a beat after the BTH ----
-        self.ext_len.next = 0.into();
-        if (self.l_opcode.q.val() == 0x06) | (self.l_opcode.q.val() == 0x0a) | (self.l_opcode.q.val() == 0x0c) {
-            self.ext_len.next = 16.into();
-        }
-        if self.l_opcode.q.val() == 0x0b {
-            self.ext_len.next = 20.into();
-        }
-        if (self.l_opcode.q.val() == 0x03) | (self.l_opcode.q.val() == 0x05) | (self.l_opcode.q.val() == 0x09)
-            | (self.l_opcode.q.val() == 0x0d) | (self.l_opcode.q.val() == 0x0f) | (self.l_opcode.q.val() == 0x10) | (self.l_opcode.q.val() == 0x11) {
-            self.ext_len.next = 4.into();
-        }
+        self.op_info.opcode.next = self.l_opcode.q.val();
+        self.ext_len.next = self.op_info.ext_len.val();
         self.pad.next = bit_cast::<16, 2>(self.l_flags.q.val().get_bits::<2>(4));
-        self.has_pay.next = (self.l_opcode.q.val() != 0x0c) & (self.l_opcode.q.val() != 0x11);
+        self.has_pay.next = self.op_info.payload.val();
         self.e_has_pay.d.next = self.has_pay.val();
-        self.e_unsupported.d.next = self.l_opcode.q.val() > 0x11;
+        self.e_unsupported.d.next = !self.op_info.known.val();
         self.e_pstart.d.next = self.ext_len.val() + 54;
         self.e_s6.d.next = !self.ext_len.val().get_bit(2);
         // the payload ends 4 (ICRC) + pad bytes before the IP packet: 14 + total - 4 - pad
@@ -467,10 +469,13 @@ impl Logic for RdmaRxParse {
         // ---- the ICRC result of the frame whose record is pending ----
         if self.icrc_unit.icrc_valid.val() {
             self.res_seen.d.next = true;
-            self.res_ok.d.next = self.icrc_unit.icrc.val() == self.l_rx_icrc.q.val();
+            // compared when the record leaves: the received ICRC's last bytes may come later
+            self.res_icrc.d.next = self.icrc_unit.icrc.val();
         }
         // ---- the frame's end (S2's last beat): keep its record ----
-        self.malformed.next = !(self.e_ip_ok.q.val() & self.e_len_ok.q.val() & self.e_bth_ok.q.val())
+        // what keeps the ICRC from being judged (IP, UDP, lengths, a short frame), and what
+        // only a packet with a good ICRC is refused for (the BTH's version and lengths)
+        self.malformed.next = !(self.e_ip_ok.q.val() & self.e_len_ok.q.val())
             | (self.s2_flen.q.val() < self.l_total.q.val() + 14)
             | (self.s2_pos.q.val() < 56);
         if self.timer.q.val() != 0 {
@@ -482,10 +487,12 @@ impl Logic for RdmaRxParse {
             if self.e_unsupported.q.val() {
                 self.f_status.d.next = 3.into();
             }
-            if self.malformed.val() {
+            if !self.e_bth_ok.q.val() {
                 self.f_status.d.next = 2.into();
             }
+            self.f_outer_bad.d.next = self.malformed.val();
             self.f_expect.d.next = self.l_expect.q.val();
+            self.f_rx_icrc.d.next = self.l_rx_icrc.q.val();
             // cleared here, not at the next frame's start: that may already have begun
             self.l_expect.d.next = false;
             self.f_opcode.d.next = self.l_opcode.q.val();
@@ -510,11 +517,16 @@ impl Logic for RdmaRxParse {
         }
         // ---- the record ----
         self.rec_valid.next = self.timer.q.val() == 1;
-        self.rec_status.next = self.f_status.q.val();
-        // a bad ICRC outranks an unknown opcode: the opcode may be what was damaged
-        if (self.f_status.q.val() != 2) & !(self.f_expect.q.val() & self.res_seen.q.val() & self.res_ok.q.val()) {
-            self.rec_status.next = 1.into();
+        // a bad ICRC outranks what the BTH says (an unknown opcode, a version, lengths):
+        // those bytes may be what was damaged
+        self.status.next = self.f_status.q.val();
+        if !(self.f_expect.q.val() & self.res_seen.q.val() & (self.res_icrc.q.val() == self.f_rx_icrc.q.val())) {
+            self.status.next = 1.into();
         }
+        if self.f_outer_bad.q.val() {
+            self.status.next = 2.into();
+        }
+        self.rec_status.next = self.status.val();
         if self.timer.q.val() == 1 {
             self.res_seen.d.next = false;
         }
@@ -536,7 +548,7 @@ impl Logic for RdmaRxParse {
             self.rec_immdt.next = self.f_imm70.q.val();
         }
         self.rec_payload_len.next = self.f_pay_len.q.val();
-        if self.f_status.q.val() != 0 {
+        if self.status.val() != 0 {
             self.rec_payload_len.next = 0.into();
         }
         self.rec_beats.next = self.f_beats.q.val();

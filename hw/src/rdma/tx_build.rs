@@ -20,6 +20,7 @@
 //! cycles. Configured per packet: TOS and TTL; the IPv4 identification is 0 with DF set.
 
 use super::icrc::RdmaIcrc;
+use super::opcode::RdmaOpcodeInfo;
 use crate::stream::NicFifo;
 use rust_hdl::prelude::*;
 
@@ -72,6 +73,9 @@ pub struct RdmaTxBuild {
     pub out_last: Signal<Out, Bit>,
     // ---- children ----
     icrc_unit: RdmaIcrc,
+    /// The opcode being requested (extended header layout), and the one being built (lengths).
+    req_info: RdmaOpcodeInfo,
+    op_info: RdmaOpcodeInfo,
     /// Assembled beats: data 63:0, byte count 67:64, last 68, ICRC place 70:69 (0 none,
     /// 1 lanes 2..5, 2 lanes 6..7 with its first half, 3 lanes 0..1 with its second).
     beats: NicFifo<Bits<71>, 4, 5>,
@@ -172,6 +176,8 @@ impl Default for RdmaTxBuild {
             out_nbytes: Default::default(),
             out_last: Default::default(),
             icrc_unit: Default::default(),
+            req_info: Default::default(),
+            op_info: Default::default(),
             beats: Default::default(),
             icrcs: Default::default(),
             state: Default::default(),
@@ -242,6 +248,7 @@ impl Logic for RdmaTxBuild {
         self.beats.reset.next = self.reset.val();
         self.icrcs.reset.next = self.reset.val();
         // ---- Idle: take a request ----
+        self.req_info.opcode.next = self.req_opcode.val();
         self.req_ready.next = self.state.q.val() == TxBuildState::Idle;
         if (self.state.q.val() == TxBuildState::Idle) & self.req_valid.val() {
             self.state.d.next = TxBuildState::Lengths;
@@ -269,25 +276,16 @@ impl Logic for RdmaTxBuild {
             // RETH (va, rkey, length) then ImmDt; or AETH; or ImmDt alone
             self.r_ext.d.next = (bit_cast::<160, 64>(self.req_va.val()) << 96) | (bit_cast::<160, 32>(self.req_rkey.val()) << 64)
                 | (bit_cast::<160, 32>(self.req_dma_len.val()) << 32) | bit_cast::<160, 32>(self.req_immdt.val());
-            if (self.req_opcode.val() >= 0x0d) & (self.req_opcode.val() != 0x0e) {
+            if self.req_info.aeth.val() {
                 self.r_ext.d.next = (bit_cast::<160, 8>(self.req_syndrome.val()) << 152) | (bit_cast::<160, 24>(self.req_msn.val()) << 128);
             }
-            if (self.req_opcode.val() == 0x03) | (self.req_opcode.val() == 0x05) | (self.req_opcode.val() == 0x09) {
+            if self.req_info.immdt.val() & !self.req_info.reth.val() {
                 self.r_ext.d.next = bit_cast::<160, 32>(self.req_immdt.val()) << 128;
             }
         }
         // ---- Lengths ----
-        self.ext_len.next = 0.into();
-        if (self.r_opcode.q.val() == 0x06) | (self.r_opcode.q.val() == 0x0a) | (self.r_opcode.q.val() == 0x0c) {
-            self.ext_len.next = 16.into();
-        }
-        if self.r_opcode.q.val() == 0x0b {
-            self.ext_len.next = 20.into();
-        }
-        if (self.r_opcode.q.val() == 0x03) | (self.r_opcode.q.val() == 0x05) | (self.r_opcode.q.val() == 0x09)
-            | (self.r_opcode.q.val() == 0x0d) | (self.r_opcode.q.val() == 0x0f) | (self.r_opcode.q.val() == 0x10) | (self.r_opcode.q.val() == 0x11) {
-            self.ext_len.next = 4.into();
-        }
+        self.op_info.opcode.next = self.r_opcode.q.val();
+        self.ext_len.next = self.op_info.ext_len.val();
         self.pad.next = (!self.r_len.q.val() + 1) & 3;
         if self.state.q.val() == TxBuildState::Lengths {
             self.state.d.next = TxBuildState::Checksum;

@@ -3,6 +3,7 @@
 //!
 //! * [`opcode`]: the one opcode table (headers, class, position of each RC opcode).
 //! * [`icrc`]: the invariant CRC, one masked-header function for generation and check.
+//! * [`gen`]: seeded random packets for the suites.
 //! * [`packet`]: whole frames (Ethernet/IP/UDP 4791/BTH/RETH/AETH/ImmDt/payload/ICRC),
 //!   emitted and parsed.
 //!
@@ -10,6 +11,7 @@
 //! IP and UDP. This module adds the transport rules shared by requester and responder:
 //! PSN arithmetic and how a message is cut into packets by the path MTU.
 
+pub mod gen;
 pub mod icrc;
 pub mod opcode;
 pub mod packet;

@@ -1,0 +1,42 @@
+//! The RC opcode table in RTL: which extended headers an opcode carries and whether it
+//! carries a payload, decoded once here for every RDMA block (RX parsing, TX framing, and
+//! the requester, responder and completer to come). The rows are those of the golden
+//! model's `nic_testbench::roce::opcode::TABLE`; a block test compares all 256 opcodes.
+
+use rust_hdl::prelude::*;
+
+/// Combinational decode of a BTH opcode.
+#[derive(LogicBlock, Default)]
+pub struct RdmaOpcodeInfo {
+    pub opcode: Signal<In, Bits<8>>,
+    /// An RC opcode this engine implements (0x00..0x11).
+    pub known: Signal<Out, Bit>,
+    pub reth: Signal<Out, Bit>,
+    pub aeth: Signal<Out, Bit>,
+    pub immdt: Signal<Out, Bit>,
+    /// Bytes of RETH, AETH and ImmDt together (0, 4, 16 or 20).
+    pub ext_len: Signal<Out, Bits<16>>,
+    /// The packet carries payload bytes (all but READ Request and Acknowledge).
+    pub payload: Signal<Out, Bit>,
+}
+
+impl Logic for RdmaOpcodeInfo {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.known.next = self.opcode.val() <= 0x11;
+        // WRITE First, WRITE Only (with Immediate), READ Request
+        self.reth.next = (self.opcode.val() == 0x06) | (self.opcode.val() == 0x0a) | (self.opcode.val() == 0x0b) | (self.opcode.val() == 0x0c);
+        // READ response First, Last, Only; Acknowledge
+        self.aeth.next = (self.opcode.val() == 0x0d) | (self.opcode.val() == 0x0f) | (self.opcode.val() == 0x10) | (self.opcode.val() == 0x11);
+        // SEND Last/Only with Immediate, WRITE Last/Only with Immediate
+        self.immdt.next = (self.opcode.val() == 0x03) | (self.opcode.val() == 0x05) | (self.opcode.val() == 0x09) | (self.opcode.val() == 0x0b);
+        self.ext_len.next = 0.into();
+        if self.reth.val() {
+            self.ext_len.next = 16.into();
+        }
+        if self.aeth.val() | self.immdt.val() {
+            self.ext_len.next = self.ext_len.val() + 4;
+        }
+        self.payload.next = (self.opcode.val() != 0x0c) & (self.opcode.val() != 0x11);
+    }
+}
