@@ -39,8 +39,9 @@ pub fn residue() -> u32 {
 }
 
 /// For `k` bytes: for each output bit, the list of input bits (0..32 state, 32.. data)
-/// that XOR into it.
-fn taps(k: usize) -> Vec<Vec<usize>> {
+/// that XOR into it. The RoCE ICRC (`rdma::icrc`) splits the same lists into its state
+/// and data halves.
+pub(crate) fn taps(k: usize) -> Vec<Vec<usize>> {
     let inputs = 32 + 8 * k;
     let mut columns = Vec::with_capacity(inputs);
     for i in 0..inputs {

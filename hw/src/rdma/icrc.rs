@@ -26,27 +26,19 @@
 //! beat that ended the coverage; frames may follow each other without a gap.
 
 use super::xor_net::XorNet;
-use crate::mac::crc::crc_bytes;
+use crate::mac::crc::{crc_bytes, taps};
 use rust_hdl::prelude::*;
 
 /// Cycles from the beat with `beat_last` to the cycle with `icrc_valid`.
 pub const LATENCY: u64 = 5;
 
-/// Output bit `o` of `k` bytes' update, as lists of state bits (`state`) or data bits.
+/// Output bit `o` of `k` bytes' update, as lists of state bits (`state`) or data bits:
+/// MAC's combined lists (`crc::taps`, state bits 0..32, data bits after) split in two.
 fn crc_taps(k: usize, state: bool) -> Vec<Vec<usize>> {
-    let inputs = if state { 32 } else { 8 * k };
-    let columns: Vec<u32> = (0..inputs)
-        .map(|i| {
-            if state {
-                crc_bytes(1 << i, &vec![0u8; k])
-            } else {
-                let mut data = vec![0u8; k];
-                data[i / 8] = 1 << (i % 8);
-                crc_bytes(0, &data)
-            }
-        })
-        .collect();
-    (0..32).map(|bit| (0..inputs).filter(|&i| columns[i] >> bit & 1 != 0).collect()).collect()
+    taps(k)
+        .into_iter()
+        .map(|list| list.into_iter().filter(|&i| (i < 32) == state).map(|i| if state { i } else { i - 32 }).collect())
+        .collect()
 }
 
 /// The CRC register before beat 1: the preset after the two 0xFF bytes of the LRH
