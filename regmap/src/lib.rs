@@ -94,6 +94,9 @@ pub struct Block {
     /// For queue blocks: registers repeated per queue at `base + QUEUE_STRIDE * (q + 1) + offset`.
     pub queue_regs: &'static [Register],
     pub doc: &'static str,
+    /// The `FEATURES` bit without which a build leaves the block out of the chain (the
+    /// block before it then reads `NEXT` as the block after it); 0: every build has it.
+    pub feature: u32,
 }
 
 /// Declares a table of registers and one `pub const NAME: u32 = offset;` per register,
@@ -150,6 +153,7 @@ pub mod bits {
     pub const FEATURES_TSO: u32 = 1 << 5;
     pub const FEATURES_RX_CSUM: u32 = 1 << 6;
     pub const FEATURES_RSS: u32 = 1 << 7;
+    pub const FEATURES_RDMA: u32 = 1 << 8;
 }
 
 /// Why a queue stopped (`Q_STATUS.ERROR_CODE`).
@@ -240,7 +244,7 @@ pub mod global {
         ID @ 0x00 : Ro = 0x4E49_4330, "Block type: ASCII \"NIC0\".";
         VERSION @ 0x04 : Ro = 0x0001_0001, "Block version, major.minor in the upper/lower 16 bits (1.1 added DMA_ADDR_BITS).";
         NEXT @ 0x08 : Ro = 0x0100, "Offset of the next block (statistics).";
-        FEATURES @ 0x0C : Ro = 0x0000_00FF, "Feature bits of this build (the reset value is the `full` configuration's; `small` clears SCATTER_GATHER, IRQ_MODERATION, TX_CSUM, TSO, RX_CSUM and RSS)." {
+        FEATURES @ 0x0C : Ro = 0x0000_01FF, "Feature bits of this build (the reset value has every feature; `full` clears RDMA until its engine is in the RTL, `small` also clears SCATTER_GATHER, IRQ_MODERATION, TX_CSUM, TSO, RX_CSUM and RSS)." {
             LOOPBACK [0;1] "internal loopback switch",
             SCATTER_GATHER [1;1] "multi-descriptor TX frames of fragments of any length; clear: every data descriptor but a frame's last must hold a multiple of 8 bytes, else the queue stops (FragmentNotWhole)",
             IRQ_MODERATION [2;1] "per-queue interrupt moderation (count and timer); clear: Q_IRQ_COUNT and Q_IRQ_TIMER ignore writes and read 0, and every completion raises its queue's vector",
@@ -249,6 +253,7 @@ pub mod global {
             TSO [5;1] "TCP segmentation offload (docs/tx-offload.md)",
             RX_CSUM [6;1] "RX IPv4 header and TCP/UDP checksum verdicts in the completion (docs/rx-classification.md)",
             RSS [7;1] "RSS: Toeplitz hash, hash type, packet type and the indirection table (docs/rx-classification.md)",
+            RDMA [8;1] "the RoCEv2 RDMA engine and its register block (docs/rdma.md)",
         };
         QUEUES @ 0x10 : Ro = 0x0000_0101, "Queue counts of this configuration." {
             TX [0;8] "number of TX queues",
@@ -264,7 +269,7 @@ pub mod global {
         MAX_FRAME_LEN @ 0x20 : Rw = 9022, "Longest accepted frame in bytes, FCS included (default: 9000-byte MTU + VLAN tag). Longer RX frames are dropped as oversize; longer TX frames stop the queue." {
             LEN [0;16] "bytes",
         };
-        IRQ_STATUS @ 0x24 : W1c = 0x0000_0000, "Pending interrupt vectors: bit q = TX queue q, bit 8+q = RX queue q. Write 1 to clear.";
+        IRQ_STATUS @ 0x24 : W1c = 0x0000_0000, "Pending interrupt vectors: bit q = TX queue q, bit 8+q = RX queue q, bit 16+c = RDMA completion queue c. Write 1 to clear.";
         IRQ_MASK @ 0x28 : Rw = 0x0000_0000, "Enabled interrupt vectors (same bit layout); the irq line of a vector is STATUS & MASK.";
         CYCLE_COUNT @ 0x2C : Ro = 0x0000_0000, "Free-running core clock cycle counter (wraps).";
         DMA_ADDR_BITS @ 0x30 : Ro = 44, "Width of the bus addresses the NIC can reach (the driver's DMA mask): rings and buffers must lie below 2^BITS. A data descriptor whose buffer address has a bit at or above it stops its queue (AddressTooWide) before any byte moves." {
@@ -385,7 +390,7 @@ pub mod rxc {
     registers!(REGS {
         ID @ 0x00 : Ro = 0x5258_4330, "Block type: ASCII \"RXC0\".";
         VERSION @ 0x04 : Ro = 0x0001_0001, "Block version (1.1 added MAC_FILTER_COUNT).";
-        NEXT @ 0x08 : Ro = 0x0000, "Offset of the next block (0: end of chain).";
+        NEXT @ 0x08 : Ro = 0x4000, "Offset of the next block (RDMA; 0, the end of the chain, in a build without FEATURES.RDMA).";
         MAC_FILTER_COUNT @ 0x0C : Ro = 16, "Exact-match entries this build has (the reset value is the `full` configuration's; `small` has 2). Entries at and above it ignore writes and read as 0.";
         FILTER_CTRL @ 0x10 : Rw = 0x0000_0005, "MAC filter modes (docs/rx-classification.md section 1)." {
             PROMISC [0;1] "accept every frame",
@@ -444,14 +449,31 @@ pub mod rxc {
     pub const RETA_ENTRIES: u32 = 128;
 }
 
+/// The RDMA engine's register block, tables and host-memory entries.
+pub mod rdma;
+
 /// All blocks in chain order.
 pub const BLOCKS: &[Block] = &[
-    Block { name: "global", base: global::BASE, id: global::ID_VALUE, version: 0x0001_0001, regs: global::REGS, queue_regs: &[], doc: "Identification, control, station address, interrupts." },
-    Block { name: "stats", base: stats::BASE, id: 0x5354_4154, version: 0x0001_0000, regs: stats::REGS, queue_regs: &[], doc: "Statistics counters (per direction: frames, bytes, drops and errors by reason)." },
-    Block { name: "txq", base: txq::BASE, id: 0x5458_5130, version: 0x0001_0000, regs: txq::REGS, queue_regs: txq::QUEUE_REGS, doc: "TX descriptor rings." },
-    Block { name: "rxq", base: rxq::BASE, id: 0x5258_5130, version: 0x0001_0000, regs: rxq::REGS, queue_regs: rxq::QUEUE_REGS, doc: "RX descriptor rings." },
-    Block { name: "rxc", base: rxc::BASE, id: rxc::ID_VALUE, version: 0x0001_0001, regs: rxc::REGS, queue_regs: &[], doc: "RX classification: MAC filter and RSS (docs/rx-classification.md)." },
+    Block { name: "global", base: global::BASE, id: global::ID_VALUE, version: 0x0001_0001, regs: global::REGS, queue_regs: &[], doc: "Identification, control, station address, interrupts.", feature: 0 },
+    Block { name: "stats", base: stats::BASE, id: 0x5354_4154, version: 0x0001_0000, regs: stats::REGS, queue_regs: &[], doc: "Statistics counters (per direction: frames, bytes, drops and errors by reason).", feature: 0 },
+    Block { name: "txq", base: txq::BASE, id: 0x5458_5130, version: 0x0001_0000, regs: txq::REGS, queue_regs: txq::QUEUE_REGS, doc: "TX descriptor rings.", feature: 0 },
+    Block { name: "rxq", base: rxq::BASE, id: 0x5258_5130, version: 0x0001_0000, regs: rxq::REGS, queue_regs: rxq::QUEUE_REGS, doc: "RX descriptor rings.", feature: 0 },
+    Block { name: "rxc", base: rxc::BASE, id: rxc::ID_VALUE, version: 0x0001_0001, regs: rxc::REGS, queue_regs: &[], doc: "RX classification: MAC filter and RSS (docs/rx-classification.md).", feature: 0 },
+    Block { name: "rdma", base: rdma::BASE, id: rdma::ID_VALUE, version: 0x0001_0000, regs: rdma::REGS, queue_regs: &[], doc: "RDMA engine: RoCEv2 reliable connected QPs, the QP, MR and CQ tables, doorbells, counters (docs/rdma.md). Only in a build with FEATURES.RDMA.", feature: bits::FEATURES_RDMA },
 ];
+
+/// The blocks a build with this `FEATURES` register has, in chain order.
+pub fn blocks_present(features: u32) -> impl Iterator<Item = &'static Block> {
+    BLOCKS.iter().filter(move |b| b.feature == 0 || features & b.feature != 0)
+}
+
+/// What a block's `NEXT` reads in a build with this `FEATURES` register: the next block
+/// the build has, 0 at the end.
+pub fn next_of(block: &str, features: u32) -> u32 {
+    let mut present = blocks_present(features).skip_while(|b| b.name != block);
+    assert!(present.next().is_some(), "block {block} is not in a build with FEATURES {features:#x}");
+    present.next().map_or(0, |b| b.base)
+}
 
 /// Looks a register up by block and name; used by the RTL generator so that the
 /// decode takes its addresses from this table. Panics on a name that is not declared,
@@ -498,6 +520,8 @@ pub struct BuildFeatures {
     pub irq_moderation: bool,
     /// The TX byte packer that joins fragments of any length: SCATTER_GATHER.
     pub scatter_gather: bool,
+    /// The RDMA engine: RDMA.
+    pub rdma: bool,
 }
 
 impl BuildFeatures {
@@ -516,6 +540,9 @@ impl BuildFeatures {
         }
         if !self.scatter_gather {
             f &= !FEATURES_SCATTER_GATHER;
+        }
+        if !self.rdma {
+            f &= !FEATURES_RDMA;
         }
         f
     }
@@ -623,9 +650,33 @@ mod tests {
             let next = b.regs.iter().find(|r| r.name == "NEXT").unwrap().reset;
             let want = BLOCKS.get(i + 1).map(|n| n.base).unwrap_or(0);
             assert_eq!(next, want, "{} NEXT", b.name);
+            assert_eq!(next_of(b.name, u32::MAX), want, "{} NEXT with every feature", b.name);
             let id = b.regs.iter().find(|r| r.name == "ID").unwrap().reset;
             assert_eq!(id, b.id, "{} ID", b.name);
         }
+    }
+
+    #[test]
+    fn a_build_without_rdma_ends_its_chain_at_rxc() {
+        let features = BuildFeatures { tx_offload: true, rx_offload: true, irq_moderation: true, scatter_gather: true, rdma: false }.register();
+        assert_eq!(next_of("rxc", features), 0);
+        assert_eq!(blocks_present(features).count(), BLOCKS.len() - 1);
+        assert_eq!(rdma::FEATURES_RDMA, bits::FEATURES_RDMA);
+    }
+
+    #[test]
+    fn rdma_table_fields_fit_and_do_not_overlap() {
+        for (fields, words) in [(rdma::qpc::FIELDS, rdma::qpc::WORDS), (rdma::mrc::FIELDS, rdma::mrc::WORDS), (rdma::cqc::FIELDS, rdma::cqc::WORDS)] {
+            let mut used = vec![0u32; words];
+            assert!(words <= 16, "TABLE_DATA holds 16 words");
+            for f in fields {
+                assert!(f.word < words && f.lsb + f.width <= 32, "{}", f.name);
+                let m = f.mask() << f.lsb;
+                assert_eq!(used[f.word] & m, 0, "{} overlaps", f.name);
+                used[f.word] |= m;
+            }
+        }
+        assert!(rdma::wqe::SGE + rdma::wqe::SGE_SIZE * rdma::wqe::MAX_SGE <= rdma::wqe::SIZE);
     }
 
     #[test]
@@ -645,6 +696,7 @@ mod tests {
             ("TSO", bits::FEATURES_TSO),
             ("RX_CSUM", bits::FEATURES_RX_CSUM),
             ("RSS", bits::FEATURES_RSS),
+            ("RDMA", bits::FEATURES_RDMA),
         ];
         for (name, mask) in features {
             assert_eq!(f(global::REGS, "FEATURES", name), mask, "FEATURES.{name}");

@@ -16,6 +16,9 @@ use crate::traffic::WireAccess;
 use nic_driver::{Device, DeviceError, DmaFault, DmaRegion};
 use crate::rxclass::{self, MacFilterEntry, RxClassConfig};
 use crate::txoffload::{self, TxOffload, TxOffloadError};
+use crate::roce::engine::{EngineConfig, HostPort, RdmaEngine, Station};
+use crate::wire::EthernetAddress;
+use nic_regmap::rdma;
 use nic_regmap::{bits, desc, global, reset_of, rxc, rxq, stats, txq, QueueError, DMA_ADDR_BITS, QUEUE_STRIDE, RX_IRQ_BASE};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -47,21 +50,29 @@ pub struct RefNicConfig {
     /// Bytes of the TX offload buffer (docs/tx-offload.md, "Refused requests"): a
     /// checksummed frame or TSO segment longer than this less 512 bytes is refused.
     pub tx_offload_buffer: usize,
+    /// The RDMA engine (`FEATURES.RDMA`, the `rdma` register block; docs/rdma.md).
+    pub rdma: bool,
 }
 
 impl RefNicConfig {
     /// The `small` configuration: one queue each way, no TX offload, no RSS or RX
     /// checksum validation, no interrupt moderation, whole-beat TX fragments only.
     pub fn small() -> Self {
-        RefNicConfig { tx_queues: 1, rx_queues: 1, tx_offload: false, rx_offload: false, mac_filters: rxc::MAC_FILTERS_SMALL, irq_moderation: false, scatter_gather: false, tx_offload_buffer: 0 }
+        RefNicConfig { tx_queues: 1, rx_queues: 1, tx_offload: false, rx_offload: false, mac_filters: rxc::MAC_FILTERS_SMALL, irq_moderation: false, scatter_gather: false, tx_offload_buffer: 0, rdma: false }
     }
     /// The `full` configuration: eight each way.
     pub fn full() -> Self {
-        RefNicConfig { tx_queues: 8, rx_queues: 8, tx_offload: true, rx_offload: true, mac_filters: rxc::MAC_FILTERS, irq_moderation: true, scatter_gather: true, tx_offload_buffer: 32768 }
+        RefNicConfig { tx_queues: 8, rx_queues: 8, tx_offload: true, rx_offload: true, mac_filters: rxc::MAC_FILTERS, irq_moderation: true, scatter_gather: true, tx_offload_buffer: 32768, rdma: false }
+    }
+    /// This configuration with the RDMA engine, which the RTL's `full` does not have yet:
+    /// the engine's behaviour is specified here first (docs/rdma.md).
+    pub fn with_rdma(mut self) -> Self {
+        self.rdma = true;
+        self
     }
     /// The `FEATURES` register the configuration reads back.
     pub fn features(&self) -> u32 {
-        nic_regmap::BuildFeatures { tx_offload: self.tx_offload, rx_offload: self.rx_offload, irq_moderation: self.irq_moderation, scatter_gather: self.scatter_gather }.register()
+        nic_regmap::BuildFeatures { tx_offload: self.tx_offload, rx_offload: self.rx_offload, irq_moderation: self.irq_moderation, scatter_gather: self.scatter_gather, rdma: self.rdma }.register()
     }
 }
 
@@ -190,6 +201,45 @@ pub struct RefNic {
     strict_last: Option<usize>,
     drr_last: Option<usize>,
     drr_current: Option<usize>,
+    /// The RDMA engine, in a configuration with `FEATURES.RDMA`.
+    rdma: Option<RdmaEngine>,
+    /// MAC TX arbiter: the RDMA engine sends next (else the TX queues).
+    rdma_turn: bool,
+}
+
+/// The RDMA engine's window onto the host memory: refused accesses are logged as DMA
+/// faults, as the Ethernet engines' are.
+struct EngineHost<'a> {
+    mem: &'a mut HostMemory,
+    faults: &'a mut Vec<DmaFault>,
+}
+
+impl HostPort for EngineHost<'_> {
+    fn read(&mut self, addr: u64, len: usize) -> Option<Vec<u8>> {
+        if len == 0 {
+            return Some(Vec::new());
+        }
+        let r = self.mem.region(addr, len).map(|m| m.to_vec());
+        if r.is_none() {
+            self.faults.push(DmaFault { write: false, addr, len: len as u64 });
+        }
+        r
+    }
+    fn write(&mut self, addr: u64, data: &[u8]) -> bool {
+        if data.is_empty() {
+            return true;
+        }
+        match self.mem.region(addr, data.len()) {
+            Some(m) => {
+                m.copy_from_slice(data);
+                true
+            }
+            None => {
+                self.faults.push(DmaFault { write: true, addr, len: data.len() as u64 });
+                false
+            }
+        }
+    }
 }
 
 impl RefNic {
@@ -217,7 +267,48 @@ impl RefNic {
             strict_last: None,
             drr_last: None,
             drr_current: None,
+            rdma: cfg.rdma.then(|| RdmaEngine::new(EngineConfig::default())),
+            rdma_turn: false,
         }
+    }
+
+    fn station_mac(&self) -> EthernetAddress {
+        let b = (u64::from(self.mac_lo) | u64::from(self.mac_hi) << 32).to_le_bytes();
+        EthernetAddress([b[0], b[1], b[2], b[3], b[4], b[5]])
+    }
+
+    /// Runs `f` on the RDMA engine with its host port, then collects its interrupts.
+    fn with_rdma<R>(&mut self, f: impl FnOnce(&mut RdmaEngine, &mut dyn HostPort, Station) -> R) -> Option<R> {
+        let st = Station { mac: self.station_mac(), now: self.now };
+        let engine = self.rdma.as_mut()?;
+        let mut host = EngineHost { mem: &mut self.mem, faults: &mut self.faults };
+        let r = f(engine, &mut host, st);
+        self.irq_status |= engine.take_irq();
+        Some(r)
+    }
+
+    /// Whether a frame (no FCS) goes to the RDMA engine: RoCEv2 (IPv4, UDP 4791) to
+    /// LOCAL_IPV4 while the engine is enabled. Fragments and IPv4 options never do
+    /// (RoCEv2 senders send neither); every other frame keeps the Ethernet path.
+    fn is_rdma_frame(&self, data: &[u8]) -> bool {
+        let Some(e) = self.rdma.as_ref().filter(|e| e.enabled()) else { return false };
+        data.len() >= 14 + 20 + 8
+            && data[12..14] == [0x08, 0x00]
+            && data[14] == 0x45
+            && data[14 + 6] & 0x3f == 0
+            && data[14 + 7] == 0
+            && data[14 + 9] == 17
+            && data[14 + 16..14 + 20] == e.local_ipv4().to_be_bytes()
+            && data[14 + 20 + 2..14 + 20 + 4] == crate::roce::ROCE_UDP_PORT.to_be_bytes()
+    }
+
+    /// The RDMA engine's next packet onto the wire, with its wire time.
+    fn rdma_tx_next(&mut self) -> Option<u64> {
+        let frame = self.with_rdma(|e, host, st| e.next_packet(host, st)).flatten()?;
+        let wire = fcs::with_fcs(&fcs::padded(&frame));
+        let cycles = wire.len().div_ceil(8) as u64 + 1;
+        self.tx_to_wire(wire, false);
+        Some(cycles)
     }
 
     fn count(&mut self, stat: u32, by: u32) {
@@ -551,6 +642,11 @@ impl RefNic {
             rxclass::drop_reason::MULTICAST_MISS => return self.count(stats::RX_DROP_MCAST_FILTER, 1),
             _ => return self.count(stats::RX_DROP_BCAST_FILTER, 1),
         }
+        if self.is_rdma_frame(data) {
+            let now = self.now;
+            self.with_rdma(|e, host, _| e.receive(data, host, now));
+            return;
+        }
         let q = meta.queue as usize;
         let mut queue = std::mem::take(&mut self.rxq[q]);
         self.rx_deliver(&mut queue, q, data, &meta);
@@ -614,7 +710,10 @@ impl RefNic {
         loop {
             let mut moved = false;
             if self.tx_busy_until <= target {
-                if let Some(c) = self.tx_next() {
+                // MAC TX arbiter: the RDMA engine and the TX queues take turns
+                let sent = if self.rdma_turn { self.rdma_tx_next().or_else(|| self.tx_next()) } else { self.tx_next().or_else(|| self.rdma_tx_next()) };
+                if let Some(c) = sent {
+                    self.rdma_turn = !self.rdma_turn;
                     self.tx_busy_until = self.tx_busy_until.max(self.now) + c;
                     moved = true;
                 }
@@ -643,6 +742,10 @@ impl RefNic {
             }
         }
         self.irq_status |= fire;
+        if let Some(e) = self.rdma.as_mut() {
+            e.tick(now);
+            self.irq_status |= e.take_irq();
+        }
     }
 
     // ---- registers --------------------------------------------------------------------
@@ -655,11 +758,11 @@ impl RefNic {
         Some(((rel / QUEUE_STRIDE - 1) as usize, rel % QUEUE_STRIDE))
     }
 
-    fn header(block: &str, off: u32, count: u32) -> u32 {
+    fn header(&self, block: &str, off: u32, count: u32) -> u32 {
         match off {
             nic_regmap::HEADER_ID => reset_of(block, "ID"),
             nic_regmap::HEADER_VERSION => reset_of(block, "VERSION"),
-            nic_regmap::HEADER_NEXT => reset_of(block, "NEXT"),
+            nic_regmap::HEADER_NEXT => nic_regmap::next_of(block, self.cfg.features()),
             o if o == txq::COUNT => count,
             _ => 0,
         }
@@ -722,17 +825,20 @@ impl RefNic {
             return Self::queue_read(self.txq.get(q), off, true, self.cfg.irq_moderation);
         }
         if (rxq::BASE..rxq::BASE + QUEUE_STRIDE).contains(&a) {
-            return Self::header("rxq", a - rxq::BASE, self.cfg.rx_queues);
+            return self.header("rxq", a - rxq::BASE, self.cfg.rx_queues);
         }
         if (txq::BASE..txq::BASE + QUEUE_STRIDE).contains(&a) {
-            return Self::header("txq", a - txq::BASE, self.cfg.tx_queues);
+            return self.header("txq", a - txq::BASE, self.cfg.tx_queues);
         }
         if (rxc::BASE..rxc::BASE + 0x1000).contains(&a) {
             return self.rxc_read(a - rxc::BASE);
         }
+        if let (Some(e), true) = (self.rdma.as_ref(), (rdma::BASE..rdma::BASE + 0x1000).contains(&a)) {
+            return e.reg_read(a - rdma::BASE);
+        }
         if (stats::BASE..stats::BASE + 0x100).contains(&a) {
             let off = a - stats::BASE;
-            return if off < 0x10 { Self::header("stats", off, 0) } else { self.stats.get(&off).copied().unwrap_or(0) };
+            return if off < 0x10 { self.header("stats", off, 0) } else { self.stats.get(&off).copied().unwrap_or(0) };
         }
         match a {
             global::ID | global::VERSION | global::NEXT => reset_of("global", ["ID", "VERSION", "NEXT"][(a / 4) as usize]),
@@ -760,6 +866,11 @@ impl RefNic {
         if (rxc::BASE..rxc::BASE + 0x1000).contains(&a) {
             return self.rxc_write(a - rxc::BASE, v);
         }
+        if self.rdma.is_some() && (rdma::BASE..rdma::BASE + 0x1000).contains(&a) {
+            let now = self.now;
+            self.with_rdma(|e, host, _| e.reg_write(a - rdma::BASE, v, host, now));
+            return;
+        }
         match a {
             global::CONTROL => self.control = v & bits::CONTROL_LOOPBACK,
             global::MAC_ADDR_LO => self.mac_lo = v,
@@ -784,7 +895,7 @@ impl RefNic {
             return self.mac_filter_words[w];
         }
         match off {
-            nic_regmap::HEADER_ID | nic_regmap::HEADER_VERSION | nic_regmap::HEADER_NEXT => Self::header("rxc", off, 0),
+            nic_regmap::HEADER_ID | nic_regmap::HEADER_VERSION | nic_regmap::HEADER_NEXT => self.header("rxc", off, 0),
             rxc::FILTER_CTRL => self.rxc.filter_ctrl_word(),
             rxc::MAC_FILTER_COUNT => self.cfg.mac_filters,
             rxc::RSS_CTRL => u32::from(self.rxc.rss_types),

@@ -123,7 +123,7 @@ impl RxcRegs {
             addr_next: c16(rxc::BASE + rxc::NEXT),
             value_id: c32(reset("ID")),
             value_version: c32(reset("VERSION")),
-            value_next: c32(reset("NEXT")),
+            value_next: c32(nic_regmap::next_of("rxc", config.features())),
             addr_count: c16(rxc::BASE + rxc::MAC_FILTER_COUNT),
             value_count: c32(config.mac_filters()),
             mac_present: std::array::from_fn(|i| Constant::new((i as u32 / 2) < config.mac_filters())),

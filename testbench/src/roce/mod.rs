@@ -4,6 +4,8 @@
 //! * [`opcode`]: the one opcode table (headers, class, position of each RC opcode).
 //! * [`icrc`]: the invariant CRC, one masked-header function for generation and check.
 //! * [`gen`]: seeded random packets for the suites.
+//! * [`engine`]: the behavioural model of the whole RDMA engine (requester, responder,
+//!   completer, tables), which `RefNic` runs behind the register block.
 //! * [`packet`]: whole frames (Ethernet/IP/UDP 4791/BTH/RETH/AETH/ImmDt/payload/ICRC),
 //!   emitted and parsed.
 //!
@@ -11,6 +13,7 @@
 //! IP and UDP. This module adds the transport rules shared by requester and responder:
 //! PSN arithmetic and how a message is cut into packets by the path MTU.
 
+pub mod engine;
 pub mod gen;
 pub mod icrc;
 pub mod opcode;

@@ -1,0 +1,148 @@
+//! The requester: send queue WQEs into request packets (rxe_req.c's role).
+//!
+//! A QP in RTS takes its next WQE when the doorbell has posted one and fewer than
+//! `MAX_OUTSTANDING` of its WQEs wait for completion. The WQE's local scatter-gather
+//! list is checked whole before its first packet (a bad lkey, another PD's region, a
+//! range outside the region, or a READ into a region without LOCAL_WRITE completes
+//! the WQE with an error and moves the QP to ERR: nothing is sent). SEND and WRITE
+//! are cut at the path MTU into First/Middle/Last or Only packets, the RETH on the
+//! first, the immediate data on the last, AckReq on the last; a READ is one request
+//! whose response takes one PSN per MTU of data.
+
+use super::tables::{pmtu_bytes, Outstanding, SendJob};
+use super::{Cqe, HostPort, RdmaEngine, Station, MAX_OUTSTANDING};
+use crate::roce::opcode::{self, OpClass, Position};
+use crate::roce::{psn_add, RoceRepr};
+use crate::wire::reth::RethRepr;
+use nic_regmap::rdma::{cqe, qpc, wqe, QpState, WcStatus};
+
+/// The CQE opcode of a send WQE's completion.
+pub fn completion_opcode(wqe_opcode: u8) -> u8 {
+    match wqe_opcode {
+        wqe::OP_WRITE | wqe::OP_WRITE_IMM => cqe::OP_RDMA_WRITE,
+        wqe::OP_READ => cqe::OP_RDMA_READ,
+        _ => cqe::OP_SEND,
+    }
+}
+
+/// Packets a message of `len` bytes takes at path MTU `mtu`.
+pub fn packets(len: u32, mtu: u32) -> u32 {
+    len.div_ceil(mtu).max(1)
+}
+
+impl RdmaEngine {
+    /// The next request packet of QP `q`, if it has one to send.
+    pub(crate) fn requester_packet(&mut self, q: usize, host: &mut dyn HostPort, st: Station) -> Option<(RoceRepr, Vec<u8>)> {
+        if self.qp_state(q) != QpState::Rts {
+            return None;
+        }
+        if self.qp_run[q].current.is_none() {
+            return self.start_wqe(q, host, st);
+        }
+        self.next_segment(q, host, st)
+    }
+
+    /// Takes the next WQE: checks it, and sends a READ's request or a SEND/WRITE's
+    /// first packet.
+    fn start_wqe(&mut self, q: usize, host: &mut dyn HostPort, st: Station) -> Option<(RoceRepr, Vec<u8>)> {
+        let words = self.qp[q];
+        let sq_ci = qpc::SQ_CI.get(&words) as u16;
+        let run = &self.qp_run[q];
+        if sq_ci == run.sq_pi || run.outstanding.len() >= MAX_OUTSTANDING {
+            return None;
+        }
+        let send_cq = qpc::SEND_CQ.get(&words) as usize;
+        qpc::SQ_CI.set(&mut self.qp[q], u32::from(sq_ci.wrapping_add(1)));
+        let Some(w) = self.read_wqe(host, &words, true, sq_ci) else {
+            // the WQE itself could not be read: nothing names it but its place
+            self.post_cqe(host, send_cq, &Cqe { qpn: q as u32, status: WcStatus::LocQpOpErr, ..Cqe::default() }, st.now);
+            self.to_error(q, host, st.now);
+            return None;
+        };
+        let fail = |e: &mut RdmaEngine, host: &mut dyn HostPort, status: WcStatus| {
+            e.post_cqe(host, send_cq, &Cqe { wr_id: w.wr_id, qpn: q as u32, status, opcode: completion_opcode(w.opcode), ..Cqe::default() }, st.now);
+            e.to_error(q, host, st.now);
+        };
+        if w.opcode > wqe::OP_READ {
+            fail(self, host, WcStatus::LocQpOpErr);
+            return None;
+        }
+        let local = match self.resolve_local(q, &w, w.opcode == wqe::OP_READ) {
+            Ok(l) => l,
+            Err(status) => {
+                fail(self, host, status);
+                return None;
+            }
+        };
+        let len = local.len() as u32;
+        let first_psn = qpc::SQ_PSN.get(&words);
+        if w.opcode == wqe::OP_READ {
+            let n = packets(len, pmtu_bytes(qpc::PMTU.get(&words)));
+            qpc::SQ_PSN.set(&mut self.qp[q], psn_add(first_psn, n));
+            let mut repr = self.packet_header(q, st, opcode::RDMA_READ_REQUEST, first_psn, true, false);
+            repr.reth = Some(RethRepr { virtual_addr: w.remote_addr, rkey: w.rkey, dma_len: len });
+            let last_psn = psn_add(first_psn, n - 1);
+            self.qp_run[q].outstanding.push_back(Outstanding { wqe: w, local, len, first_psn, last_psn, received: 0 });
+            return Some((repr, Vec::new()));
+        }
+        self.qp_run[q].current = Some(SendJob { wqe: w, local, len, sent: 0, first_psn });
+        self.next_segment(q, host, st)
+    }
+
+    /// The next packet of the SEND or WRITE in progress.
+    fn next_segment(&mut self, q: usize, host: &mut dyn HostPort, st: Station) -> Option<(RoceRepr, Vec<u8>)> {
+        let words = self.qp[q];
+        let mtu = pmtu_bytes(qpc::PMTU.get(&words));
+        let job = self.qp_run[q].current.clone().expect("a job in progress");
+        let n = packets(job.len, mtu);
+        let index = job.sent / mtu;
+        let position = match (index, n) {
+            (_, 1) => Position::Only,
+            (0, _) => Position::First,
+            (i, n) if i == n - 1 => Position::Last,
+            _ => Position::Middle,
+        };
+        let chunk = mtu.min(job.len - job.sent);
+        let mut payload = Vec::with_capacity(chunk as usize);
+        for (bus, len) in job.local.slice(u64::from(job.sent), u64::from(chunk)) {
+            match host.read(bus, len) {
+                Some(b) => payload.extend_from_slice(&b),
+                None => {
+                    // the host refused a read mid-message: the WQE fails, the QP stops
+                    let send_cq = qpc::SEND_CQ.get(&words) as usize;
+                    self.qp_run[q].current = None;
+                    let e = Cqe { wr_id: job.wqe.wr_id, qpn: q as u32, status: WcStatus::LocProtErr, opcode: completion_opcode(job.wqe.opcode), ..Cqe::default() };
+                    self.post_cqe(host, send_cq, &e, st.now);
+                    self.to_error(q, host, st.now);
+                    return None;
+                }
+            }
+        }
+        let (class, imm) = match job.wqe.opcode {
+            wqe::OP_SEND => (OpClass::Send, false),
+            wqe::OP_SEND_IMM => (OpClass::Send, true),
+            wqe::OP_WRITE => (OpClass::Write, false),
+            _ => (OpClass::Write, true),
+        };
+        let imm_here = imm && position.ends();
+        let op = opcode::lookup(class, position, imm_here).expect("the table has every send and write position");
+        let psn = qpc::SQ_PSN.get(&words);
+        qpc::SQ_PSN.set(&mut self.qp[q], psn_add(psn, 1));
+        let solicited = position.ends() && job.wqe.flags & wqe::FLAG_SOLICITED != 0;
+        let mut repr = self.packet_header(q, st, op, psn, position.ends(), solicited);
+        if class == OpClass::Write && position.starts() {
+            repr.reth = Some(RethRepr { virtual_addr: job.wqe.remote_addr, rkey: job.wqe.rkey, dma_len: job.len });
+        }
+        if imm_here {
+            repr.immdt = Some(job.wqe.imm);
+        }
+        let run = &mut self.qp_run[q];
+        if position.ends() {
+            run.current = None;
+            run.outstanding.push_back(Outstanding { wqe: job.wqe, local: job.local, len: job.len, first_psn: job.first_psn, last_psn: psn, received: 0 });
+        } else {
+            run.current.as_mut().unwrap().sent += chunk;
+        }
+        Some((repr, payload))
+    }
+}
