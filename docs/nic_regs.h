@@ -19,6 +19,7 @@
 #define NIC_GLOBAL_FEATURES_TSO 0x00000020u
 #define NIC_GLOBAL_FEATURES_RX_CSUM 0x00000040u
 #define NIC_GLOBAL_FEATURES_RSS 0x00000080u
+#define NIC_GLOBAL_FEATURES_RDMA 0x00000100u
 #define NIC_GLOBAL_QUEUES 0x0010u /* RO */
 #define NIC_GLOBAL_QUEUES_TX 0x000000ffu
 #define NIC_GLOBAL_QUEUES_RX 0x0000ff00u
@@ -142,6 +143,50 @@
 #define NIC_RXC_MAC_FILTER_HI_ENABLE 0x80000000u
 #define NIC_RXC_RSS_RETA(i) (0x3200u + 0x4u * (i)) /* WO, i < 32 */
 #define NIC_RXC_MCAST_HASH(i) (0x3400u + 0x4u * (i)) /* WO, i < 128 */
+
+/* block rdma: RDMA engine: RoCEv2 reliable connected QPs, the QP, MR and CQ tables, doorbells, counters (docs/rdma.md). Only in a build with FEATURES.RDMA. */
+#define NIC_RDMA_BASE 0x4000u
+#define NIC_RDMA_ID 0x4000u /* RO */
+#define NIC_RDMA_VERSION 0x4004u /* RO */
+#define NIC_RDMA_NEXT 0x4008u /* RO */
+#define NIC_RDMA_QP_COUNT 0x400cu /* RO */
+#define NIC_RDMA_MR_COUNT 0x4010u /* RO */
+#define NIC_RDMA_CQ_COUNT 0x4014u /* RO */
+#define NIC_RDMA_CONTROL 0x4018u /* RW */
+#define NIC_RDMA_CONTROL_ENABLE 0x00000001u
+#define NIC_RDMA_LOCAL_IPV4 0x401cu /* RW */
+#define NIC_RDMA_TABLE_CMD 0x4020u /* WO */
+#define NIC_RDMA_TABLE_CMD_INDEX 0x000000ffu
+#define NIC_RDMA_TABLE_CMD_TABLE 0x00000300u
+#define NIC_RDMA_TABLE_CMD_WRITE 0x00008000u
+#define NIC_RDMA_TABLE_CMD_WORD_MASK 0xffff0000u
+#define NIC_RDMA_TABLE_STATUS 0x4024u /* RO */
+#define NIC_RDMA_TABLE_STATUS_BUSY 0x00000001u
+#define NIC_RDMA_TABLE_STATUS_BAD_INDEX 0x00000002u
+#define NIC_RDMA_TABLE_DATA(i) (0x4040u + 0x4u * (i)) /* RW, i < 16 */
+#define NIC_RDMA_SQ_DOORBELL 0x4080u /* WO */
+#define NIC_RDMA_SQ_DOORBELL_QPN 0x000000ffu
+#define NIC_RDMA_SQ_DOORBELL_PI 0xffff0000u
+#define NIC_RDMA_RQ_DOORBELL 0x4084u /* WO */
+#define NIC_RDMA_RQ_DOORBELL_QPN 0x000000ffu
+#define NIC_RDMA_RQ_DOORBELL_PI 0xffff0000u
+#define NIC_RDMA_CQ_DOORBELL 0x4088u /* WO */
+#define NIC_RDMA_CQ_DOORBELL_CQN 0x0000000fu
+#define NIC_RDMA_CQ_DOORBELL_ARM 0x00000100u
+#define NIC_RDMA_CQ_DOORBELL_SOLICITED 0x00000200u
+#define NIC_RDMA_CQ_DOORBELL_CI 0xffff0000u
+#define NIC_RDMA_TX_PACKETS 0x40c0u /* RO */
+#define NIC_RDMA_TX_BYTES 0x40c4u /* RO */
+#define NIC_RDMA_RX_PACKETS 0x40c8u /* RO */
+#define NIC_RDMA_RX_BYTES 0x40ccu /* RO */
+#define NIC_RDMA_RX_DROP_ICRC 0x40d0u /* RO */
+#define NIC_RDMA_RX_DROP_MALFORMED 0x40d4u /* RO */
+#define NIC_RDMA_RX_DROP_QP 0x40d8u /* RO */
+#define NIC_RDMA_RX_DROP_PSN 0x40dcu /* RO */
+#define NIC_RDMA_TX_ACKS 0x40e0u /* RO */
+#define NIC_RDMA_TX_NAKS 0x40e4u /* RO */
+#define NIC_RDMA_RX_NAKS 0x40e8u /* RO */
+#define NIC_RDMA_CQ_OVERFLOWS 0x40ecu /* RO */
 
 #define NIC_DESC_SIZE 16u
 #define NIC_DESC_TX_EOP 0x0001u

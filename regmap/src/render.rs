@@ -57,6 +57,18 @@ pub fn render_markdown() -> String {
     let _ = writeln!(s, "| 10..12 | flags: bit 0 EOP ({:#x}), bit 1 REPORT_STATUS ({:#x}) | 0 | flags with bit 15 DONE ({:#x}) | bit 15 DONE, bit 0 EOP, bits 3:2 L3 checksum, 5:4 L4 checksum (0 not checked, 1 good, 2 bad), 9:6 RSS hash type (0 none, 1 IPv4, 2 TCP/IPv4, 3 UDP/IPv4, 4 IPv6, 5 TCP/IPv6, 6 UDP/IPv6) |", desc::TX_EOP, desc::TX_REPORT_STATUS, desc::DONE);
     s.push_str("| 12..16 | 0 | 0 | 0 | RSS hash (0 for type none) |\n\n");
     s.push_str("A TX descriptor is written back only when it has REPORT_STATUS; `Q_HEAD` always advances.\n");
+    s.push_str("\n## RDMA context tables (through `rdma.TABLE_CMD` and `rdma.TABLE_DATA`)\n\n");
+    s.push_str("Engine-owned fields are advanced by the engine; a store overwrites them only when `WORD_MASK` selects their word. docs/rdma.md describes the behaviour.\n\n");
+    for (name, fields) in [("QP context (TABLE 0)", rdma::qpc::FIELDS), ("MR entry (TABLE 1)", rdma::mrc::FIELDS), ("CQ context (TABLE 2)", rdma::cqc::FIELDS)] {
+        let _ = writeln!(s, "### {name}\n");
+        s.push_str("| word | bits | field | engine-owned | description |\n|---|---|---|---|---|\n");
+        for f in fields {
+            let bits = if f.width == 1 { format!("{}", f.lsb) } else { format!("{}:{}", f.lsb + f.width - 1, f.lsb) };
+            let _ = writeln!(s, "| {} | {} | `{}` | {} | {} |", f.word, bits, f.name, if f.engine_owned { "yes" } else { "" }, f.doc);
+        }
+        s.push('\n');
+    }
+    let _ = writeln!(s, "Work queue entries are {} bytes (`nic_regmap::rdma::wqe`), completion queue entries {} bytes (`nic_regmap::rdma::cqe`); docs/rdma.md lists their fields.", rdma::wqe::SIZE, rdma::cqe::SIZE);
     s
 }
 

@@ -33,6 +33,8 @@ pub struct Layout {
     /// Bus address bits the NIC reaches (`global.DMA_ADDR_BITS`; 64 for a version 1.0
     /// global block, which predates the register).
     pub dma_addr_bits: u32,
+    /// The RDMA engine's block, in a build with `FEATURES.RDMA`.
+    pub rdma: Option<u32>,
 }
 
 /// Longest chain the driver follows before calling it a loop.
@@ -103,7 +105,8 @@ pub fn discover<D: Device + ?Sized>(dev: &mut D) -> Result<Layout, DriverError> 
             count
         }
     };
-    Ok(Layout { chain, global: global_base, stats: stats_base, txq: txq_base, rxq: rxq_base, rxc: rxc_base, features, mac_filters, tx_queues, rx_queues, dma_addr_bits })
+    let rdma_base = find("rdma").ok().filter(|_| features & nic_regmap::bits::FEATURES_RDMA != 0);
+    Ok(Layout { chain, global: global_base, stats: stats_base, txq: txq_base, rxq: rxq_base, rxc: rxc_base, features, mac_filters, tx_queues, rx_queues, dma_addr_bits, rdma: rdma_base })
 }
 
 impl Layout {

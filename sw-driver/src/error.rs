@@ -49,6 +49,8 @@ pub enum DriverError {
     RingFull { dir: Dir, queue: u32 },
     /// The NIC did something its interface does not allow (e.g. `Q_HEAD` past `Q_TAIL`).
     NicMisbehaved(String),
+    /// An RDMA verb refused (`crate::verbs`).
+    Rdma(crate::verbs::RdmaError),
 }
 
 impl fmt::Display for DriverError {
@@ -81,6 +83,7 @@ impl fmt::Display for DriverError {
             Self::InvalidFrame { index, reason } => write!(f, "frame {index} of the burst rejected: {reason}"),
             Self::RingFull { dir, queue } => write!(f, "{dir} queue {queue}: descriptor ring full"),
             Self::NicMisbehaved(s) => write!(f, "NIC broke its interface contract: {s}"),
+            Self::Rdma(e) => write!(f, "RDMA: {e}"),
         }
     }
 }
@@ -90,6 +93,12 @@ fn ascii(v: u32) -> String {
 }
 
 impl std::error::Error for DriverError {}
+
+impl From<crate::verbs::RdmaError> for DriverError {
+    fn from(e: crate::verbs::RdmaError) -> Self {
+        Self::Rdma(e)
+    }
+}
 
 impl From<DeviceError> for DriverError {
     fn from(e: DeviceError) -> Self {

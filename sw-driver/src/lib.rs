@@ -81,6 +81,7 @@ pub mod serial;
 pub mod serial_device;
 pub mod stats;
 pub mod txq;
+pub mod verbs;
 
 pub use device::{Device, DeviceError, DmaFault, DmaRegion};
 pub use discovery::{FoundBlock, Layout};

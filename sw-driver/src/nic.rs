@@ -104,6 +104,8 @@ pub struct Nic<D: Device> {
     rx: Vec<RxQueue>,
     /// Shadows of the write-only classification tables (RSS_RETA, MCAST_HASH).
     pub(crate) rxc_shadow: crate::rxclass::Shadow,
+    /// The RDMA verbs' state, once `rdma_open` has run.
+    pub(crate) rdma: Option<crate::verbs::RdmaState>,
 }
 
 impl<D: Device> Nic<D> {
@@ -141,7 +143,7 @@ impl<D: Device> Nic<D> {
         dev.set_reg32(layout.global_reg(global::IRQ_MASK), 0)?;
         dev.set_reg32(layout.global_reg(global::IRQ_STATUS), u32::MAX)?;
 
-        let mut nic = Nic { dev, layout, config, tx: Vec::new(), rx: Vec::new(), rxc_shadow: Default::default() };
+        let mut nic = Nic { dev, layout, config, tx: Vec::new(), rx: Vec::new(), rxc_shadow: Default::default(), rdma: None };
         for q in 0..nic.config.tx_queues {
             let reg_base = nic.layout.queue_reg(Dir::Tx, q, 0);
             let mut t = TxQueue::new(&mut nic.dev, q, reg_base, tx_ring, nic.config.tx_buf_len, nic.layout.dma_addr_bits)?;

@@ -27,6 +27,7 @@ pub mod crc;
 pub mod fcs;
 pub mod gen;
 pub mod pcap;
+pub mod rdma_pair;
 pub mod refnic;
 pub mod roce;
 pub mod rxclass;

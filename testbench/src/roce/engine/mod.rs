@@ -239,10 +239,10 @@ impl RdmaEngine {
         let mut run = std::mem::take(&mut self.qp_run[q]);
         let send_cq = qpc::SEND_CQ.get(&words) as usize;
         let recv_cq = qpc::RECV_CQ.get(&words) as usize;
+        // every WQE taken is outstanding from its first packet on (the one being cut
+        // into packets too)
         let mut flushed_sq: Vec<u64> = run.outstanding.drain(..).map(|o| o.wqe.wr_id).collect();
-        if let Some(job) = run.current.take() {
-            flushed_sq.push(job.wqe.wr_id);
-        }
+        run.current = None;
         let mut sq_ci = qpc::SQ_CI.get(&words) as u16;
         while sq_ci != run.sq_pi {
             if let Some(w) = self.read_wqe(host, &words, true, sq_ci) {

@@ -85,6 +85,11 @@ impl RdmaEngine {
             self.qp_run[q].outstanding.push_back(Outstanding { wqe: w, local, len, first_psn, last_psn, received: 0 });
             return Some((repr, Vec::new()));
         }
+        // outstanding from its first packet on, so that a NAK for any of its packets
+        // finds it (its last PSN is known from the length)
+        let n = packets(len, pmtu_bytes(qpc::PMTU.get(&words)));
+        let last_psn = psn_add(first_psn, n - 1);
+        self.qp_run[q].outstanding.push_back(Outstanding { wqe: w.clone(), local: local.clone(), len, first_psn, last_psn, received: 0 });
         self.qp_run[q].current = Some(SendJob { wqe: w, local, len, sent: 0, first_psn });
         self.next_segment(q, host, st)
     }
@@ -109,8 +114,11 @@ impl RdmaEngine {
                 Some(b) => payload.extend_from_slice(&b),
                 None => {
                     // the host refused a read mid-message: the WQE fails, the QP stops
+                    // (the WQEs before it are still waiting for their ACKs: they
+                    // complete flushed, as in any move to ERR)
                     let send_cq = qpc::SEND_CQ.get(&words) as usize;
                     self.qp_run[q].current = None;
+                    self.qp_run[q].outstanding.pop_back();
                     let e = Cqe { wr_id: job.wqe.wr_id, qpn: q as u32, status: WcStatus::LocProtErr, opcode: completion_opcode(job.wqe.opcode), ..Cqe::default() };
                     self.post_cqe(host, send_cq, &e, st.now);
                     self.to_error(q, host, st.now);
@@ -139,7 +147,6 @@ impl RdmaEngine {
         let run = &mut self.qp_run[q];
         if position.ends() {
             run.current = None;
-            run.outstanding.push_back(Outstanding { wqe: job.wqe, local: job.local, len: job.len, first_psn: job.first_psn, last_psn: psn, received: 0 });
         } else {
             run.current.as_mut().unwrap().sent += chunk;
         }

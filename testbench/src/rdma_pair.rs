@@ -1,0 +1,166 @@
+//! Two NICs back to back for RDMA: each with its own host memory behind its IOMMU,
+//! joined by a wire that carries every frame either sends to the other (RDMA and
+//! ordinary Ethernet alike), driven only through the driver's verbs. The suites,
+//! `nic sim rdma` and `nic bench rdma` build on it.
+
+use crate::traffic::WireAccess;
+use nic_driver::verbs::{Cq, Mr, Mtu, Pd, Qp, QpAttr, QpCaps, QpState, Wc};
+use nic_driver::{Device, DmaRegion, DriverError, MacFilter, Nic, NicConfig};
+use std::net::Ipv4Addr;
+
+/// One side: its NIC, a protection domain, a send and a receive CQ, a buffer
+/// registered for every access, and its QPs.
+pub struct Side<D: Device + WireAccess> {
+    pub nic: Nic<D>,
+    pub mac: [u8; 6],
+    pub ip: Ipv4Addr,
+    pub pd: Pd,
+    pub send_cq: Cq,
+    pub recv_cq: Cq,
+    pub buf: DmaRegion,
+    pub mr: Mr,
+    pub qps: Vec<Qp>,
+}
+
+/// How a pair is set up.
+#[derive(Clone, Copy, Debug)]
+pub struct PairConfig {
+    pub mtu: Mtu,
+    pub qps: usize,
+    /// Bytes of each side's registered buffer.
+    pub buf_len: usize,
+    /// log2 of each QP's send and receive queue.
+    pub queue_log2: u32,
+    /// log2 of each CQ.
+    pub cq_log2: u32,
+    /// Cycles both NICs run between two passes over the wire.
+    pub step: u64,
+}
+
+impl Default for PairConfig {
+    fn default() -> Self {
+        PairConfig { mtu: Mtu::M1024, qps: 1, buf_len: 1 << 20, queue_log2: 6, cq_log2: 10, step: 16 }
+    }
+}
+
+/// A frame that crossed the wire: from A to B (`a_to_b`) or back, with its FCS.
+#[derive(Clone, Debug)]
+pub struct WireFrame {
+    pub a_to_b: bool,
+    pub frame: Vec<u8>,
+    /// Cycles of side A when it crossed.
+    pub cycle: u64,
+}
+
+/// The pair.
+pub struct Pair<A: Device + WireAccess, B: Device + WireAccess> {
+    pub a: Side<A>,
+    pub b: Side<B>,
+    pub cfg: PairConfig,
+    /// Every frame that crossed, when `capture` is set.
+    pub capture: bool,
+    pub wire: Vec<WireFrame>,
+}
+
+fn open_side<D: Device + WireAccess>(dev: D, index: u8, cfg: &PairConfig) -> Result<Side<D>, DriverError> {
+    let mut nic = Nic::open_with(dev, NicConfig::default())?;
+    let mac = [0x02, 0, 0, 0, 0, index + 1];
+    let ip = Ipv4Addr::new(10, 0, 0, index + 1);
+    nic.set_mac(mac)?;
+    nic.set_mac_filter(0, Some(MacFilter { addr: mac, steer_queue: None }))?;
+    nic.rdma_open(ip)?;
+    let pd = nic.alloc_pd()?;
+    let send_cq = nic.create_cq(cfg.cq_log2)?;
+    let recv_cq = nic.create_cq(cfg.cq_log2)?;
+    let buf = nic.device_mut().alloc_dma(cfg.buf_len)?;
+    use nic_driver::verbs::access::*;
+    let mr = nic.reg_mr(pd, buf.bus_addr, cfg.buf_len, LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ)?;
+    let caps = QpCaps { sq_log2: cfg.queue_log2, rq_log2: cfg.queue_log2, sig_all: false };
+    let qps = (0..cfg.qps).map(|_| nic.create_qp(pd, send_cq, recv_cq, caps)).collect::<Result<Vec<_>, _>>()?;
+    Ok(Side { nic, mac, ip, pd, send_cq, recv_cq, buf, mr, qps })
+}
+
+/// Moves one QP through INIT and RTR to RTS, connected to `peer` at `peer_mac`/`peer_ip`.
+pub fn connect<D: Device>(nic: &mut Nic<D>, qp: Qp, peer: Qp, peer_mac: [u8; 6], peer_ip: Ipv4Addr, mtu: Mtu, psn_out: u32, psn_in: u32) -> Result<(), DriverError> {
+    use nic_driver::verbs::access::*;
+    nic.modify_qp(qp, QpState::Init, &QpAttr { access: Some(REMOTE_WRITE | REMOTE_READ), ..QpAttr::default() })?;
+    let rtr = QpAttr { path_mtu: Some(mtu), dest_qpn: Some(peer.qpn), rq_psn: Some(psn_in), dest_mac: Some(peer_mac), dest_ipv4: Some(peer_ip), ..QpAttr::default() };
+    nic.modify_qp(qp, QpState::Rtr, &rtr)?;
+    nic.modify_qp(qp, QpState::Rts, &QpAttr { sq_psn: Some(psn_out), ..QpAttr::default() })
+}
+
+impl<A: Device + WireAccess, B: Device + WireAccess> Pair<A, B> {
+    /// Opens both NICs, sets each up ([`Side`]) and connects QP i of A to QP i of B;
+    /// starting PSNs differ per QP and per direction (and some wrap the 24-bit circle).
+    pub fn new(dev_a: A, dev_b: B, cfg: PairConfig) -> Result<Self, DriverError> {
+        let mut a = open_side(dev_a, 0, &cfg)?;
+        let mut b = open_side(dev_b, 1, &cfg)?;
+        for i in 0..cfg.qps {
+            let psn_ab = (0xff_fff0 + 0x1_2345 * i as u32) & 0xff_ffff;
+            let psn_ba = (0x10 + 0x5_4321 * i as u32) & 0xff_ffff;
+            connect(&mut a.nic, a.qps[i], b.qps[i], b.mac, b.ip, cfg.mtu, psn_ab, psn_ba)?;
+            connect(&mut b.nic, b.qps[i], a.qps[i], a.mac, a.ip, cfg.mtu, psn_ba, psn_ab)?;
+        }
+        Ok(Pair { a, b, cfg, capture: false, wire: Vec::new() })
+    }
+
+    /// Runs both NICs `cycles` cycles, in steps, carrying frames across after each step.
+    /// Returns the frames carried.
+    pub fn run(&mut self, cycles: u64) -> usize {
+        let mut moved = 0;
+        let mut left = cycles;
+        while left > 0 {
+            let s = left.min(self.cfg.step);
+            self.a.nic.device_mut().idle(s);
+            self.b.nic.device_mut().idle(s);
+            moved += self.carry();
+            left -= s;
+        }
+        moved
+    }
+
+    /// Carries what each NIC sent since the last call to the other.
+    pub fn carry(&mut self) -> usize {
+        let cycle = self.a.nic.device().cycles();
+        let from_a = self.a.nic.device_mut().take_tx_frames();
+        let from_b = self.b.nic.device_mut().take_tx_frames();
+        let n = from_a.len() + from_b.len();
+        for (f, err) in from_a {
+            self.b.nic.device_mut().inject_rx(&f, err);
+            if self.capture {
+                self.wire.push(WireFrame { a_to_b: true, frame: f, cycle });
+            }
+        }
+        for (f, err) in from_b {
+            self.a.nic.device_mut().inject_rx(&f, err);
+            if self.capture {
+                self.wire.push(WireFrame { a_to_b: false, frame: f, cycle });
+            }
+        }
+        n
+    }
+
+    /// Runs until `want` completions arrived on the CQs named (side A: `true`),
+    /// polling every step; gives up after `stall` cycles without a completion.
+    pub fn collect(&mut self, cqs: &[(bool, Cq)], want: usize, stall: u64) -> Result<Vec<(bool, Wc)>, DriverError> {
+        let mut got = Vec::new();
+        let mut quiet = 0;
+        while got.len() < want {
+            let before = got.len();
+            for &(on_a, cq) in cqs {
+                let wcs = if on_a { self.a.nic.poll_cq(cq, 64)? } else { self.b.nic.poll_cq(cq, 64)? };
+                got.extend(wcs.into_iter().map(|w| (on_a, w)));
+            }
+            if got.len() == before {
+                if quiet >= stall {
+                    return Err(DriverError::Timeout { what: format!("{want} RDMA completions ({} arrived)", got.len()), cycles: stall });
+                }
+                self.run(self.cfg.step);
+                quiet += self.cfg.step;
+            } else {
+                quiet = 0;
+            }
+        }
+        Ok(got)
+    }
+}

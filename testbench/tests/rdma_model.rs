@@ -1,0 +1,519 @@
+//! The RDMA verbs through the driver on two behavioural-model NICs back to back
+//! (`RefNic` with `FEATURES.RDMA`): every byte that lands is compared with a plain
+//! byte-array model of both hosts' memory, every signalled work request completes
+//! exactly once, in order per QP, with the right status, opcode and length; refused
+//! requests leave the target memory byte-identical; malformed RoCE frames are
+//! dropped and counted while other QPs go on. The RTL engine will run the same suite.
+
+use nic_driver::verbs::{access, Mtu, QpState, RecvWr, SendOp, SendWr, Sge, Wc, WcOpcode, WcStatus};
+use nic_driver::{Device, RegisterVerbs};
+use nic_regmap::rdma as map;
+use nic_testbench::rdma_pair::{Pair, PairConfig};
+use nic_testbench::refnic::{RefNic, RefNicConfig};
+use nic_testbench::roce::{opcode, RoceRepr};
+use nic_testbench::traffic::WireAccess;
+use nic_testbench::wire::bth::BthRepr;
+use nic_testbench::wire::EthernetAddress;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+type ModelPair = Pair<RefNic, RefNic>;
+
+/// Cycles without a completion before a test gives up (a mebibyte holds the wire
+/// about 135,000 cycles).
+const STALL: u64 = 400_000;
+
+fn pair(cfg: PairConfig) -> ModelPair {
+    let nic = || RefNic::new(RefNicConfig::full().with_rdma());
+    Pair::new(nic(), nic(), cfg).expect("pair")
+}
+
+fn read_mem<D: Device>(dev: &mut D, addr: u64, len: usize) -> Vec<u8> {
+    let mut b = vec![0; len];
+    dev.mem_read(addr, &mut b).unwrap();
+    b
+}
+
+/// The registered buffers of both sides, as the test believes they are.
+struct Mirror {
+    a: Vec<u8>,
+    b: Vec<u8>,
+}
+
+impl Mirror {
+    fn fill(p: &mut ModelPair, rng: &mut StdRng) -> Mirror {
+        let n = p.cfg.buf_len;
+        let a: Vec<u8> = (0..n).map(|_| rng.gen()).collect();
+        let b: Vec<u8> = (0..n).map(|_| rng.gen()).collect();
+        p.a.nic.device_mut().mem_write(p.a.buf.bus_addr, &a).unwrap();
+        p.b.nic.device_mut().mem_write(p.b.buf.bus_addr, &b).unwrap();
+        Mirror { a, b }
+    }
+    fn check(&self, p: &mut ModelPair, what: &str) {
+        let (ab, bb) = (p.a.buf.bus_addr, p.b.buf.bus_addr);
+        let a = read_mem(p.a.nic.device_mut(), ab, self.a.len());
+        let b = read_mem(p.b.nic.device_mut(), bb, self.b.len());
+        for (side, got, want) in [("A", &a, &self.a), ("B", &b, &self.b)] {
+            if let Some(i) = got.iter().zip(want.iter()).position(|(g, w)| g != w) {
+                panic!("{what}: host {side} memory differs first at byte {i} ({:#04x}, expected {:#04x})", got[i], want[i]);
+            }
+        }
+    }
+}
+
+/// Cuts `[addr, addr + len)` into up to `max` scatter-gather entries at random points.
+fn sg_list(rng: &mut StdRng, addr: u64, len: u32, lkey: u32, max: usize) -> Vec<Sge> {
+    let pieces = rng.gen_range(1..=max);
+    let mut cuts: Vec<u32> = (1..pieces).map(|_| rng.gen_range(0..=len)).collect();
+    cuts.sort_unstable();
+    let mut at = 0;
+    let mut out = Vec::new();
+    for c in cuts.into_iter().chain(std::iter::once(len)) {
+        out.push(Sge { addr: addr + u64::from(at), length: c - at, lkey });
+        at = c;
+    }
+    out
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Op {
+    Write,
+    WriteImm,
+    Read,
+    Send,
+}
+
+/// Runs one operation from A to B on QP `qi` moving `len` bytes between offset `src`
+/// of the initiator's data and `dst` of its target, applies it to the mirror, and
+/// checks the completions on both sides.
+fn one_op(p: &mut ModelPair, m: &mut Mirror, rng: &mut StdRng, qi: usize, op: Op, len: u32, src: usize, dst: usize) {
+    let (qa, qb) = (p.a.qps[qi], p.b.qps[qi]);
+    let (abase, bbase) = (p.a.mr.addr, p.b.mr.addr);
+    let (alkey, blkey, brkey) = (p.a.mr.lkey, p.b.mr.lkey, p.b.mr.rkey);
+    let imm = rng.gen::<u32>();
+    let wr_id = rng.gen::<u64>();
+    let recv_id = rng.gen::<u64>();
+    let n = len as usize;
+    let (sop, local) = match op {
+        Op::Write => (SendOp::Write { remote_addr: bbase + dst as u64, rkey: brkey }, src),
+        Op::WriteImm => (SendOp::WriteImm { remote_addr: bbase + dst as u64, rkey: brkey, imm }, src),
+        Op::Read => (SendOp::Read { remote_addr: bbase + src as u64, rkey: brkey }, dst),
+        Op::Send => (if rng.gen() { SendOp::SendImm { imm } } else { SendOp::Send }, src),
+    };
+    if matches!(op, Op::Send | Op::WriteImm) {
+        // the receive WQE: SEND scatters into it (with room to spare), WRITE_IMM only consumes it
+        let room = len + rng.gen_range(0..64);
+        let sg = if op == Op::Send { sg_list(rng, bbase + dst as u64, room, blkey, 4) } else { Vec::new() };
+        p.b.nic.post_recv(qb, &[RecvWr { wr_id: recv_id, sg_list: sg }]).unwrap();
+    }
+    let sg = sg_list(rng, abase + local as u64, len, alkey, 4);
+    p.a.nic.post_send(qa, &[SendWr { wr_id, op: sop, sg_list: sg, signaled: true, solicited: false }]).unwrap();
+    match op {
+        Op::Write | Op::WriteImm | Op::Send => m.b[dst..dst + n].copy_from_slice(&m.a[src..src + n].to_vec()),
+        Op::Read => m.a[dst..dst + n].copy_from_slice(&m.b[src..src + n].to_vec()),
+    }
+    let receiver = matches!(op, Op::Send | Op::WriteImm);
+    let mut cqs = vec![(true, p.a.send_cq)];
+    if receiver {
+        cqs.push((false, p.b.recv_cq));
+    }
+    let got = p.collect(&cqs, cqs.len(), STALL).unwrap_or_else(|e| panic!("{op:?} of {len} bytes: {e}"));
+    let sender: Vec<&Wc> = got.iter().filter(|(a, _)| *a).map(|(_, w)| w).collect();
+    let want_op = match op {
+        Op::Write | Op::WriteImm => WcOpcode::RdmaWrite,
+        Op::Read => WcOpcode::RdmaRead,
+        Op::Send => WcOpcode::Send,
+    };
+    assert_eq!(sender.len(), 1, "{op:?} {len}: {got:?}");
+    let w = sender[0];
+    assert_eq!((w.wr_id, w.status, w.opcode, w.byte_len, w.qpn), (wr_id, WcStatus::Success, want_op, len, qa.qpn), "{op:?} {len} sender CQE");
+    if receiver {
+        let r = got.iter().find(|(a, _)| !*a).map(|(_, w)| w).unwrap();
+        let (want_rop, want_imm) = match (op, sop) {
+            (Op::WriteImm, _) => (WcOpcode::RecvRdmaWithImm, Some(imm)),
+            (_, SendOp::SendImm { .. }) => (WcOpcode::Recv, Some(imm)),
+            _ => (WcOpcode::Recv, None),
+        };
+        assert_eq!((r.wr_id, r.status, r.opcode, r.byte_len, r.imm, r.qpn), (recv_id, WcStatus::Success, want_rop, len, want_imm, qb.qpn), "{op:?} {len} receiver CQE");
+    }
+    m.check(p, &format!("{op:?} of {len} bytes on QP {qi}"));
+}
+
+#[test]
+fn every_operation_lands_byte_exact_at_the_mtu_edges() {
+    let mut rng = StdRng::seed_from_u64(0x5d_0a);
+    for mtu in [Mtu::M256, Mtu::M1024, Mtu::M4096] {
+        let mut p = pair(PairConfig { mtu, buf_len: 1 << 18, ..PairConfig::default() });
+        let mut m = Mirror::fill(&mut p, &mut rng);
+        let b = mtu.bytes();
+        for len in [0, 1, 3, b - 1, b, b + 1, 2 * b, 3 * b + 17, 65_536] {
+            for op in [Op::Write, Op::WriteImm, Op::Read, Op::Send] {
+                let src = rng.gen_range(0..(1 << 17));
+                let dst = rng.gen_range(0..(1 << 17) - 64);
+                one_op(&mut p, &mut m, &mut rng, 0, op, len, src, dst);
+            }
+        }
+    }
+}
+
+#[test]
+fn one_mebibyte_write_read_and_send() {
+    let mut rng = StdRng::seed_from_u64(0x1_0000);
+    let mut p = pair(PairConfig { mtu: Mtu::M4096, buf_len: 3 << 20, ..PairConfig::default() });
+    let mut m = Mirror::fill(&mut p, &mut rng);
+    let mib = 1 << 20;
+    one_op(&mut p, &mut m, &mut rng, 0, Op::Write, mib, 0, 1 << 20);
+    one_op(&mut p, &mut m, &mut rng, 0, Op::Read, mib, 2 << 20, 0);
+    one_op(&mut p, &mut m, &mut rng, 0, Op::Send, mib, 2 << 20, 1 << 20);
+}
+
+/// Random operations on several QPs at once, posted in batches before any completes,
+/// some unsignalled: exactly one CQE per signalled WQE, in posting order per QP, and
+/// the memory of both hosts as the mirror says.
+#[test]
+fn random_mixes_on_many_qps_complete_in_order() {
+    let mut rng = StdRng::seed_from_u64(0xd1ff);
+    for (qps, mtu) in [(4, Mtu::M512), (8, Mtu::M2048)] {
+        let mut p = pair(PairConfig { mtu, qps, buf_len: 1 << 20, queue_log2: 5, ..PairConfig::default() });
+        let mut m = Mirror::fill(&mut p, &mut rng);
+        let slot = (1 << 20) / (qps * 8);
+        for round in 0..3 {
+            // each QP gets up to 8 operations on its own slots (no two touch the same bytes)
+            let mut want_send: Vec<Vec<(u64, WcOpcode, u32)>> = vec![Vec::new(); qps];
+            let mut want_recv: Vec<Vec<(u64, WcOpcode, u32, Option<u32>)>> = vec![Vec::new(); qps];
+            let mut signalled = 0;
+            for qi in 0..qps {
+                let ops = rng.gen_range(1..=8);
+                let mut wrs = Vec::new();
+                let mut recvs = Vec::new();
+                for k in 0..ops {
+                    let base = (qi * 8 + k) * slot;
+                    let len = match rng.gen_range(0..4) {
+                        0 => rng.gen_range(0..4),
+                        1 => mtu.bytes() - 1 + rng.gen_range(0..3),
+                        _ => rng.gen_range(0..(slot as u32 / 2)),
+                    };
+                    let (src, dst) = (base, base + slot / 2);
+                    let op = [Op::Write, Op::WriteImm, Op::Read, Op::Send][rng.gen_range(0..4)];
+                    let imm = rng.gen::<u32>();
+                    let wr_id = (round << 32 | qi << 16 | k) as u64;
+                    let signaled = rng.gen_bool(0.7);
+                    let n = len as usize;
+                    let sop = match op {
+                        Op::Write => SendOp::Write { remote_addr: p.b.mr.addr + dst as u64, rkey: p.b.mr.rkey },
+                        Op::WriteImm => SendOp::WriteImm { remote_addr: p.b.mr.addr + dst as u64, rkey: p.b.mr.rkey, imm },
+                        Op::Read => SendOp::Read { remote_addr: p.b.mr.addr + src as u64, rkey: p.b.mr.rkey },
+                        Op::Send => SendOp::SendImm { imm },
+                    };
+                    let local = if op == Op::Read { dst } else { src };
+                    let sg = sg_list(&mut rng, p.a.mr.addr + local as u64, len, p.a.mr.lkey, 6);
+                    wrs.push(SendWr { wr_id, op: sop, sg_list: sg, signaled, solicited: false });
+                    match op {
+                        Op::Read => m.a[dst..dst + n].copy_from_slice(&m.b[src..src + n].to_vec()),
+                        _ => m.b[dst..dst + n].copy_from_slice(&m.a[src..src + n].to_vec()),
+                    }
+                    let wc_op = match op {
+                        Op::Write | Op::WriteImm => WcOpcode::RdmaWrite,
+                        Op::Read => WcOpcode::RdmaRead,
+                        Op::Send => WcOpcode::Send,
+                    };
+                    if signaled {
+                        want_send[qi].push((wr_id, wc_op, len));
+                        signalled += 1;
+                    }
+                    if matches!(op, Op::Send | Op::WriteImm) {
+                        let sg = if op == Op::Send { sg_list(&mut rng, p.b.mr.addr + dst as u64, len, p.b.mr.lkey, 4) } else { Vec::new() };
+                        recvs.push(RecvWr { wr_id: wr_id | 1 << 63, sg_list: sg });
+                        let rop = if op == Op::Send { WcOpcode::Recv } else { WcOpcode::RecvRdmaWithImm };
+                        want_recv[qi].push((wr_id | 1 << 63, rop, len, Some(imm)));
+                    }
+                }
+                p.b.nic.post_recv(p.b.qps[qi], &recvs).unwrap();
+                p.a.nic.post_send(p.a.qps[qi], &wrs).unwrap();
+            }
+            let receives: usize = want_recv.iter().map(Vec::len).sum();
+            let got = p.collect(&[(true, p.a.send_cq), (false, p.b.recv_cq)], signalled + receives, STALL).unwrap();
+            for qi in 0..qps {
+                let (qa, qb) = (p.a.qps[qi].qpn, p.b.qps[qi].qpn);
+                let sends: Vec<(u64, WcOpcode, u32)> = got.iter().filter(|(a, w)| *a && w.qpn == qa).map(|(_, w)| {
+                    assert_eq!(w.status, WcStatus::Success, "{w:?}");
+                    (w.wr_id, w.opcode, w.byte_len)
+                }).collect();
+                assert_eq!(sends, want_send[qi], "round {round} QP {qi}: send completions, in posting order");
+                let recvs: Vec<(u64, WcOpcode, u32, Option<u32>)> = got.iter().filter(|(a, w)| !*a && w.qpn == qb).map(|(_, w)| (w.wr_id, w.opcode, w.byte_len, w.imm)).collect();
+                assert_eq!(recvs, want_recv[qi], "round {round} QP {qi}: receive completions");
+            }
+            p.run(2_000);
+            assert!(p.a.nic.poll_cq(p.a.send_cq, 64).unwrap().is_empty(), "a CQE no signalled WQE asked for");
+            m.check(&mut p, &format!("round {round}, {qps} QPs"));
+        }
+    }
+}
+
+/// While one QP moves a mebibyte, a small WRITE posted after it on another QP
+/// completes first: the wire is shared packet by packet.
+#[test]
+fn a_long_message_does_not_starve_another_qp() {
+    let mut p = pair(PairConfig { mtu: Mtu::M1024, qps: 2, buf_len: 2 << 20, ..PairConfig::default() });
+    let (mr_a, mr_b) = (p.a.mr, p.b.mr);
+    let big = SendWr { wr_id: 1, op: SendOp::Write { remote_addr: mr_b.addr, rkey: mr_b.rkey }, sg_list: vec![Sge { addr: mr_a.addr, length: 1 << 20, lkey: mr_a.lkey }], signaled: true, solicited: false };
+    let small = SendWr { wr_id: 2, op: SendOp::Write { remote_addr: mr_b.addr + (1 << 20), rkey: mr_b.rkey }, sg_list: vec![Sge { addr: mr_a.addr + (1 << 20), length: 64, lkey: mr_a.lkey }], signaled: true, solicited: false };
+    p.a.nic.post_send(p.a.qps[0], &[big]).unwrap();
+    p.run(200);
+    p.a.nic.post_send(p.a.qps[1], &[small]).unwrap();
+    let got = p.collect(&[(true, p.a.send_cq)], 2, STALL).unwrap();
+    let order: Vec<u64> = got.iter().map(|(_, w)| w.wr_id).collect();
+    assert_eq!(order, vec![2, 1], "the 64-byte WRITE waits for the whole mebibyte");
+}
+
+/// A WRITE and a READ refused by the target (rkey that misses, a range past the
+/// region's end, a region without remote write or read access, another PD's region)
+/// complete with REM_ACCESS_ERR, leave the target's memory byte-identical, and move
+/// the requester's QP to ERR, which flushes the WQEs behind.
+#[test]
+fn protection_violations_complete_with_errors_and_move_nothing() {
+    let mut rng = StdRng::seed_from_u64(0xacce55);
+    type Case = (&'static str, fn(&mut ModelPair) -> (u64, u32));
+    let cases: [Case; 5] = [
+        ("rkey that misses", |p| (p.b.mr.addr, p.b.mr.rkey ^ 0x100)),
+        ("range past the region", |p| (p.b.mr.addr + p.b.mr.len as u64 - 100, p.b.mr.rkey)),
+        ("address before the region", |p| (p.b.mr.addr - 8, p.b.mr.rkey)),
+        ("region without remote access", |p| {
+            let mr = p.b.nic.reg_mr(p.b.pd, p.b.buf.bus_addr, 4096, access::LOCAL_WRITE).unwrap();
+            (mr.addr, mr.rkey)
+        }),
+        ("region of another PD", |p| {
+            let pd = p.b.nic.alloc_pd().unwrap();
+            let mr = p.b.nic.reg_mr(pd, p.b.buf.bus_addr, 4096, access::LOCAL_WRITE | access::REMOTE_WRITE | access::REMOTE_READ).unwrap();
+            (mr.addr, mr.rkey)
+        }),
+    ];
+    for (name, target) in cases {
+        for read in [false, true] {
+            let mut p = pair(PairConfig { buf_len: 1 << 16, ..PairConfig::default() });
+            let m = Mirror::fill(&mut p, &mut rng);
+            let (remote_addr, rkey) = target(&mut p);
+            let sg = vec![Sge { addr: p.a.mr.addr, length: 512, lkey: p.a.mr.lkey }];
+            let op = if read { SendOp::Read { remote_addr, rkey } } else { SendOp::Write { remote_addr, rkey } };
+            let behind = SendWr { wr_id: 8, op: SendOp::Send, sg_list: sg.clone(), signaled: true, solicited: false };
+            p.a.nic.post_send(p.a.qps[0], &[SendWr { wr_id: 7, op, sg_list: sg, signaled: true, solicited: false }, behind]).unwrap();
+            let got = p.collect(&[(true, p.a.send_cq)], 2, STALL).unwrap();
+            let st: Vec<(u64, WcStatus)> = got.iter().map(|(_, w)| (w.wr_id, w.status)).collect();
+            assert_eq!(st, vec![(7, WcStatus::RemAccessErr), (8, WcStatus::WrFlushErr)], "{name}, read {read}");
+            assert_eq!(got[0].1.syndrome, map::syndrome::NAK_REMOTE_ACCESS, "{name}");
+            m.check(&mut p, name);
+            assert_eq!(p.a.nic.query_qp(p.a.qps[0]).unwrap(), QpState::Err, "{name}: requester QP");
+            let naks = p.b.nic.device_mut().get_reg32(map::BASE + map::TX_NAKS).unwrap();
+            assert_eq!(naks, 1, "{name}: NAKs sent");
+        }
+    }
+}
+
+/// Local checks refuse a WQE before anything is sent: an lkey that misses, an SGE
+/// outside its region, a READ into a region without local write access.
+#[test]
+fn local_protection_errors_send_nothing() {
+    let mut rng = StdRng::seed_from_u64(0x10ca1);
+    for case in 0..3 {
+        let mut p = pair(PairConfig { buf_len: 1 << 16, ..PairConfig::default() });
+        p.capture = true;
+        let m = Mirror::fill(&mut p, &mut rng);
+        let (mr_a, mr_b) = (p.a.mr, p.b.mr);
+        let (sge, op) = match case {
+            0 => (Sge { addr: mr_a.addr, length: 100, lkey: mr_a.lkey.wrapping_add(1) }, SendOp::Write { remote_addr: mr_b.addr, rkey: mr_b.rkey }),
+            1 => (Sge { addr: mr_a.addr + mr_a.len as u64 - 10, length: 100, lkey: mr_a.lkey }, SendOp::Write { remote_addr: mr_b.addr, rkey: mr_b.rkey }),
+            _ => {
+                let ro = p.a.nic.reg_mr(p.a.pd, p.a.buf.bus_addr, 4096, 0).unwrap();
+                (Sge { addr: ro.addr, length: 100, lkey: ro.lkey }, SendOp::Read { remote_addr: mr_b.addr, rkey: mr_b.rkey })
+            }
+        };
+        p.a.nic.post_send(p.a.qps[0], &[SendWr { wr_id: 5, op, sg_list: vec![sge], signaled: true, solicited: false }]).unwrap();
+        let got = p.collect(&[(true, p.a.send_cq)], 1, STALL).unwrap();
+        assert_eq!(got[0].1.status, WcStatus::LocProtErr, "case {case}");
+        assert!(p.wire.is_empty(), "case {case}: {} frames sent", p.wire.len());
+        m.check(&mut p, "local protection");
+    }
+}
+
+/// A SEND to a QP with no receive posted is answered with an RNR NAK (completed, until
+/// retries exist, as RNR_RETRY_EXC_ERR); a SEND longer than the receive WQE fails both
+/// sides with length errors.
+#[test]
+fn send_without_or_with_a_short_receive() {
+    let mut p = pair(PairConfig { buf_len: 1 << 16, ..PairConfig::default() });
+    let sg = vec![Sge { addr: p.a.mr.addr, length: 300, lkey: p.a.mr.lkey }];
+    p.a.nic.post_send(p.a.qps[0], &[SendWr { wr_id: 1, op: SendOp::Send, sg_list: sg.clone(), signaled: true, solicited: false }]).unwrap();
+    let got = p.collect(&[(true, p.a.send_cq)], 1, STALL).unwrap();
+    assert_eq!((got[0].1.status, got[0].1.syndrome), (WcStatus::RnrRetryExcErr, map::syndrome::RNR_NAK));
+    assert_ne!(p.b.nic.query_qp(p.b.qps[0]).unwrap(), QpState::Err, "RNR leaves the responder as it is");
+
+    let mut p = pair(PairConfig { buf_len: 1 << 16, ..PairConfig::default() });
+    p.b.nic.post_recv(p.b.qps[0], &[RecvWr { wr_id: 9, sg_list: vec![Sge { addr: p.b.mr.addr, length: 299, lkey: p.b.mr.lkey }] }]).unwrap();
+    p.a.nic.post_send(p.a.qps[0], &[SendWr { wr_id: 1, op: SendOp::Send, sg_list: sg, signaled: true, solicited: false }]).unwrap();
+    let got = p.collect(&[(true, p.a.send_cq), (false, p.b.recv_cq)], 2, STALL).unwrap();
+    let a = got.iter().find(|(s, _)| *s).unwrap().1;
+    let b = got.iter().find(|(s, _)| !*s).unwrap().1;
+    assert_eq!((a.status, b.status, b.wr_id), (WcStatus::RemInvReqErr, WcStatus::LocLenErr, 9));
+
+    // a five-packet SEND whose receive WQE points outside its region: the NAK of the
+    // first packet fails the SEND while its later packets are still being sent
+    let mut p = pair(PairConfig { buf_len: 1 << 16, ..PairConfig::default() });
+    let outside = Sge { addr: p.b.mr.addr + p.b.mr.len as u64 - 100, length: 5000, lkey: p.b.mr.lkey };
+    p.b.nic.post_recv(p.b.qps[0], &[RecvWr { wr_id: 9, sg_list: vec![outside] }]).unwrap();
+    let sg = vec![Sge { addr: p.a.mr.addr, length: 5000, lkey: p.a.mr.lkey }];
+    let wrs = [SendWr { wr_id: 1, op: SendOp::Send, sg_list: sg.clone(), signaled: true, solicited: false }, SendWr { wr_id: 2, op: SendOp::Send, sg_list: sg, signaled: true, solicited: false }];
+    p.a.nic.post_send(p.a.qps[0], &wrs).unwrap();
+    let got = p.collect(&[(true, p.a.send_cq), (false, p.b.recv_cq)], 3, STALL).unwrap();
+    let a: Vec<(u64, WcStatus)> = got.iter().filter(|(s, _)| *s).map(|(_, w)| (w.wr_id, w.status)).collect();
+    let b: Vec<(u64, WcStatus)> = got.iter().filter(|(s, _)| !*s).map(|(_, w)| (w.wr_id, w.status)).collect();
+    assert_eq!(a, vec![(1, WcStatus::RemOpErr), (2, WcStatus::WrFlushErr)]);
+    assert_eq!(b, vec![(9, WcStatus::LocProtErr)]);
+}
+
+/// Frames the engine must refuse: a BTH cut short, a bad ICRC, a QPN out of range, a
+/// QP that receives nothing (still in INIT). Each is dropped and counted where it
+/// belongs, nothing is answered, and the connected QP's traffic goes on.
+#[test]
+fn malformed_roce_frames_are_dropped_and_counted() {
+    let mut rng = StdRng::seed_from_u64(0xbad);
+    let mut p = pair(PairConfig { buf_len: 1 << 16, ..PairConfig::default() });
+    let mut m = Mirror::fill(&mut p, &mut rng);
+    let idle_qp = p.b.nic.create_qp(p.b.pd, p.b.send_cq, p.b.recv_cq, Default::default()).unwrap();
+    p.b.nic.modify_qp(idle_qp, QpState::Init, &Default::default()).unwrap();
+    let frame = |dest_qp: u32, psn: u32| {
+        use std::net::IpAddr;
+        let repr = RoceRepr {
+            eth_src: EthernetAddress(p.a.mac),
+            eth_dst: EthernetAddress(p.b.mac),
+            ip_src: IpAddr::V4(p.a.ip),
+            ip_dst: IpAddr::V4(p.b.ip),
+            traffic_class: 0,
+            ttl: 64,
+            udp_src_port: 0xc002,
+            bth: BthRepr { opcode: opcode::SEND_ONLY, solicited: false, mig_req: false, pad_count: 0, pkey: 0xffff, fecn: false, becn: false, dest_qp, ack_req: true, psn },
+            reth: None,
+            aeth: None,
+            immdt: None,
+        };
+        repr.emit_frame(&[0x42; 40])
+    };
+    let qpn = p.b.qps[0].qpn;
+    let good = frame(qpn, 0);
+    // a BTH of 6 bytes: IP and UDP lengths cut to match, IP checksum recomputed
+    let mut truncated = good[..14 + 20 + 8 + 6].to_vec();
+    truncated[16..18].copy_from_slice(&(20u16 + 8 + 6).to_be_bytes());
+    truncated[14 + 24..14 + 26].copy_from_slice(&(8u16 + 6).to_be_bytes());
+    truncated[24..26].copy_from_slice(&[0, 0]);
+    let sum = nic_testbench::checksum::finish(nic_testbench::checksum::data(&truncated[14..34]));
+    truncated[24..26].copy_from_slice(&sum.to_be_bytes());
+    let mut bad_icrc = good.clone();
+    let l = bad_icrc.len();
+    bad_icrc[l - 10] ^= 0x01;
+    let cases: [(&str, Vec<u8>, u32); 4] = [
+        ("truncated BTH", truncated, map::RX_DROP_MALFORMED),
+        ("bad ICRC", bad_icrc, map::RX_DROP_ICRC),
+        ("QPN out of range", frame(0x12_3456, 0), map::RX_DROP_QP),
+        ("QP in INIT", frame(idle_qp.qpn, 0), map::RX_DROP_QP),
+    ];
+    for (name, f, counter) in cases {
+        let before = p.b.nic.device_mut().get_reg32(map::BASE + counter).unwrap();
+        p.carry();
+        p.b.nic.device_mut().inject_rx(&nic_testbench::fcs::with_fcs(&nic_testbench::fcs::padded(&f)), false);
+        p.run(500);
+        let after = p.b.nic.device_mut().get_reg32(map::BASE + counter).unwrap();
+        assert_eq!(after, before + 1, "{name}: counter");
+        for r in ["TX_PACKETS", "TX_NAKS", "RX_PACKETS"] {
+            let off = nic_regmap::offset_of("rdma", r);
+            assert_eq!(p.b.nic.device_mut().get_reg32(off).unwrap(), 0, "{name}: {r}: nothing taken or answered");
+        }
+        assert_eq!(p.b.nic.poll_cq(p.b.recv_cq, 8).unwrap(), vec![], "{name}");
+    }
+    one_op(&mut p, &mut m, &mut rng, 0, Op::Write, 5000, 0, 8000);
+    one_op(&mut p, &mut m, &mut rng, 0, Op::Send, 700, 100, 20_000);
+    assert_eq!(p.b.nic.query_qp(p.b.qps[0]).unwrap(), QpState::Rts);
+}
+
+/// An armed CQ raises its vector at the next CQE (a solicited-only arming waits for a
+/// solicited one); an unarmed CQ raises nothing.
+#[test]
+fn cq_events_follow_arming() {
+    let mut p = pair(PairConfig { buf_len: 1 << 16, ..PairConfig::default() });
+    let (mr_a, mr_b) = (p.a.mr, p.b.mr);
+    let send = |p: &mut ModelPair, id: u64, solicited: bool| {
+        p.b.nic.post_recv(p.b.qps[0], &[RecvWr { wr_id: id, sg_list: vec![Sge { addr: mr_b.addr, length: 64, lkey: mr_b.lkey }] }]).unwrap();
+        let sg = vec![Sge { addr: mr_a.addr, length: 64, lkey: mr_a.lkey }];
+        p.a.nic.post_send(p.a.qps[0], &[SendWr { wr_id: id, op: SendOp::Send, sg_list: sg, signaled: false, solicited }]).unwrap();
+        p.run(3_000);
+    };
+    let cq = p.b.recv_cq;
+    send(&mut p, 1, false);
+    assert!(!p.b.nic.wait_cq_event(cq, 100).unwrap(), "unarmed CQ raised its vector");
+    assert_eq!(p.b.nic.poll_cq(cq, 8).unwrap().len(), 1);
+    p.b.nic.req_notify_cq(cq, true).unwrap();
+    send(&mut p, 2, false);
+    assert!(!p.b.nic.wait_cq_event(cq, 100).unwrap(), "solicited-only arming fired on an unsolicited CQE");
+    send(&mut p, 3, true);
+    assert!(p.b.nic.wait_cq_event(cq, 100).unwrap(), "no event for a solicited CQE");
+    let wcs = p.b.nic.poll_cq(cq, 8).unwrap();
+    assert_eq!(wcs.iter().map(|w| (w.wr_id, w.solicited)).collect::<Vec<_>>(), vec![(2, false), (3, true)]);
+    send(&mut p, 4, false);
+    assert!(!p.b.nic.wait_cq_event(cq, 100).unwrap(), "one event per arming");
+}
+
+/// The verbs refuse what ibverbs refuses, with typed errors, and post nothing.
+#[test]
+fn verbs_refuse_bad_requests() {
+    use nic_driver::verbs::{QpAttr, RdmaError};
+    use nic_driver::DriverError;
+    let mut p = pair(PairConfig { buf_len: 1 << 16, queue_log2: 2, ..PairConfig::default() });
+    let qp = p.a.nic.create_qp(p.a.pd, p.a.send_cq, p.a.recv_cq, Default::default()).unwrap();
+    let err = |r: Result<(), DriverError>| match r {
+        Err(DriverError::Rdma(e)) => e,
+        other => panic!("expected an RDMA error, got {other:?}"),
+    };
+    assert!(matches!(err(p.a.nic.modify_qp(qp, QpState::Rts, &QpAttr::default())), RdmaError::InvalidTransition { from: QpState::Reset, to: QpState::Rts, .. }));
+    p.a.nic.modify_qp(qp, QpState::Init, &QpAttr::default()).unwrap();
+    assert!(matches!(err(p.a.nic.modify_qp(qp, QpState::Rtr, &QpAttr::default())), RdmaError::MissingAttribute { attribute: "path_mtu", .. }));
+    let wr = SendWr { wr_id: 1, op: SendOp::Send, sg_list: vec![], signaled: true, solicited: false };
+    assert!(matches!(err(p.a.nic.post_send(qp, &[wr.clone()])), RdmaError::WrongState { state: QpState::Init, .. }));
+    let seven = SendWr { sg_list: vec![Sge { addr: p.a.mr.addr, length: 1, lkey: p.a.mr.lkey }; 7], ..wr.clone() };
+    assert!(matches!(err(p.a.nic.post_send(p.a.qps[0], &[wr.clone(), seven])), RdmaError::InvalidWorkRequest { index: 1, .. }));
+    assert!(matches!(err(p.a.nic.post_send(p.a.qps[0], &vec![wr.clone(); 5])), RdmaError::QueueFull { free: 4, .. }));
+    assert!(matches!(err(p.a.nic.reg_mr(p.a.pd, p.a.buf.bus_addr, 16, access::REMOTE_WRITE).map(|_| ())), RdmaError::InvalidArgument(_)));
+    let mr = p.a.nic.reg_mr(p.a.pd, p.a.buf.bus_addr, 16, 0).unwrap();
+    p.a.nic.dereg_mr(mr).unwrap();
+    assert!(matches!(err(p.a.nic.dereg_mr(mr)), RdmaError::BadHandle { .. }));
+    // nothing of the refused posts reached the wire
+    p.capture = true;
+    p.run(2_000);
+    assert!(p.wire.is_empty());
+}
+
+/// RDMA and ordinary Ethernet share the wire: frames sent through the TX queues while
+/// a WRITE runs arrive on the peer's RX queue intact.
+#[test]
+fn ethernet_traffic_shares_the_wire() {
+    use nic_driver::TxFrame;
+    let mut rng = StdRng::seed_from_u64(0xe7);
+    let mut p = pair(PairConfig { buf_len: 1 << 18, ..PairConfig::default() });
+    let mut m = Mirror::fill(&mut p, &mut rng);
+    let (mr_a, mr_b) = (p.a.mr, p.b.mr);
+    let wr = SendWr { wr_id: 1, op: SendOp::Write { remote_addr: mr_b.addr, rkey: mr_b.rkey }, sg_list: vec![Sge { addr: mr_a.addr, length: 100_000, lkey: mr_a.lkey }], signaled: true, solicited: false };
+    p.a.nic.post_send(p.a.qps[0], &[wr]).unwrap();
+    m.b[..100_000].copy_from_slice(&m.a[..100_000].to_vec());
+    let frames: Vec<Vec<u8>> = (0..20).map(|i| {
+        let mut f = p.b.mac.to_vec();
+        f.extend_from_slice(&p.a.mac);
+        f.extend_from_slice(&[0x88, 0xb5]);
+        f.extend((0..100 + i * 37).map(|_| rng.gen::<u8>()));
+        f
+    }).collect();
+    let tx: Vec<TxFrame> = frames.iter().map(|f| TxFrame::new(f)).collect();
+    assert_eq!(p.a.nic.tx_burst(&tx).unwrap(), frames.len());
+    let got = p.collect(&[(true, p.a.send_cq)], 1, STALL).unwrap();
+    assert_eq!(got[0].1.status, WcStatus::Success);
+    let rx = p.b.nic.rx_burst(64).unwrap();
+    let rx: Vec<Vec<u8>> = rx.into_iter().map(|r| r.data).collect();
+    assert_eq!(rx, frames, "Ethernet frames through B's RX queue");
+    m.check(&mut p, "WRITE beside Ethernet");
+}
