@@ -207,8 +207,8 @@ pub struct RefNic {
     rdma_turn: bool,
 }
 
-/// The RDMA engine's window onto the host memory: refused accesses are logged as DMA
-/// faults, as the Ethernet engines' are.
+/// DMA as the NIC's engines see it (Ethernet and RDMA alike): refused accesses are
+/// logged as DMA faults and touch nothing.
 struct EngineHost<'a> {
     mem: &'a mut HostMemory,
     faults: &'a mut Vec<DmaFault>,
@@ -216,9 +216,6 @@ struct EngineHost<'a> {
 
 impl HostPort for EngineHost<'_> {
     fn read(&mut self, addr: u64, len: usize) -> Option<Vec<u8>> {
-        if len == 0 {
-            return Some(Vec::new());
-        }
         let r = self.mem.region(addr, len).map(|m| m.to_vec());
         if r.is_none() {
             self.faults.push(DmaFault { write: false, addr, len: len as u64 });
@@ -226,9 +223,6 @@ impl HostPort for EngineHost<'_> {
         r
     }
     fn write(&mut self, addr: u64, data: &[u8]) -> bool {
-        if data.is_empty() {
-            return true;
-        }
         match self.mem.region(addr, data.len()) {
             Some(m) => {
                 m.copy_from_slice(data);
@@ -323,26 +317,11 @@ impl RefNic {
     // ---- DMA as the NIC sees it: refused accesses are logged, nothing is touched ----
 
     fn dma_read(&mut self, addr: u64, len: usize) -> Option<Vec<u8>> {
-        match self.mem.region(addr, len) {
-            Some(m) => Some(m.to_vec()),
-            None => {
-                self.faults.push(DmaFault { write: false, addr, len: len as u64 });
-                None
-            }
-        }
+        EngineHost { mem: &mut self.mem, faults: &mut self.faults }.read(addr, len)
     }
 
     fn dma_write(&mut self, addr: u64, data: &[u8]) -> bool {
-        match self.mem.region(addr, data.len()) {
-            Some(m) => {
-                m.copy_from_slice(data);
-                true
-            }
-            None => {
-                self.faults.push(DmaFault { write: true, addr, len: data.len() as u64 });
-                false
-            }
-        }
+        EngineHost { mem: &mut self.mem, faults: &mut self.faults }.write(addr, data)
     }
 
     fn completion(&mut self, vector: u32, which: &mut Queue) {

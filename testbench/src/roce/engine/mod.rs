@@ -139,19 +139,12 @@ impl RdmaEngine {
             map::LOCAL_IPV4 => self.local_ipv4 = v,
             map::TABLE_CMD => self.table_cmd(v, host, now),
             o if (map::TABLE_DATA..map::TABLE_DATA + 64).contains(&o) => self.table_data[((o - map::TABLE_DATA) / 4) as usize] = v,
-            map::SQ_DOORBELL => {
+            map::SQ_DOORBELL | map::RQ_DOORBELL => {
                 let (q, pi) = ((v & 0xff) as usize, (v >> 16) as u16);
                 if q < self.qp_run.len() && self.enabled() {
-                    self.qp_run[q].sq_pi = pi;
-                    if self.qp_state(q) == QpState::Err {
-                        self.flush(q, host, now);
-                    }
-                }
-            }
-            map::RQ_DOORBELL => {
-                let (q, pi) = ((v & 0xff) as usize, (v >> 16) as u16);
-                if q < self.qp_run.len() && self.enabled() {
-                    self.qp_run[q].rq_pi = pi;
+                    let run = &mut self.qp_run[q];
+                    *(if off == map::SQ_DOORBELL { &mut run.sq_pi } else { &mut run.rq_pi }) = pi;
+                    // a QP in ERR completes what is posted to it flushed
                     if self.qp_state(q) == QpState::Err {
                         self.flush(q, host, now);
                     }
