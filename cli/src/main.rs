@@ -5,6 +5,7 @@ mod bench;
 mod board;
 mod bench_tx;
 mod loopback;
+mod rdma;
 mod report;
 mod rx;
 mod tx;
@@ -100,6 +101,10 @@ enum SimCmd {
     /// Transmit a pcap's frames as an OS hands them to the driver (with --csum, full
     /// checksum offload; with --tso-mss N, TSO) and write what left the wire to a pcap.
     Tx(tx::SimTxArgs),
+    /// Two NICs back to back, QPs connected: RDMA WRITE, READ, SEND or WRITE with
+    /// immediate through the verbs, every landed byte checked; goodput, latency,
+    /// counters (behavioural model until the RTL has the engine; docs/rdma.md).
+    Rdma(rdma::SimRdmaArgs),
     /// A board simulated at its pins (docs/fpga.md). ECPIX-5: the driver over the board's
     /// UART bridge, frames from and to a model of the PHY through RGMII. iCE40: the driver
     /// over the host link (registers and DMA), frames through the looped wire.
@@ -229,6 +234,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Bench { cmd: BenchCmd::Loopback(a) } => bench::run(a),
         Cmd::Sim { cmd: SimCmd::Rx(a) } => rx::run_sim(a),
         Cmd::Sim { cmd: SimCmd::Tx(a) } => tx::run_sim(a),
+        Cmd::Sim { cmd: SimCmd::Rdma(a) } => rdma::run_sim(a),
         Cmd::Sim { cmd: SimCmd::Board(a) } => board::run_sim(a),
         Cmd::Board(a) => board::run_board(a),
         Cmd::Bench { cmd: BenchCmd::Rx(a) } => rx::run_bench(a),

@@ -1,0 +1,174 @@
+//! `nic sim rdma`: two NICs back to back, QPs connected to each other, RDMA operations
+//! through the driver's verbs, every byte that landed checked against what was sent.
+//!
+//! Until the RTL has the engine (issue 18: no build sets `FEATURES.RDMA` yet) this runs
+//! on the behavioural model only, and says so: its DMA is instantaneous, so its cycle
+//! figures are the wire's, not the hardware's.
+
+use crate::{BackendArg, HwArg};
+use anyhow::{bail, Context, Result};
+use clap::{Args, ValueEnum};
+use nic_driver::verbs::{Mtu, RecvWr, SendOp, SendWr, Sge, WcStatus};
+use nic_driver::Device;
+use nic_testbench::rdma_pair::{Pair, PairConfig};
+use nic_testbench::refnic::{RefNic, RefNicConfig};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::path::PathBuf;
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum OpArg {
+    Write,
+    Read,
+    Send,
+    WriteImm,
+}
+
+#[derive(Args, Debug)]
+pub struct SimRdmaArgs {
+    /// The operation every message does, from host A to host B.
+    #[arg(long, value_enum)]
+    op: OpArg,
+    /// Bytes per message (0..=16777216).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=16 << 20))]
+    size: u32,
+    /// Messages in all, spread round-robin over the QPs.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    count: u32,
+    /// Connected QP pairs.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=62))]
+    qps: u32,
+    /// Path MTU in bytes.
+    #[arg(long, default_value_t = 1024, value_parser = parse_mtu)]
+    mtu: u32,
+    #[arg(long, value_enum, default_value_t = HwArg::Full)]
+    config: HwArg,
+    /// Which NIC implementation to drive (the RTL has no RDMA engine yet).
+    #[arg(long, value_enum, default_value_t = BackendArg::Model)]
+    backend: BackendArg,
+    /// Write every frame that crossed the wire, both directions, to this pcap.
+    #[arg(long, value_name = "OUT.pcap")]
+    wire: Option<PathBuf>,
+    /// Write a waveform (RTL backend only).
+    #[arg(long, value_name = "FILE")]
+    wave: Option<PathBuf>,
+    /// Seed of the payloads.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+fn parse_mtu(s: &str) -> Result<u32, String> {
+    let v: u32 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
+    Mtu::from_bytes(v).map(|_| v).ok_or_else(|| format!("path MTU {v}: one of 256, 512, 1024, 2048, 4096"))
+}
+
+/// 10 GbE's payload-free line rate in bytes per cycle of a 156.25 MHz core clock.
+const LINE_BYTES_PER_CYCLE: f64 = 10e9 / 8.0 / 156.25e6;
+
+pub fn run_sim(a: SimRdmaArgs) -> Result<()> {
+    if a.backend == BackendArg::Rtl || a.wave.is_some() {
+        bail!("the RTL has no RDMA engine yet (no configuration sets FEATURES.RDMA; issue 18): run with --backend model, which has no waveform");
+    }
+    if a.config == HwArg::Small {
+        bail!("the `small` configuration has no RDMA engine (FEATURES.RDMA clear); use --config full");
+    }
+    let (size, qps) = (a.size as usize, a.qps as usize);
+    // each QP has a source and a destination slot on both sides
+    let buf_len = (2 * qps * size.max(64)).next_power_of_two();
+    if buf_len > 1 << 30 {
+        bail!("{qps} QPs of {size}-byte messages need {buf_len} bytes of registered memory per host; at most 1 GiB");
+    }
+    let mtu = Mtu::from_bytes(a.mtu).expect("parsed");
+    let cfg = PairConfig { mtu, qps, buf_len, queue_log2: 8, cq_log2: 12, ..PairConfig::default() };
+    let nic = || RefNic::new(RefNicConfig::full().with_rdma());
+    let mut p = Pair::new(nic(), nic(), cfg).map_err(anyhow::Error::new).context("setting up two hosts")?;
+    p.capture = a.wire.is_some();
+    let mut rng = StdRng::seed_from_u64(a.seed);
+    let pattern_a: Vec<u8> = (0..buf_len).map(|_| rng.gen()).collect();
+    let pattern_b: Vec<u8> = (0..buf_len).map(|_| rng.gen()).collect();
+    p.a.nic.device_mut().mem_write(p.a.buf.bus_addr, &pattern_a)?;
+    p.b.nic.device_mut().mem_write(p.b.buf.bus_addr, &pattern_b)?;
+    let slot = buf_len / (2 * qps);
+    let (mr_a, mr_b) = (p.a.mr, p.b.mr);
+    let receiver = matches!(a.op, OpArg::Send | OpArg::WriteImm);
+    let start = p.a.nic.device().cycles();
+    let mut first_latency = None;
+    let mut posted = 0u32;
+    let mut done = 0u32;
+    let window = 1u32 << (cfg.queue_log2 - 1);
+    while done < a.count {
+        // keep up to half a queue per QP in flight
+        while posted < a.count && posted - done < window * a.qps {
+            let q = (posted % a.qps) as usize;
+            let (src, dst) = ((2 * q * slot) as u64, ((2 * q + 1) * slot) as u64);
+            let local = if a.op == OpArg::Read { dst } else { src };
+            let sg = vec![Sge { addr: mr_a.addr + local, length: a.size, lkey: mr_a.lkey }];
+            let op = match a.op {
+                OpArg::Write => SendOp::Write { remote_addr: mr_b.addr + dst, rkey: mr_b.rkey },
+                OpArg::WriteImm => SendOp::WriteImm { remote_addr: mr_b.addr + dst, rkey: mr_b.rkey, imm: posted },
+                OpArg::Read => SendOp::Read { remote_addr: mr_b.addr + src, rkey: mr_b.rkey },
+                OpArg::Send => SendOp::Send,
+            };
+            if receiver {
+                let rsg = if a.op == OpArg::Send { vec![Sge { addr: mr_b.addr + dst, length: a.size, lkey: mr_b.lkey }] } else { Vec::new() };
+                p.b.nic.post_recv(p.b.qps[q], &[RecvWr { wr_id: u64::from(posted), sg_list: rsg }])?;
+            }
+            p.a.nic.post_send(p.a.qps[q], &[SendWr { wr_id: u64::from(posted), op, sg_list: sg, signaled: true, solicited: false }])?;
+            posted += 1;
+            if first_latency.is_none() {
+                break;
+            }
+        }
+        let wcs = p.collect(&[(true, p.a.send_cq)], 1, 2_000_000)?;
+        for (_, w) in &wcs {
+            if w.status != WcStatus::Success {
+                bail!("message {} completed with {:?} (syndrome {:#04x})", w.wr_id, w.status, w.syndrome);
+            }
+            if w.byte_len != a.size {
+                bail!("message {} completed with {} bytes, sent {}", w.wr_id, w.byte_len, a.size);
+            }
+        }
+        done += wcs.len() as u32;
+        if first_latency.is_none() {
+            first_latency = Some(p.a.nic.device().cycles() - start);
+        }
+    }
+    let cycles = p.a.nic.device().cycles() - start;
+    if receiver {
+        let got = p.collect(&[(false, p.b.recv_cq)], a.count as usize, 2_000_000)?;
+        if let Some((_, w)) = got.iter().find(|(_, w)| w.status != WcStatus::Success || w.byte_len != a.size) {
+            bail!("receive completion {:?}", w);
+        }
+    }
+    // every QP's last message moved its source slot to its destination slot
+    let mut a_mem = vec![0; buf_len];
+    let mut b_mem = vec![0; buf_len];
+    p.a.nic.device_mut().mem_read(p.a.buf.bus_addr, &mut a_mem)?;
+    p.b.nic.device_mut().mem_read(p.b.buf.bus_addr, &mut b_mem)?;
+    for q in 0..qps.min(a.count as usize) {
+        let (src, dst) = (2 * q * slot, (2 * q + 1) * slot);
+        let (got, want) = match a.op {
+            OpArg::Read => (&a_mem[dst..dst + size], &pattern_b[src..src + size]),
+            _ => (&b_mem[dst..dst + size], &pattern_a[src..src + size]),
+        };
+        if let Some(i) = got.iter().zip(want).position(|(g, w)| g != w) {
+            bail!("QP {q}: byte {i} of the landed data is {:#04x}, {:#04x} was sent", got[i], want[i]);
+        }
+    }
+    let bytes = u64::from(a.count) * u64::from(a.size);
+    println!("RDMA {:?}, {} messages of {} bytes over {} QP(s), path MTU {}, behavioural model (DMA instantaneous: wire-bound figures)", a.op, a.count, a.size, a.qps, a.mtu);
+    println!("  every byte checked: ok");
+    println!("  payload bytes: {bytes} in {cycles} cycles: goodput {:.1}% of 10 GbE at 156.25 MHz", 100.0 * bytes as f64 / cycles.max(1) as f64 / LINE_BYTES_PER_CYCLE);
+    println!("  latency of the first message, doorbell to CQE: {} cycles", first_latency.unwrap_or(0));
+    for (name, side) in [("A", &mut p.a.nic), ("B", &mut p.b.nic)] {
+        let c = side.rdma_counters()?;
+        let text: Vec<String> = c.iter().filter(|(_, v)| *v != 0).map(|(n, v)| format!("{n} {v}")).collect();
+        println!("  NIC {name}: {}", text.join(", "));
+    }
+    if let Some(path) = a.wire {
+        let frames: Vec<Vec<u8>> = p.wire.iter().map(|f| f.frame.clone()).collect();
+        nic_testbench::pcap::write_file(&path, &frames).with_context(|| format!("writing {}", path.display()))?;
+        println!("  wire: {} frames to {}", frames.len(), path.display());
+    }
+    Ok(())
+}
