@@ -4,6 +4,10 @@
 //! * [`icrc`]: the invariant CRC of a frame as it streams, pipelined for 156.25 MHz,
 //!   for the TX side (appended after the pad) and the RX side (checked before anything
 //!   of the packet reaches memory).
+//! * [`tables`]: the QP, MR and CQ context tables in block RAM, behind `TABLE_CMD` for the
+//!   driver and a read-modify-write port per table for the engine's roles.
+//! * [`mr_check`]: the protection check (key, PD, access, range) with its own copy of the
+//!   MR table, one check per cycle.
 //! * [`opcode`]: the RC opcode table decoded (extended headers, payload), shared by all.
 //! * [`rx_parse`]: RoCEv2 receive parsing: header fields, the payload realigned, a verdict
 //!   with the ICRC, so nothing of a bad packet reaches memory.
@@ -12,12 +16,16 @@
 //! * [`xor_net`]: constant GF(2) matrices as XOR networks, the CRC's building block.
 
 pub mod icrc;
+pub mod mr_check;
 pub mod opcode;
 pub mod rx_parse;
+pub mod tables;
 pub mod tx_build;
 pub mod xor_net;
 
 pub use icrc::RdmaIcrc;
+pub use mr_check::RdmaMrCheck;
 pub use opcode::RdmaOpcodeInfo;
 pub use rx_parse::RdmaRxParse;
+pub use tables::RdmaTables;
 pub use tx_build::RdmaTxBuild;

@@ -113,6 +113,8 @@ pub struct RdmaTxBuild {
     t_npay: DFF<Bits<16>>,
     t_sum: DFF<Bits<20>>,
     t_csum: DFF<Bits<16>>,
+    csum_a: DFF<Bits<20>>,
+    csum_b: DFF<Bits<20>>,
     fold: Signal<Local, Bits<20>>,
     // ---- emission ----
     j: DFF<Bits<4>>,
@@ -134,6 +136,14 @@ pub struct RdmaTxBuild {
     lane_mask: [Constant<Bits<64>>; 8],
     last_flag: Constant<Bits<71>>,
     word: Signal<Local, Bits<71>>,
+    /// The assembled beat, registered before the FIFO and the ICRC unit (156.25 MHz:
+    /// the lane masks and the merge take one cycle, the ICRC's masking the next).
+    s_valid: DFF<Bit>,
+    s_word: DFF<Bits<71>>,
+    s_first: DFF<Bit>,
+    s_icrc_last: DFF<Bit>,
+    s_icrc_last_6: DFF<Bit>,
+    room: Signal<Local, Bit>,
     // ---- output ----
     head: Signal<Local, Bits<71>>,
     head_place: Signal<Local, Bits<2>>,
@@ -210,6 +220,8 @@ impl Default for RdmaTxBuild {
             t_npay: Default::default(),
             t_sum: Default::default(),
             t_csum: Default::default(),
+            csum_a: Default::default(),
+            csum_b: Default::default(),
             fold: Default::default(),
             j: Default::default(),
             taken: Default::default(),
@@ -230,6 +242,12 @@ impl Default for RdmaTxBuild {
             lane_mask: std::array::from_fn(|l| Constant::new(Bits::<64>::from(0xffu64 << (8 * l)))),
             last_flag: Constant::new(Bits::<71>::from(1u64) << 68u64),
             word: Default::default(),
+            s_valid: Default::default(),
+            s_word: Default::default(),
+            s_first: Default::default(),
+            s_icrc_last: Default::default(),
+            s_icrc_last_6: Default::default(),
+            room: Default::default(),
             head: Default::default(),
             head_place: Default::default(),
             icrc_now: Default::default(),
@@ -242,7 +260,7 @@ impl Logic for RdmaTxBuild {
     fn update(&mut self) {
         dff_setup!(self, clock, state, r_dst_mac, r_src_mac, r_src_ip, r_dst_ip, r_sport, r_tos, r_ttl, r_opcode, r_flags,
             r_ack, r_pkey, r_dqp, r_psn, r_ext, r_len, t_total, t_pstart, t_s6, t_pend, h_rem, p_rem, f_rem, c_rem, after_place2, t_npay,
-            t_sum, t_csum, j, taken, pprev);
+            t_sum, t_csum, csum_a, csum_b, j, taken, pprev, s_valid, s_word, s_first, s_icrc_last, s_icrc_last_6);
         clock!(self, clock, icrc_unit, beats, icrcs);
         self.icrc_unit.reset.next = self.reset.val();
         self.beats.reset.next = self.reset.val();
@@ -301,13 +319,16 @@ impl Logic for RdmaTxBuild {
                 + bit_cast::<20, 16>(self.r_src_ip.q.val().get_bits::<16>(16)) + bit_cast::<20, 16>(self.r_src_ip.q.val().get_bits::<16>(0))
                 + bit_cast::<20, 16>(self.r_dst_ip.q.val().get_bits::<16>(16)) + bit_cast::<20, 16>(self.r_dst_ip.q.val().get_bits::<16>(0));
         }
-        // ---- Checksum: add the total length, fold twice, invert ----
-        self.fold.next = self.t_sum.q.val() + bit_cast::<20, 16>(self.t_total.q.val());
-        self.fold.next = bit_cast::<20, 16>(self.fold.val().get_bits::<16>(0)) + bit_cast::<20, 4>(self.fold.val().get_bits::<4>(16));
-        self.fold.next = bit_cast::<20, 16>(self.fold.val().get_bits::<16>(0)) + bit_cast::<20, 4>(self.fold.val().get_bits::<4>(16));
+        // ---- the IPv4 checksum: add the total length, fold twice, invert, a step a
+        // cycle (156.25 MHz), free-running: the sums hold still from Lengths until the
+        // packet's last beat, and the checksum is ready from the third cycle after
+        // Checksum, one before the beat that carries it (j = 3) can leave ----
+        self.csum_a.d.next = self.t_sum.q.val() + bit_cast::<20, 16>(self.t_total.q.val());
+        self.csum_b.d.next = bit_cast::<20, 16>(self.csum_a.q.val().get_bits::<16>(0)) + bit_cast::<20, 4>(self.csum_a.q.val().get_bits::<4>(16));
+        self.fold.next = bit_cast::<20, 16>(self.csum_b.q.val().get_bits::<16>(0)) + bit_cast::<20, 4>(self.csum_b.q.val().get_bits::<4>(16));
+        self.t_csum.d.next = !self.fold.val().get_bits::<16>(0);
         if self.state.q.val() == TxBuildState::Checksum {
             self.state.d.next = TxBuildState::Emit;
-            self.t_csum.d.next = !self.fold.val().get_bits::<16>(0);
             self.h_rem.d.next = self.t_pstart.q.val();
             self.p_rem.d.next = self.t_pend.q.val();
             self.f_rem.d.next = self.t_total.q.val() + 14;
@@ -402,20 +423,27 @@ impl Logic for RdmaTxBuild {
         if self.after_place2.q.val() {
             self.place.next = 3.into();
         }
-        self.go.next = (self.state.q.val() == TxBuildState::Emit) & !self.beats.full.val() & (!self.consume.val() | self.pay_valid.val());
-        self.pay_ready.next = (self.state.q.val() == TxBuildState::Emit) & !self.beats.full.val() & self.consume.val();
-        self.beats.write.next = self.go.val();
+        // room for this beat and the one in the stage register
+        self.room.next = self.beats.count.val() < 15;
+        self.go.next = (self.state.q.val() == TxBuildState::Emit) & self.room.val() & (!self.consume.val() | self.pay_valid.val());
+        self.pay_ready.next = (self.state.q.val() == TxBuildState::Emit) & self.room.val() & self.consume.val();
         self.word.next = bit_cast::<71, 64>(self.data.val()) | (bit_cast::<71, 4>(self.nbytes.val()) << 64)
             | (bit_cast::<71, 2>(self.place.val()) << 69);
         if self.last.val() {
             self.word.next = self.word.val() | self.last_flag.val();
         }
-        self.beats.data_in.next = self.word.val();
-        self.icrc_unit.beat_valid.next = self.go.val();
-        self.icrc_unit.beat_data.next = self.data.val();
-        self.icrc_unit.beat_first.next = self.j.q.val() == 0;
-        self.icrc_unit.beat_last.next = (self.c_rem.q.val() != 0) & (self.c_rem.q.val() <= 8);
-        self.icrc_unit.beat_last_6.next = self.c_rem.q.val().get_bit(2);
+        self.s_valid.d.next = self.go.val();
+        self.s_word.d.next = self.word.val();
+        self.s_first.d.next = self.j.q.val() == 0;
+        self.s_icrc_last.d.next = (self.c_rem.q.val() != 0) & (self.c_rem.q.val() <= 8);
+        self.s_icrc_last_6.d.next = self.c_rem.q.val().get_bit(2);
+        self.beats.write.next = self.s_valid.q.val();
+        self.beats.data_in.next = self.s_word.q.val();
+        self.icrc_unit.beat_valid.next = self.s_valid.q.val();
+        self.icrc_unit.beat_data.next = self.s_word.q.val().get_bits::<64>(0);
+        self.icrc_unit.beat_first.next = self.s_first.q.val();
+        self.icrc_unit.beat_last.next = self.s_icrc_last.q.val();
+        self.icrc_unit.beat_last_6.next = self.s_icrc_last_6.q.val();
         if self.go.val() {
             self.h_rem.d.next = 0.into();
             if self.h_rem.q.val() >= 8 {
@@ -464,6 +492,7 @@ impl Logic for RdmaTxBuild {
         self.icrcs.read.next = self.out_valid.val() & self.out_ready.val() & ((self.head_place.val() == 1) | (self.head_place.val() == 3));
         if self.reset.val() {
             self.state.d.next = TxBuildState::Idle;
+            self.s_valid.d.next = false;
         }
     }
 }

@@ -2,7 +2,7 @@
 //! protection checks every byte the engine moves passes first (rxe_mr.c's role).
 
 use super::{RdmaEngine, ResponseQueue};
-use nic_regmap::rdma::{access, mrc, qpc, wqe, WcStatus};
+use nic_regmap::rdma::{self as map, access, mrc, qpc, wqe, WcStatus};
 use std::collections::VecDeque;
 
 /// A WQE as read from a send or receive queue.
@@ -176,12 +176,38 @@ impl RdmaEngine {
             return None;
         }
         let iova = u64::from(mrc::IOVA_LO.get(&w)) | u64::from(mrc::IOVA_HI.get(&w)) << 32;
+        // the region's end may lie past 2^64 (an IOVA near the top): compare in 128 bits
         let end = addr.checked_add(len)?;
-        if addr < iova || end > iova + u64::from(mrc::LENGTH.get(&w)) {
+        if addr < iova || u128::from(end) > u128::from(iova) + u128::from(mrc::LENGTH.get(&w)) {
             return None;
         }
         let bus = u64::from(mrc::BUS_LO.get(&w)) | u64::from(mrc::BUS_HI.get(&w)) << 32;
         Some(bus + (addr - iova))
+    }
+
+    /// The words of entry `index` of table `table` (`TABLE_QP`, `TABLE_MR`, `TABLE_CQ`).
+    pub fn entry(&self, table: u32, index: usize) -> Vec<u32> {
+        match table {
+            map::TABLE_QP => self.qp[index].to_vec(),
+            map::TABLE_MR => self.mr[index].to_vec(),
+            _ => self.cq[index].to_vec(),
+        }
+    }
+
+    /// What one of the engine's roles does to a context as it runs (advance a PSN, a
+    /// ring index, move a QP to ERR): store `data` where `mask` has ones, bit by bit,
+    /// without the side effects of a driver's `TABLE_CMD`. Returns the entry before.
+    pub fn engine_store(&mut self, table: u32, index: usize, mask: &[u32], data: &[u32]) -> Vec<u32> {
+        let words: &mut [u32] = match table {
+            map::TABLE_QP => &mut self.qp[index],
+            map::TABLE_MR => &mut self.mr[index],
+            _ => &mut self.cq[index],
+        };
+        let old = words.to_vec();
+        for (w, word) in words.iter_mut().enumerate() {
+            *word = (*word & !mask[w]) | (data[w] & mask[w]);
+        }
+        old
     }
 
     /// Resolves a WQE's scatter-gather list for QP `q` (its PD); `write`: the engine
