@@ -1,8 +1,9 @@
 //! `RdmaOpcodeInfo` (hw/src/rdma/opcode.rs), the RTL's opcode table, against the golden
 //! model's `roce::opcode::TABLE` for all 256 opcodes, in rust-hdl's simulator.
 
+use nic_hw::rdma::opcode::{CLASS_ACKNOWLEDGE, CLASS_NONE, CLASS_READ_REQUEST, CLASS_READ_RESPONSE, CLASS_SEND, CLASS_WRITE};
 use nic_hw::rdma::RdmaOpcodeInfo;
-use nic_testbench::roce::opcode;
+use nic_testbench::roce::opcode::{self, OpClass};
 use nic_testbench::wire::bth;
 use rust_hdl::prelude::*;
 
@@ -21,6 +22,23 @@ fn every_opcode_decodes_as_the_golden_table_says() {
         };
         if got != want {
             bad.push(format!("opcode {op:#04x}: (known, reth, aeth, immdt, ext_len, payload) {got:?}, golden {want:?}"));
+        }
+        let got = (x.class.val().to_u64(), x.starts.val(), x.ends.val());
+        let want = match opcode::info(op) {
+            Some(i) => {
+                let class = match i.class {
+                    OpClass::Send => CLASS_SEND,
+                    OpClass::Write => CLASS_WRITE,
+                    OpClass::ReadRequest => CLASS_READ_REQUEST,
+                    OpClass::ReadResponse => CLASS_READ_RESPONSE,
+                    OpClass::Acknowledge => CLASS_ACKNOWLEDGE,
+                };
+                (class, i.position.starts(), i.position.ends())
+            }
+            None => (CLASS_NONE, got.1, got.2),
+        };
+        if got != want {
+            bad.push(format!("opcode {op:#04x}: (class, starts, ends) {got:?}, golden {want:?}"));
         }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));

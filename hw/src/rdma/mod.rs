@@ -8,6 +8,8 @@
 //!   driver and a read-modify-write port per table for the engine's roles.
 //! * [`mr_check`]: the protection check (key, PD, access, range) with its own copy of the
 //!   MR table, one check per cycle.
+//! * [`responder`]: request packets into host memory after their checks, ACKs and NAKs
+//!   owed (RDMA WRITE so far).
 //! * [`opcode`]: the RC opcode table decoded (extended headers, payload), shared by all.
 //! * [`rx_parse`]: RoCEv2 receive parsing: header fields, the payload realigned, a verdict
 //!   with the ICRC, so nothing of a bad packet reaches memory.
@@ -18,6 +20,7 @@
 pub mod icrc;
 pub mod mr_check;
 pub mod opcode;
+pub mod responder;
 pub mod rx_parse;
 pub mod tables;
 pub mod tx_build;
@@ -26,6 +29,7 @@ pub mod xor_net;
 pub use icrc::RdmaIcrc;
 pub use mr_check::RdmaMrCheck;
 pub use opcode::RdmaOpcodeInfo;
+pub use responder::RdmaResponder;
 pub use rx_parse::RdmaRxParse;
 pub use tables::RdmaTables;
 pub use tx_build::RdmaTxBuild;

@@ -18,7 +18,21 @@ pub struct RdmaOpcodeInfo {
     pub ext_len: Signal<Out, Bits<16>>,
     /// The packet carries payload bytes (all but READ Request and Acknowledge).
     pub payload: Signal<Out, Bit>,
+    /// The class: 0 SEND, 1 WRITE, 2 READ Request, 3 READ Response, 4 Acknowledge
+    /// (`CLASS_*`); 7 for an opcode outside the table.
+    pub class: Signal<Out, Bits<3>>,
+    /// The packet starts (First, Only) or ends (Last, Only) its message.
+    pub starts: Signal<Out, Bit>,
+    pub ends: Signal<Out, Bit>,
 }
+
+/// `RdmaOpcodeInfo::class` values.
+pub const CLASS_SEND: u64 = 0;
+pub const CLASS_WRITE: u64 = 1;
+pub const CLASS_READ_REQUEST: u64 = 2;
+pub const CLASS_READ_RESPONSE: u64 = 3;
+pub const CLASS_ACKNOWLEDGE: u64 = 4;
+pub const CLASS_NONE: u64 = 7;
 
 impl Logic for RdmaOpcodeInfo {
     #[hdl_gen]
@@ -38,5 +52,26 @@ impl Logic for RdmaOpcodeInfo {
             self.ext_len.next = self.ext_len.val() + 4;
         }
         self.payload.next = (self.opcode.val() != 0x0c) & (self.opcode.val() != 0x11);
+        // SEND 0x00..0x05, WRITE 0x06..0x0b, READ Request 0x0c, READ Response 0x0d..0x10, Acknowledge 0x11
+        self.class.next = 7.into();
+        if self.opcode.val() <= 0x05 {
+            self.class.next = 0.into();
+        } else if self.opcode.val() <= 0x0b {
+            self.class.next = 1.into();
+        } else if self.opcode.val() == 0x0c {
+            self.class.next = 2.into();
+        } else if self.opcode.val() <= 0x10 {
+            self.class.next = 3.into();
+        } else if self.opcode.val() == 0x11 {
+            self.class.next = 4.into();
+        }
+        // First: SEND 0x00, WRITE 0x06, READ Response 0x0d; Only: 0x04, 0x05, 0x0a, 0x0b, 0x0c, 0x10, 0x11
+        self.starts.next = (self.opcode.val() == 0x00) | (self.opcode.val() == 0x06) | (self.opcode.val() == 0x0d) | (self.opcode.val() == 0x04)
+            | (self.opcode.val() == 0x05) | (self.opcode.val() == 0x0a) | (self.opcode.val() == 0x0b) | (self.opcode.val() == 0x0c)
+            | (self.opcode.val() == 0x10) | (self.opcode.val() == 0x11);
+        // Last: 0x02, 0x03, 0x08, 0x09, 0x0f; and the Only ones
+        self.ends.next = (self.opcode.val() == 0x02) | (self.opcode.val() == 0x03) | (self.opcode.val() == 0x08) | (self.opcode.val() == 0x09)
+            | (self.opcode.val() == 0x0f) | (self.opcode.val() == 0x04) | (self.opcode.val() == 0x05) | (self.opcode.val() == 0x0a)
+            | (self.opcode.val() == 0x0b) | (self.opcode.val() == 0x0c) | (self.opcode.val() == 0x10) | (self.opcode.val() == 0x11);
     }
 }
