@@ -8,8 +8,9 @@
 //! read-modify-write done here, one at a time: accept, read, merge under a bit mask,
 //! write. So the driver's `modify_qp` (which stores only the words it names) and the
 //! engine advancing a PSN or a ring index in the same entry never undo each other. An
-//! access takes four cycles (accept, read address, read data merged into a register,
-//! write): the BRAM's output and the merge each get a cycle of their own at 156.25 MHz.
+//! access takes five cycles (accept, read address, the read data registered, merged
+//! into a register, written): the BRAM's output (slow to come out of the block) and the
+//! merge each get a cycle of their own at 156.25 MHz.
 //! The driver's command goes first; the engine's ports are served QP before CQ.
 //!
 //! The engine's ports store exactly the bits they name. What a driver's store does
@@ -38,6 +39,7 @@ pub const CQ_BITS: usize = cqc::WORDS * 32;
 pub enum TableOpState {
     Idle,
     Read,
+    Latch,
     Merge,
     Write,
 }
@@ -61,7 +63,7 @@ pub struct RdmaTables {
     pub qp_write: Signal<In, Bit>,
     pub qp_mask: Signal<In, Bits<384>>,
     pub qp_wdata: Signal<In, Bits<384>>,
-    /// Three cycles after the access was taken, for one cycle: the entry before the store.
+    /// Four cycles after the access was taken, for one cycle: the entry before the store.
     pub qp_rvalid: Signal<Out, Bit>,
     pub qp_rdata: Signal<Out, Bits<384>>,
     // ---- the engine's CQ port, the same ----
@@ -312,7 +314,7 @@ impl Logic for RdmaTables {
         self.mr_ram.read_address.next = self.op_index.q.val();
         self.cq_ram.read_address.next = self.op_index.q.val().get_bits::<4>(0);
         if self.state.q.val() == TableOpState::Read {
-            self.state.d.next = TableOpState::Merge;
+            self.state.d.next = TableOpState::Latch;
         }
         // ---- merge: the entry as read, the stored bits over it, and the side effects ----
         self.raw.next = self.qp_ram.read_data.val();
@@ -322,7 +324,11 @@ impl Logic for RdmaTables {
         if self.op_table.q.val() == self.t_cq.val() {
             self.raw.next = bit_cast::<384, 160>(self.cq_ram.read_data.val());
         }
-        self.mix.next = (self.raw.val() & !self.op_mask.q.val()) | (self.op_wdata.q.val() & self.op_mask.q.val());
+        if self.state.q.val() == TableOpState::Latch {
+            self.state.d.next = TableOpState::Merge;
+            self.old.d.next = self.raw.val();
+        }
+        self.mix.next = (self.old.q.val() & !self.op_mask.q.val()) | (self.op_wdata.q.val() & self.op_mask.q.val());
         if (self.op_by.q.val() == self.by_host.val()) & (self.op_table.q.val() == self.t_qp.val()) & (self.mix.val().get_bits::<3>(0) == 0) {
             self.mix.next = self.mix.val() & !self.qp_ci_bits.val();
         }
@@ -331,7 +337,6 @@ impl Logic for RdmaTables {
         }
         if self.state.q.val() == TableOpState::Merge {
             self.state.d.next = TableOpState::Write;
-            self.old.d.next = self.raw.val();
             self.merged.d.next = self.mix.val();
         }
         // ---- write, and answer ----

@@ -110,6 +110,9 @@ pub struct RdmaTxBuild {
     f_rem: DFF<Bits<16>>,
     c_rem: DFF<Bits<16>>,
     after_place2: DFF<Bit>,
+    /// `h_rem < 8` and `taken < t_npay`, registered.
+    h_low: DFF<Bit>,
+    pay_more: DFF<Bit>,
     t_npay: DFF<Bits<16>>,
     t_sum: DFF<Bits<20>>,
     t_csum: DFF<Bits<16>>,
@@ -217,6 +220,8 @@ impl Default for RdmaTxBuild {
             f_rem: Default::default(),
             c_rem: Default::default(),
             after_place2: Default::default(),
+            h_low: Default::default(),
+            pay_more: Default::default(),
             t_npay: Default::default(),
             t_sum: Default::default(),
             t_csum: Default::default(),
@@ -259,7 +264,7 @@ impl Logic for RdmaTxBuild {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, state, r_dst_mac, r_src_mac, r_src_ip, r_dst_ip, r_sport, r_tos, r_ttl, r_opcode, r_flags,
-            r_ack, r_pkey, r_dqp, r_psn, r_ext, r_len, t_total, t_pstart, t_s6, t_pend, h_rem, p_rem, f_rem, c_rem, after_place2, t_npay,
+            r_ack, r_pkey, r_dqp, r_psn, r_ext, r_len, t_total, t_pstart, t_s6, t_pend, h_rem, p_rem, f_rem, c_rem, after_place2, h_low, pay_more, t_npay,
             t_sum, t_csum, csum_a, csum_b, j, taken, pprev, s_valid, s_word, s_first, s_icrc_last, s_icrc_last_6);
         clock!(self, clock, icrc_unit, beats, icrcs);
         self.icrc_unit.reset.next = self.reset.val();
@@ -334,6 +339,8 @@ impl Logic for RdmaTxBuild {
             self.f_rem.d.next = self.t_total.q.val() + 14;
             self.c_rem.d.next = self.t_total.q.val() + 10;
             self.after_place2.d.next = false;
+            self.h_low.d.next = self.t_pstart.q.val() < 8;
+            self.pay_more.d.next = self.t_npay.q.val().any();
             self.j.d.next = 0.into();
             self.taken.d.next = 0.into();
             self.pprev.d.next = 0.into();
@@ -397,7 +404,9 @@ impl Logic for RdmaTxBuild {
                 self.pmask.next = self.pmask.val() | self.lane_mask[l].val();
             }
         }
-        self.consume.next = (self.h_rem.q.val() < 8) & (self.taken.q.val() < self.t_npay.q.val());
+        // a payload beat is taken once the header is out and while beats remain (both
+        // registered flags: the compares behind them took the cycle before)
+        self.consume.next = self.h_low.q.val() & self.pay_more.q.val();
         self.cur.next = 0.into();
         if self.consume.val() {
             self.cur.next = self.pay_data.val();
@@ -449,6 +458,8 @@ impl Logic for RdmaTxBuild {
             if self.h_rem.q.val() >= 8 {
                 self.h_rem.d.next = self.h_rem.q.val() - 8;
             }
+            // h_rem < 8 after this beat
+            self.h_low.d.next = self.h_rem.q.val() < 16;
             self.p_rem.d.next = 0.into();
             if self.p_rem.q.val() >= 8 {
                 self.p_rem.d.next = self.p_rem.q.val() - 8;
@@ -463,6 +474,7 @@ impl Logic for RdmaTxBuild {
             if self.consume.val() {
                 self.pprev.d.next = self.pay_data.val();
                 self.taken.d.next = self.taken.q.val() + 1;
+                self.pay_more.d.next = (self.taken.q.val() + 1) != self.t_npay.q.val();
             }
             if self.last.val() {
                 self.state.d.next = TxBuildState::Idle;
