@@ -8,6 +8,8 @@
 //!   driver and a read-modify-write port per table for the engine's roles.
 //! * [`mr_check`]: the protection check (key, PD, access, range) with its own copy of the
 //!   MR table, one check per cycle.
+//! * [`requester`]: send queue WQEs into request packets, their scatter-gather lists
+//!   checked first, QPs served a packet each in turn.
 //! * [`responder`]: request packets into host memory after their checks, ACKs and NAKs
 //!   owed (RDMA WRITE so far).
 //! * [`opcode`]: the RC opcode table decoded (extended headers, payload), shared by all.
@@ -20,6 +22,7 @@
 pub mod icrc;
 pub mod mr_check;
 pub mod opcode;
+pub mod requester;
 pub mod responder;
 pub mod rx_parse;
 pub mod tables;
@@ -29,6 +32,7 @@ pub mod xor_net;
 pub use icrc::RdmaIcrc;
 pub use mr_check::RdmaMrCheck;
 pub use opcode::RdmaOpcodeInfo;
+pub use requester::RdmaRequester;
 pub use responder::RdmaResponder;
 pub use rx_parse::RdmaRxParse;
 pub use tables::RdmaTables;

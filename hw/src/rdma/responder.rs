@@ -441,6 +441,7 @@ impl Logic for RdmaResponder {
             }
         }
         self.forget_next.next = self.forget.q.val();
+        self.msg_new.next = self.msg.q.val();
         self.head.next = self.payload.data_out.val();
         // byte enables of a beat's byte count: the waiting low half's, the head's
         self.strb_lo.next = !(self.ones16.val() << bit_cast::<16, 4>(self.lo_n.q.val())) & 0xff;

@@ -104,6 +104,9 @@ pub struct RdmaTables {
     /// A driver's store naming a CQ's ENABLE word.
     op_cq_enable: DFF<Bit>,
     old: DFF<Bits<384>>,
+    qp_out: DFF<Bits<384>>,
+    mr_out: DFF<Bits<224>>,
+    cq_out: DFF<Bits<160>>,
     merged: DFF<Bits<384>>,
     // ---- scratch ----
     host_bad: Signal<Local, Bit>,
@@ -189,6 +192,9 @@ impl Default for RdmaTables {
             op_wdata: Default::default(),
             op_cq_enable: Default::default(),
             old: Default::default(),
+            qp_out: Default::default(),
+            mr_out: Default::default(),
+            cq_out: Default::default(),
             merged: Default::default(),
             host_bad: Default::default(),
             host_busy: Default::default(),
@@ -220,7 +226,7 @@ impl Logic for RdmaTables {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, cmd_pending, cmd_word, bad_index, state, op_by, op_table, op_index, op_write, op_mask, op_wdata,
-            op_cq_enable, old, merged);
+            op_cq_enable, old, qp_out, mr_out, cq_out, merged);
         for w in 0..16 {
             self.data[w].clock.next = self.clock.val();
             self.data[w].d.next = self.data[w].q.val();
@@ -317,18 +323,22 @@ impl Logic for RdmaTables {
             self.state.d.next = TableOpState::Latch;
         }
         // ---- merge: the entry as read, the stored bits over it, and the side effects ----
-        self.raw.next = self.qp_ram.read_data.val();
-        if self.op_table.q.val() == self.t_mr.val() {
-            self.raw.next = bit_cast::<384, 224>(self.mr_ram.read_data.val());
-        }
-        if self.op_table.q.val() == self.t_cq.val() {
-            self.raw.next = bit_cast::<384, 160>(self.cq_ram.read_data.val());
-        }
+        // each RAM's output registered as it is (no mux in front: the block RAM's own
+        // output register can take it), the table's chosen after
+        self.qp_out.d.next = self.qp_ram.read_data.val();
+        self.mr_out.d.next = self.mr_ram.read_data.val();
+        self.cq_out.d.next = self.cq_ram.read_data.val();
         if self.state.q.val() == TableOpState::Latch {
             self.state.d.next = TableOpState::Merge;
-            self.old.d.next = self.raw.val();
         }
-        self.mix.next = (self.old.q.val() & !self.op_mask.q.val()) | (self.op_wdata.q.val() & self.op_mask.q.val());
+        self.raw.next = self.qp_out.q.val();
+        if self.op_table.q.val() == self.t_mr.val() {
+            self.raw.next = bit_cast::<384, 224>(self.mr_out.q.val());
+        }
+        if self.op_table.q.val() == self.t_cq.val() {
+            self.raw.next = bit_cast::<384, 160>(self.cq_out.q.val());
+        }
+        self.mix.next = (self.raw.val() & !self.op_mask.q.val()) | (self.op_wdata.q.val() & self.op_mask.q.val());
         if (self.op_by.q.val() == self.by_host.val()) & (self.op_table.q.val() == self.t_qp.val()) & (self.mix.val().get_bits::<3>(0) == 0) {
             self.mix.next = self.mix.val() & !self.qp_ci_bits.val();
         }
@@ -337,6 +347,7 @@ impl Logic for RdmaTables {
         }
         if self.state.q.val() == TableOpState::Merge {
             self.state.d.next = TableOpState::Write;
+            self.old.d.next = self.raw.val();
             self.merged.d.next = self.mix.val();
         }
         // ---- write, and answer ----

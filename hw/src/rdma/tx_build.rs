@@ -147,6 +147,7 @@ pub struct RdmaTxBuild {
     s_icrc_last: DFF<Bit>,
     s_icrc_last_6: DFF<Bit>,
     room: Signal<Local, Bit>,
+    room_q: DFF<Bit>,
     // ---- output ----
     head: Signal<Local, Bits<71>>,
     head_place: Signal<Local, Bits<2>>,
@@ -253,6 +254,7 @@ impl Default for RdmaTxBuild {
             s_icrc_last: Default::default(),
             s_icrc_last_6: Default::default(),
             room: Default::default(),
+            room_q: Default::default(),
             head: Default::default(),
             head_place: Default::default(),
             icrc_now: Default::default(),
@@ -265,7 +267,7 @@ impl Logic for RdmaTxBuild {
     fn update(&mut self) {
         dff_setup!(self, clock, state, r_dst_mac, r_src_mac, r_src_ip, r_dst_ip, r_sport, r_tos, r_ttl, r_opcode, r_flags,
             r_ack, r_pkey, r_dqp, r_psn, r_ext, r_len, t_total, t_pstart, t_s6, t_pend, h_rem, p_rem, f_rem, c_rem, after_place2, h_low, pay_more, t_npay,
-            t_sum, t_csum, csum_a, csum_b, j, taken, pprev, s_valid, s_word, s_first, s_icrc_last, s_icrc_last_6);
+            t_sum, t_csum, csum_a, csum_b, j, taken, pprev, s_valid, s_word, s_first, s_icrc_last, s_icrc_last_6, room_q);
         clock!(self, clock, icrc_unit, beats, icrcs);
         self.icrc_unit.reset.next = self.reset.val();
         self.beats.reset.next = self.reset.val();
@@ -432,8 +434,11 @@ impl Logic for RdmaTxBuild {
         if self.after_place2.q.val() {
             self.place.next = 3.into();
         }
-        // room for this beat and the one in the stage register
-        self.room.next = self.beats.count.val() < 15;
+        // room for this beat and the one in the stage register, judged a cycle early
+        // (a registered flag: the FIFO's count compare is off the path to every
+        // counter `go` enables), so with a beat of slack more
+        self.room_q.d.next = self.beats.count.val() < 14;
+        self.room.next = self.room_q.q.val();
         self.go.next = (self.state.q.val() == TxBuildState::Emit) & self.room.val() & (!self.consume.val() | self.pay_valid.val());
         self.pay_ready.next = (self.state.q.val() == TxBuildState::Emit) & self.room.val() & self.consume.val();
         self.word.next = bit_cast::<71, 64>(self.data.val()) | (bit_cast::<71, 4>(self.nbytes.val()) << 64)

@@ -210,6 +210,12 @@ impl RdmaEngine {
         old
     }
 
+    /// The send WQEs of QP `q` waiting for completion, oldest first: (wr_id, first PSN,
+    /// last PSN, length).
+    pub fn outstanding_wqes(&self, q: usize) -> Vec<(u64, u32, u32, u32)> {
+        self.qp_run[q].outstanding.iter().map(|o| (o.wqe.wr_id, o.first_psn, o.last_psn, o.len)).collect()
+    }
+
     /// Resolves a WQE's scatter-gather list for QP `q` (its PD); `write`: the engine
     /// will write into it (receive, READ landing), which needs LOCAL_WRITE.
     pub fn resolve_local(&self, q: usize, w: &Wqe, write: bool) -> Result<BusList, WcStatus> {

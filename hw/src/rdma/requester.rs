@@ -1,0 +1,955 @@
+//! The requester (rxe_req.c's role): send queue WQEs into request packets. The
+//! behavioural model's `requester_packet` (testbench/src/roce/engine/requester.rs) is the
+//! reference.
+//!
+//! A doorbell (`sq_db_*`: QPN and producer index) marks its QP as having work. The
+//! requester serves the QPs with work in turn, one packet a turn (round-robin, so one
+//! long message never holds the wire), and in a turn: reads the QP's context, and if no
+//! WQE of it is in progress takes the next one: reads the 128-byte WQE from the send
+//! queue, checks it (opcode, at most 6 SGEs, length) and its scatter-gather list against
+//! the MR table (`RdmaMrCheck`: lkey current, the QP's PD, the range inside the region,
+//! LOCAL_WRITE for a READ's landing place), advances SQ_CI, and reports it to the
+//! completer as outstanding (`out_*`: from its first packet on, so a NAK for any of its
+//! packets finds it) or, if a check failed, as failed (`out_status`; the QP goes to ERR
+//! and nothing is sent). Then one packet: SEND and WRITE cut at the path MTU
+//! (First/Middle/Last or Only; the RETH on a WRITE's first, immediate data and AckReq on
+//! the last, SE on the last when the WQE asks), a READ one request that takes a PSN per
+//! MTU of its response. The packet's header goes to `RdmaTxBuild` (`tx_*`), its payload
+//! is read from host memory piece by piece of the resolved scatter-gather list and
+//! joined into whole beats (`BytePacker`), and the QP's SQ_PSN advances.
+//!
+//! Per QP the requester keeps the WQE in progress (its fields, the resolved list, how far
+//! it has been sent) in block RAM, and the doorbell's producer index in another. A QP
+//! that the driver stores in RESET forgets both.
+//!
+//! Not yet here (the completer and issue 19): a limit on outstanding WQEs per QP (the
+//! model's is 16), and a host refusing a payload read mid-message (the packet then
+//! carries zeros; the model fails the WQE).
+
+use super::super::stream::{BytePacker, NicFifo, NicRam};
+use super::mr_check::RdmaMrCheck;
+use nic_regmap::rdma::{access, qpc, wqe, QpState, WcStatus};
+use rust_hdl::prelude::*;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum RequesterState {
+    Scan,
+    Ctx,
+    Pick,
+    Forget,
+    Fetch,
+    FetchData,
+    Check,
+    SgeAsk,
+    SgeWait,
+    Start,
+    Fail,
+    FailStore,
+    Record,
+    Packet,
+    Reads,
+    Advance,
+    Save,
+}
+
+#[derive(LogicBlock)]
+pub struct RdmaRequester {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    // ---- configuration ----
+    pub local_mac: Signal<In, Bits<48>>,
+    pub local_ipv4: Signal<In, Bits<32>>,
+    // ---- the send queue doorbell ----
+    pub sq_db_valid: Signal<In, Bit>,
+    pub sq_db_qpn: Signal<In, Bits<8>>,
+    pub sq_db_pi: Signal<In, Bits<16>>,
+    // ---- the QP table (an `RdmaTables` QP port) and the driver's QP stores ----
+    pub qp_valid: Signal<Out, Bit>,
+    pub qp_ready: Signal<In, Bit>,
+    pub qp_index: Signal<Out, Bits<6>>,
+    pub qp_write: Signal<Out, Bit>,
+    pub qp_mask: Signal<Out, Bits<384>>,
+    pub qp_wdata: Signal<Out, Bits<384>>,
+    pub qp_rvalid: Signal<In, Bit>,
+    pub qp_rdata: Signal<In, Bits<384>>,
+    pub qp_store: Signal<In, Bit>,
+    pub qp_store_index: Signal<In, Bits<6>>,
+    pub qp_store_state: Signal<In, Bits<3>>,
+    // ---- the MR table's stores, for this requester's check ----
+    pub mr_wr: Signal<In, Bit>,
+    pub mr_wr_index: Signal<In, Bits<6>>,
+    pub mr_wr_entry: Signal<In, Bits<224>>,
+    // ---- DMA reads (WQEs and payload, answered in order) ----
+    pub dma_rd_req_valid: Signal<Out, Bit>,
+    pub dma_rd_req_ready: Signal<In, Bit>,
+    pub dma_rd_req_addr: Signal<Out, Bits<64>>,
+    pub dma_rd_req_len: Signal<Out, Bits<16>>,
+    pub dma_rd_rsp_valid: Signal<In, Bit>,
+    pub dma_rd_rsp_ready: Signal<Out, Bit>,
+    pub dma_rd_rsp_data: Signal<In, Bits<128>>,
+    pub dma_rd_rsp_last: Signal<In, Bit>,
+    pub dma_rd_rsp_error: Signal<In, Bit>,
+    // ---- a packet for RdmaTxBuild: its request and its payload ----
+    pub tx_valid: Signal<Out, Bit>,
+    pub tx_ready: Signal<In, Bit>,
+    pub tx_dst_mac: Signal<Out, Bits<48>>,
+    pub tx_dst_ip: Signal<Out, Bits<32>>,
+    pub tx_udp_src_port: Signal<Out, Bits<16>>,
+    pub tx_opcode: Signal<Out, Bits<8>>,
+    pub tx_solicited: Signal<Out, Bit>,
+    pub tx_ack_req: Signal<Out, Bit>,
+    pub tx_dest_qp: Signal<Out, Bits<24>>,
+    pub tx_psn: Signal<Out, Bits<24>>,
+    pub tx_va: Signal<Out, Bits<64>>,
+    pub tx_rkey: Signal<Out, Bits<32>>,
+    pub tx_dma_len: Signal<Out, Bits<32>>,
+    pub tx_immdt: Signal<Out, Bits<32>>,
+    pub tx_payload_len: Signal<Out, Bits<16>>,
+    pub pay_valid: Signal<Out, Bit>,
+    pub pay_ready: Signal<In, Bit>,
+    pub pay_data: Signal<Out, Bits<64>>,
+    // ---- to the completer: a WQE taken (outstanding) or failed ----
+    pub out_valid: Signal<Out, Bit>,
+    pub out_ready: Signal<In, Bit>,
+    pub out_qpn: Signal<Out, Bits<6>>,
+    pub out_wr_id: Signal<Out, Bits<64>>,
+    pub out_opcode: Signal<Out, Bits<3>>,
+    pub out_flags: Signal<Out, Bits<8>>,
+    pub out_first_psn: Signal<Out, Bits<24>>,
+    pub out_last_psn: Signal<Out, Bits<24>>,
+    pub out_len: Signal<Out, Bits<32>>,
+    /// 0: outstanding; else the WQE failed with this `WcStatus`.
+    pub out_status: Signal<Out, Bits<8>>,
+    /// A READ's landing place: pieces i = 0..out_pieces of (bus address 44, length 32) at 76 i.
+    pub out_pieces: Signal<Out, Bits<3>>,
+    pub out_list: Signal<Out, Bits<456>>,
+    // ---- children ----
+    mr_check: RdmaMrCheck,
+    packer: BytePacker,
+    /// The doorbell's producer index per QP.
+    pi_ram: NicRam<Bits<16>, 6>,
+    /// The WQE in progress per QP (layout at `job`).
+    job_ram: NicRam<Bits<384>, 6>,
+    list_ram: NicRam<Bits<456>, 6>,
+    /// Reads in flight, in order: payload 16, the packet's last 17, bytes 15:0 (a WQE: 0).
+    reads: NicFifo<Bits<18>, 4, 5>,
+    // ---- QPs ----
+    work: DFF<Bits<64>>,
+    forget: DFF<Bits<64>>,
+    scan: DFF<Bits<6>>,
+    db_seen: DFF<Bit>,
+    // ---- the turn ----
+    state: DFF<RequesterState>,
+    qp_asked: DFF<Bit>,
+    ctx: DFF<Bits<384>>,
+    pi: DFF<Bits<16>>,
+    /// active 0, opcode 3:1, flags 11:4, pieces 14:12, cur piece 17:15, offset in it 49:18,
+    /// length 81:50, sent 113:82, first PSN 137:114, immediate 169:138, wr_id 233:170,
+    /// remote address 297:234, rkey 329:298
+    job: DFF<Bits<384>>,
+    list: DFF<Bits<456>>,
+    // the WQE as read
+    beat_no: DFF<Bits<4>>,
+    w_wr_id: DFF<Bits<64>>,
+    w_opcode: DFF<Bits<8>>,
+    w_flags: DFF<Bits<8>>,
+    w_num: DFF<Bits<8>>,
+    w_imm: DFF<Bits<32>>,
+    w_raddr: DFF<Bits<64>>,
+    w_rkey: DFF<Bits<32>>,
+    w_sge_addr: [DFF<Bits<64>>; 6],
+    w_sge_len: [DFF<Bits<32>>; 6],
+    w_sge_key: [DFF<Bits<32>>; 6],
+    w_error: DFF<Bit>,
+    // the checks
+    sge_i: DFF<Bits<3>>,
+    pieces: DFF<Bits<3>>,
+    total: DFF<Bits<36>>,
+    status: DFF<Bits<8>>,
+    // the packet
+    mtu: DFF<Bits<16>>,
+    mtu_log2: DFF<Bits<4>>,
+    chunk: DFF<Bits<16>>,
+    starts: DFF<Bit>,
+    ends: DFF<Bit>,
+    psn: DFF<Bits<24>>,
+    left: DFF<Bits<16>>,
+    // payload intake: the beat split in halves for the packer
+    sp_valid: DFF<Bit>,
+    sp_half: DFF<Bit>,
+    sp_data: DFF<Bits<128>>,
+    in_req: DFF<Bit>,
+    req_left: DFF<Bits<16>>,
+    // ---- scratch ----
+    sel: Signal<Local, Bits<6>>,
+    work_next: Signal<Local, Bits<64>>,
+    forget_next: Signal<Local, Bits<64>>,
+    work_bit: Signal<Local, Bit>,
+    forget_bit: Signal<Local, Bit>,
+    qp_state: Signal<Local, Bits<3>>,
+    sq_ci: Signal<Local, Bits<16>>,
+    sq_psn: Signal<Local, Bits<24>>,
+    n_pkts: Signal<Local, Bits<32>>,
+    cur: Signal<Local, Bits<3>>,
+    off: Signal<Local, Bits<32>>,
+    piece_bus: Signal<Local, Bits<44>>,
+    piece_len: Signal<Local, Bits<32>>,
+    piece_rest: Signal<Local, Bits<32>>,
+    take: Signal<Local, Bits<16>>,
+    sge_addr: Signal<Local, Bits<64>>,
+    sge_len: Signal<Local, Bits<32>>,
+    sge_key: Signal<Local, Bits<32>>,
+    base_op: Signal<Local, Bits<8>>,
+    imm_op: Signal<Local, Bit>,
+    is_read: Signal<Local, Bit>,
+    is_write: Signal<Local, Bit>,
+    mac_le: Signal<Local, Bits<48>>,
+    half_len: Signal<Local, Bits<16>>,
+    head_payload: Signal<Local, Bit>,
+    sleep: Signal<Local, Bit>,
+    sel_idx: [Constant<Bits<6>>; 64],
+    bit_of_qp: [Constant<Bits<64>>; 64],
+    piece_no: [Constant<Bits<3>>; 6],
+    piece_shift: [Constant<Bits<9>>; 6],
+    piece_ones: Constant<Bits<456>>,
+    state_rts: Constant<Bits<3>>,
+    state_reset: Constant<Bits<3>>,
+    state_err: Constant<Bits<384>>,
+    state_bits: Constant<Bits<384>>,
+    sq_psn_bits: Constant<Bits<384>>,
+    sq_ci_bits: Constant<Bits<384>>,
+    local_write: Constant<Bits<3>>,
+    st_qp_op: Constant<Bits<8>>,
+    st_len: Constant<Bits<8>>,
+    st_prot: Constant<Bits<8>>,
+    max_message: Constant<Bits<36>>,
+    ones16: Constant<Bits<16>>,
+    mtu_unit: Constant<Bits<16>>,
+    job_active: Constant<Bits<384>>,
+    cursor_bits: Constant<Bits<384>>,
+    sent_bits: Constant<Bits<384>>,
+    sge_beat: [Constant<Bits<4>>; 6],
+    sge_count: [Constant<Bits<8>>; 6],
+}
+
+impl Default for RdmaRequester {
+    fn default() -> Self {
+        let field = |f: nic_regmap::rdma::TableField| Bits::<384>::from(u64::from(f.mask())) << (32 * f.word as u64 + u64::from(f.lsb));
+        // the layouts the update reads by bit position
+        assert!(qpc::STATE.word == 0 && qpc::PMTU.lsb == 4 && qpc::PD.lsb == 16 && qpc::DEST_QPN.word == 1 && qpc::SQ_PSN.word == 2);
+        assert!(qpc::DEST_IPV4.word == 4 && qpc::DEST_MAC_LO.word == 5 && qpc::DEST_MAC_HI.word == 6 && qpc::UDP_SPORT.word == 6 && qpc::UDP_SPORT.lsb == 16);
+        assert!(qpc::SQ_BASE_LO.word == 7 && qpc::SQ_BASE_HI.word == 8 && qpc::SQ_LOG2.word == 8 && qpc::SQ_LOG2.lsb == 16 && qpc::SQ_CI.word == 11);
+        assert!(wqe::WR_ID == 0 && wqe::OPCODE == 8 && wqe::FLAGS == 9 && wqe::NUM_SGE == 10 && wqe::IMM == 12 && wqe::REMOTE_ADDR == 16 && wqe::RKEY == 24);
+        assert!(wqe::SGE == 32 && wqe::SGE_SIZE == 16 && wqe::SGE_LENGTH == 8 && wqe::SGE_LKEY == 12 && wqe::MAX_SGE == 6 && wqe::OP_READ == 4);
+        assert!(wqe::FLAG_SOLICITED == 2);
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            local_mac: Default::default(),
+            local_ipv4: Default::default(),
+            sq_db_valid: Default::default(),
+            sq_db_qpn: Default::default(),
+            sq_db_pi: Default::default(),
+            qp_valid: Default::default(),
+            qp_ready: Default::default(),
+            qp_index: Default::default(),
+            qp_write: Default::default(),
+            qp_mask: Default::default(),
+            qp_wdata: Default::default(),
+            qp_rvalid: Default::default(),
+            qp_rdata: Default::default(),
+            qp_store: Default::default(),
+            qp_store_index: Default::default(),
+            qp_store_state: Default::default(),
+            mr_wr: Default::default(),
+            mr_wr_index: Default::default(),
+            mr_wr_entry: Default::default(),
+            dma_rd_req_valid: Default::default(),
+            dma_rd_req_ready: Default::default(),
+            dma_rd_req_addr: Default::default(),
+            dma_rd_req_len: Default::default(),
+            dma_rd_rsp_valid: Default::default(),
+            dma_rd_rsp_ready: Default::default(),
+            dma_rd_rsp_data: Default::default(),
+            dma_rd_rsp_last: Default::default(),
+            dma_rd_rsp_error: Default::default(),
+            tx_valid: Default::default(),
+            tx_ready: Default::default(),
+            tx_dst_mac: Default::default(),
+            tx_dst_ip: Default::default(),
+            tx_udp_src_port: Default::default(),
+            tx_opcode: Default::default(),
+            tx_solicited: Default::default(),
+            tx_ack_req: Default::default(),
+            tx_dest_qp: Default::default(),
+            tx_psn: Default::default(),
+            tx_va: Default::default(),
+            tx_rkey: Default::default(),
+            tx_dma_len: Default::default(),
+            tx_immdt: Default::default(),
+            tx_payload_len: Default::default(),
+            pay_valid: Default::default(),
+            pay_ready: Default::default(),
+            pay_data: Default::default(),
+            out_valid: Default::default(),
+            out_ready: Default::default(),
+            out_qpn: Default::default(),
+            out_wr_id: Default::default(),
+            out_opcode: Default::default(),
+            out_flags: Default::default(),
+            out_first_psn: Default::default(),
+            out_last_psn: Default::default(),
+            out_len: Default::default(),
+            out_status: Default::default(),
+            out_pieces: Default::default(),
+            out_list: Default::default(),
+            mr_check: Default::default(),
+            packer: Default::default(),
+            pi_ram: Default::default(),
+            job_ram: Default::default(),
+            list_ram: Default::default(),
+            reads: Default::default(),
+            work: Default::default(),
+            forget: Default::default(),
+            scan: Default::default(),
+            db_seen: Default::default(),
+            state: Default::default(),
+            qp_asked: Default::default(),
+            ctx: Default::default(),
+            pi: Default::default(),
+            job: Default::default(),
+            list: Default::default(),
+            beat_no: Default::default(),
+            w_wr_id: Default::default(),
+            w_opcode: Default::default(),
+            w_flags: Default::default(),
+            w_num: Default::default(),
+            w_imm: Default::default(),
+            w_raddr: Default::default(),
+            w_rkey: Default::default(),
+            w_sge_addr: Default::default(),
+            w_sge_len: Default::default(),
+            w_sge_key: Default::default(),
+            w_error: Default::default(),
+            sge_i: Default::default(),
+            pieces: Default::default(),
+            total: Default::default(),
+            status: Default::default(),
+            mtu: Default::default(),
+            mtu_log2: Default::default(),
+            chunk: Default::default(),
+            starts: Default::default(),
+            ends: Default::default(),
+            psn: Default::default(),
+            left: Default::default(),
+            sp_valid: Default::default(),
+            sp_half: Default::default(),
+            sp_data: Default::default(),
+            in_req: Default::default(),
+            req_left: Default::default(),
+            sel: Default::default(),
+            work_next: Default::default(),
+            forget_next: Default::default(),
+            work_bit: Default::default(),
+            forget_bit: Default::default(),
+            qp_state: Default::default(),
+            sq_ci: Default::default(),
+            sq_psn: Default::default(),
+            n_pkts: Default::default(),
+            cur: Default::default(),
+            off: Default::default(),
+            piece_bus: Default::default(),
+            piece_len: Default::default(),
+            piece_rest: Default::default(),
+            take: Default::default(),
+            sge_addr: Default::default(),
+            sge_len: Default::default(),
+            sge_key: Default::default(),
+            base_op: Default::default(),
+            imm_op: Default::default(),
+            is_read: Default::default(),
+            is_write: Default::default(),
+            mac_le: Default::default(),
+            half_len: Default::default(),
+            head_payload: Default::default(),
+            sleep: Default::default(),
+            sel_idx: std::array::from_fn(|q| Constant::new(Bits::<6>::from(q as u64))),
+            bit_of_qp: std::array::from_fn(|q| Constant::new(Bits::<64>::from(1u64 << q))),
+            piece_no: std::array::from_fn(|i| Constant::new(Bits::<3>::from(i as u64))),
+            piece_shift: std::array::from_fn(|i| Constant::new(Bits::<9>::from(76 * i as u64))),
+            piece_ones: Constant::new(Bits::<456>::default()),
+            state_rts: Constant::new((QpState::Rts as u64).into()),
+            state_reset: Constant::new((QpState::Reset as u64).into()),
+            state_err: Constant::new(Bits::<384>::from(QpState::Err as u64)),
+            state_bits: Constant::new(field(qpc::STATE)),
+            sq_psn_bits: Constant::new(field(qpc::SQ_PSN)),
+            sq_ci_bits: Constant::new(field(qpc::SQ_CI)),
+            local_write: Constant::new(u64::from(access::LOCAL_WRITE).into()),
+            st_qp_op: Constant::new((WcStatus::LocQpOpErr as u64).into()),
+            st_len: Constant::new((WcStatus::LocLenErr as u64).into()),
+            st_prot: Constant::new((WcStatus::LocProtErr as u64).into()),
+            max_message: Constant::new(wqe::MAX_MESSAGE.into()),
+            ones16: Constant::new(0xffffu64.into()),
+            mtu_unit: Constant::new(128u64.into()),
+            job_active: Constant::new(Bits::<384>::from(1u64)),
+            cursor_bits: Constant::new(Bits::<384>::from(0x7_ffff_ffffu64) << 15u64),
+            sent_bits: Constant::new(Bits::<384>::from(0xffff_ffffu64) << 82u64),
+            sge_beat: std::array::from_fn(|i| Constant::new(Bits::<4>::from(i as u64 + 2))),
+            sge_count: std::array::from_fn(|i| Constant::new(Bits::<8>::from(i as u64))),
+        }
+    }
+}
+
+impl Logic for RdmaRequester {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, work, forget, scan, db_seen, state, qp_asked, ctx, pi, job, list, beat_no, w_wr_id, w_opcode, w_flags,
+            w_num, w_imm, w_raddr, w_rkey, w_error, sge_i, pieces, total, status, mtu, mtu_log2, chunk, starts, ends, psn, left, sp_valid,
+            sp_half, sp_data, in_req, req_left);
+        for i in 0..6 {
+            self.w_sge_addr[i].clock.next = self.clock.val();
+            self.w_sge_addr[i].d.next = self.w_sge_addr[i].q.val();
+            self.w_sge_len[i].clock.next = self.clock.val();
+            self.w_sge_len[i].d.next = self.w_sge_len[i].q.val();
+            self.w_sge_key[i].clock.next = self.clock.val();
+            self.w_sge_key[i].d.next = self.w_sge_key[i].q.val();
+        }
+        clock!(self, clock, mr_check, packer, pi_ram, job_ram, list_ram, reads);
+        self.mr_check.reset.next = self.reset.val();
+        self.packer.reset.next = self.reset.val();
+        self.reads.reset.next = self.reset.val();
+        self.mr_check.mr_wr.next = self.mr_wr.val();
+        self.mr_check.mr_wr_index.next = self.mr_wr_index.val();
+        self.mr_check.mr_wr_entry.next = self.mr_wr_entry.val();
+        // ---- doorbells: the producer index stored, the QP has work ----
+        self.pi_ram.write_enable.next = self.sq_db_valid.val() & !self.sq_db_qpn.val().get_bits::<2>(6).any();
+        self.pi_ram.write_address.next = self.sq_db_qpn.val().get_bits::<6>(0);
+        self.pi_ram.write_data.next = self.sq_db_pi.val();
+        self.sel.next = self.scan.q.val();
+        self.work_next.next = self.work.q.val();
+        self.forget_next.next = self.forget.q.val();
+        self.work_bit.next = false;
+        self.forget_bit.next = false;
+        for q in 0..64 {
+            if self.sel.val() == self.sel_idx[q].val() {
+                self.work_bit.next = self.work.q.val().get_bit(q);
+                self.forget_bit.next = self.forget.q.val().get_bit(q);
+            }
+        }
+        // ---- the context's fields ----
+        self.qp_state.next = self.ctx.q.val().get_bits::<3>(0);
+        self.sq_psn.next = self.ctx.q.val().get_bits::<24>(64);
+        self.sq_ci.next = self.ctx.q.val().get_bits::<16>(352);
+        self.cur.next = self.job.q.val().get_bits::<3>(15);
+        self.off.next = self.job.q.val().get_bits::<32>(18);
+        self.piece_bus.next = 0.into();
+        self.piece_len.next = 0.into();
+        for i in 0..6 {
+            if self.cur.val() == self.piece_no[i].val() {
+                self.piece_bus.next = self.list.q.val().get_bits::<44>(76 * i);
+                self.piece_len.next = self.list.q.val().get_bits::<32>(76 * i + 44);
+            }
+        }
+        self.piece_rest.next = self.piece_len.val() - self.off.val();
+        self.take.next = self.left.q.val();
+        if self.piece_rest.val() < bit_cast::<32, 16>(self.left.q.val()) {
+            self.take.next = self.piece_rest.val().get_bits::<16>(0);
+        }
+        self.sge_addr.next = 0.into();
+        self.sge_len.next = 0.into();
+        self.sge_key.next = 0.into();
+        for i in 0..6 {
+            if self.sge_i.q.val() == self.piece_no[i].val() {
+                self.sge_addr.next = self.w_sge_addr[i].q.val();
+                self.sge_len.next = self.w_sge_len[i].q.val();
+                self.sge_key.next = self.w_sge_key[i].q.val();
+            }
+        }
+        // packets a message takes: max(1, ceil(len / mtu))
+        self.n_pkts.next = (self.job.q.val().get_bits::<32>(50) + bit_cast::<32, 16>(self.mtu.q.val()) - 1) >> bit_cast::<32, 4>(self.mtu_log2.q.val());
+        if !self.n_pkts.val().any() {
+            self.n_pkts.next = 1.into();
+        }
+        // ---- defaults ----
+        self.qp_valid.next = false;
+        self.qp_index.next = self.scan.q.val();
+        self.qp_write.next = false;
+        self.qp_mask.next = 0.into();
+        self.qp_wdata.next = 0.into();
+        self.pi_ram.read_address.next = self.scan.q.val();
+        self.job_ram.read_address.next = self.scan.q.val();
+        self.list_ram.read_address.next = self.scan.q.val();
+        self.job_ram.write_address.next = self.scan.q.val();
+        self.list_ram.write_address.next = self.scan.q.val();
+        self.job_ram.write_enable.next = false;
+        self.list_ram.write_enable.next = false;
+        self.job_ram.write_data.next = self.job.q.val();
+        self.list_ram.write_data.next = self.list.q.val();
+        self.mr_check.in_valid.next = false;
+        self.mr_check.in_key.next = self.sge_key.val();
+        self.mr_check.in_pd.next = self.ctx.q.val().get_bits::<16>(16);
+        self.mr_check.in_addr.next = self.sge_addr.val();
+        self.mr_check.in_len.next = self.sge_len.val();
+        self.mr_check.in_need.next = 0.into();
+        if self.w_opcode.q.val() == 4 {
+            self.mr_check.in_need.next = self.local_write.val();
+        }
+        self.mr_check.in_tag.next = 0.into();
+        self.dma_rd_req_valid.next = false;
+        self.dma_rd_req_addr.next = bit_cast::<64, 44>(self.piece_bus.val()) + bit_cast::<64, 32>(self.off.val());
+        self.dma_rd_req_len.next = self.take.val();
+        self.reads.write.next = false;
+        self.reads.data_in.next = bit_cast::<18, 16>(self.take.val()) | 0x1_0000;
+        if self.take.val() == self.left.q.val() {
+            self.reads.data_in.next = bit_cast::<18, 16>(self.take.val()) | 0x3_0000;
+        }
+        self.out_valid.next = false;
+        self.tx_valid.next = false;
+        self.sleep.next = false;
+        // WQE opcodes: 0 SEND, 1 SEND_IMM, 2 WRITE, 3 WRITE_IMM, 4 READ
+        self.is_read.next = self.job.q.val().get_bits::<3>(1) == 4;
+        self.is_write.next = (self.job.q.val().get_bits::<3>(1) == 2) | (self.job.q.val().get_bits::<3>(1) == 3);
+        self.imm_op.next = (self.job.q.val().get_bits::<3>(1) == 3) | (self.job.q.val().get_bits::<3>(1) == 1);
+        match self.state.q.val() {
+            RequesterState::Scan => {
+                if self.work_bit.val() {
+                    self.state.d.next = RequesterState::Ctx;
+                    self.qp_asked.d.next = false;
+                    self.db_seen.d.next = false;
+                } else {
+                    self.scan.d.next = self.scan.q.val() + 1;
+                }
+            }
+            RequesterState::Ctx => {
+                self.qp_valid.next = !self.qp_asked.q.val();
+                if self.qp_ready.val() {
+                    self.qp_asked.d.next = true;
+                }
+                if self.qp_rvalid.val() {
+                    self.ctx.d.next = self.qp_rdata.val();
+                    self.pi.d.next = self.pi_ram.read_data.val();
+                    self.job.d.next = self.job_ram.read_data.val();
+                    self.list.d.next = self.list_ram.read_data.val();
+                    self.state.d.next = RequesterState::Pick;
+                    if self.forget_bit.val() {
+                        self.state.d.next = RequesterState::Forget;
+                    }
+                }
+            }
+            RequesterState::Forget => {
+                // stored in RESET: no WQE in progress, producer index 0 (unless a doorbell
+                // came since); the doorbells own the index RAM's write port, so wait for a
+                // cycle without one
+                self.job_ram.write_data.next = 0.into();
+                self.job_ram.write_enable.next = true;
+                if !self.sq_db_valid.val() {
+                    if !self.db_seen.q.val() {
+                        self.pi_ram.write_enable.next = true;
+                        self.pi_ram.write_address.next = self.scan.q.val();
+                        self.pi_ram.write_data.next = 0.into();
+                    }
+                    for q in 0..64 {
+                        if self.sel.val() == self.sel_idx[q].val() {
+                            self.forget_next.next = self.forget_next.val() & !self.bit_of_qp[q].val();
+                            if !self.db_seen.q.val() {
+                                self.work_next.next = self.work_next.val() & !self.bit_of_qp[q].val();
+                            }
+                        }
+                    }
+                    self.state.d.next = RequesterState::Scan;
+                    self.scan.d.next = self.scan.q.val() + 1;
+                }
+            }
+            RequesterState::Pick => {
+                // path MTU: 1 256 .. 5 4096 (else 256)
+                self.mtu.d.next = 256.into();
+                self.mtu_log2.d.next = 8.into();
+                if (self.ctx.q.val().get_bits::<3>(4) >= 1) & (self.ctx.q.val().get_bits::<3>(4) <= 5) {
+                    self.mtu.d.next = self.mtu_unit.val() << bit_cast::<16, 3>(self.ctx.q.val().get_bits::<3>(4));
+                    self.mtu_log2.d.next = bit_cast::<4, 3>(self.ctx.q.val().get_bits::<3>(4)) + 7;
+                }
+                self.state.d.next = RequesterState::Scan;
+                self.scan.d.next = self.scan.q.val() + 1;
+                self.sleep.next = !self.db_seen.q.val() & !(self.sq_db_valid.val() & (self.sq_db_qpn.val().get_bits::<6>(0) == self.scan.q.val()));
+                if self.qp_state.val() == self.state_rts.val() {
+                    if self.job.q.val().get_bit(0) {
+                        self.state.d.next = RequesterState::Packet;
+                        self.scan.d.next = self.scan.q.val();
+                        self.sleep.next = false;
+                    } else if self.sq_ci.val() != self.pi.q.val() {
+                        self.state.d.next = RequesterState::Fetch;
+                        self.scan.d.next = self.scan.q.val();
+                        self.sleep.next = false;
+                    }
+                }
+                // nothing to send (or not in RTS): the QP sleeps until its next doorbell
+                // or the driver's next store to it
+                if self.sleep.val() {
+                    for q in 0..64 {
+                        if self.sel.val() == self.sel_idx[q].val() {
+                            self.work_next.next = self.work_next.val() & !self.bit_of_qp[q].val();
+                        }
+                    }
+                }
+            }
+            RequesterState::Fetch => {
+                // the WQE at SQ_CI: SQ_BASE + 128 * (SQ_CI mod 2^SQ_LOG2)
+                self.dma_rd_req_valid.next = !self.reads.full.val();
+                self.dma_rd_req_addr.next = ((bit_cast::<64, 12>(self.ctx.q.val().get_bits::<12>(256)) << 32)
+                    | bit_cast::<64, 32>(self.ctx.q.val().get_bits::<32>(224)))
+                    + (bit_cast::<64, 16>(self.sq_ci.val() & !(self.ones16.val() << bit_cast::<16, 4>(self.ctx.q.val().get_bits::<4>(272)))) << 7);
+                self.dma_rd_req_len.next = 128.into();
+                self.reads.data_in.next = 128.into();
+                if self.dma_rd_req_ready.val() & !self.reads.full.val() {
+                    self.reads.write.next = true;
+                    self.state.d.next = RequesterState::FetchData;
+                    self.beat_no.d.next = 0.into();
+                    self.w_error.d.next = false;
+                }
+            }
+            RequesterState::FetchData => {
+                // taken by the response side below
+            }
+            RequesterState::Check => {
+                self.sge_i.d.next = 0.into();
+                self.pieces.d.next = 0.into();
+                self.list.d.next = 0.into();
+                self.status.d.next = 0.into();
+                self.total.d.next = bit_cast::<36, 32>(self.w_sge_len[0].q.val()) + bit_cast::<36, 32>(self.w_sge_len[1].q.val())
+                    + bit_cast::<36, 32>(self.w_sge_len[2].q.val()) + bit_cast::<36, 32>(self.w_sge_len[3].q.val())
+                    + bit_cast::<36, 32>(self.w_sge_len[4].q.val()) + bit_cast::<36, 32>(self.w_sge_len[5].q.val());
+                self.state.d.next = RequesterState::SgeAsk;
+                if self.w_error.q.val() | (self.w_opcode.q.val() > 4) | (self.w_num.q.val() > 6) {
+                    self.status.d.next = self.st_qp_op.val();
+                    self.state.d.next = RequesterState::Fail;
+                }
+            }
+            RequesterState::SgeAsk => {
+                // the SGEs one by one (only the first num_sge count; the others were zeroed)
+                if self.total.q.val() > self.max_message.val() {
+                    self.status.d.next = self.st_len.val();
+                    self.state.d.next = RequesterState::Fail;
+                } else if bit_cast::<8, 3>(self.sge_i.q.val()) == self.w_num.q.val() {
+                    self.state.d.next = RequesterState::Start;
+                } else {
+                    self.mr_check.in_valid.next = true;
+                    self.state.d.next = RequesterState::SgeWait;
+                }
+            }
+            RequesterState::SgeWait => {
+                if self.mr_check.out_valid.val() {
+                    self.sge_i.d.next = self.sge_i.q.val() + 1;
+                    self.state.d.next = RequesterState::SgeAsk;
+                    if !self.mr_check.out_ok.val() {
+                        self.status.d.next = self.st_prot.val();
+                        self.state.d.next = RequesterState::Fail;
+                    } else if self.sge_len.val().any() {
+                        // a piece: (bus, length) at 76 x its number
+                        for i in 0..6 {
+                            if self.pieces.q.val() == self.piece_no[i].val() {
+                                self.list.d.next = self.list.q.val()
+                                    | ((bit_cast::<456, 44>(self.mr_check.out_bus.val().get_bits::<44>(0))
+                                        | (bit_cast::<456, 32>(self.sge_len.val()) << 44))
+                                        << self.piece_shift[i].val());
+                            }
+                        }
+                        self.pieces.d.next = self.pieces.q.val() + 1;
+                    }
+                }
+            }
+            RequesterState::Start => {
+                // the job: opcode, flags, pieces, at piece 0 offset 0, length, sent 0, first PSN, immediate, wr_id, remote address, rkey
+                self.job.d.next = self.job_active.val() | (bit_cast::<384, 3>(self.w_opcode.q.val().get_bits::<3>(0)) << 1)
+                    | (bit_cast::<384, 8>(self.w_flags.q.val()) << 4) | (bit_cast::<384, 3>(self.pieces.q.val()) << 12)
+                    | (bit_cast::<384, 32>(self.total.q.val().get_bits::<32>(0)) << 50) | (bit_cast::<384, 24>(self.sq_psn.val()) << 114)
+                    | (bit_cast::<384, 32>(self.w_imm.q.val()) << 138) | (bit_cast::<384, 64>(self.w_wr_id.q.val()) << 170)
+                    | (bit_cast::<384, 64>(self.w_raddr.q.val()) << 234) | (bit_cast::<384, 32>(self.w_rkey.q.val()) << 298);
+                self.state.d.next = RequesterState::Record;
+                self.qp_asked.d.next = false;
+            }
+            RequesterState::Fail => {
+                // the WQE completes in error, the QP goes to ERR (its SQ_CI past the WQE)
+                self.out_valid.next = true;
+                if self.out_ready.val() {
+                    self.state.d.next = RequesterState::FailStore;
+                    self.qp_asked.d.next = false;
+                }
+            }
+            RequesterState::FailStore => {
+                self.qp_valid.next = !self.qp_asked.q.val();
+                self.qp_write.next = true;
+                self.qp_mask.next = self.state_bits.val() | self.sq_ci_bits.val();
+                self.qp_wdata.next = self.state_err.val() | (bit_cast::<384, 16>(self.sq_ci.val() + 1) << 352);
+                if self.qp_ready.val() {
+                    self.qp_asked.d.next = true;
+                }
+                if self.qp_rvalid.val() {
+                    self.state.d.next = RequesterState::Scan;
+                    self.scan.d.next = self.scan.q.val() + 1;
+                }
+            }
+            RequesterState::Record => {
+                // outstanding from now on; SQ_CI advances (a READ's PSNs too, in Advance)
+                self.out_valid.next = true;
+                if self.out_ready.val() {
+                    self.state.d.next = RequesterState::Packet;
+                }
+            }
+            RequesterState::Packet => {
+                // this packet: where it stands in its message, how much it carries
+                self.starts.d.next = !self.job.q.val().get_bits::<32>(82).any();
+                self.ends.d.next = (self.job.q.val().get_bits::<32>(50) - self.job.q.val().get_bits::<32>(82)) <= bit_cast::<32, 16>(self.mtu.q.val());
+                self.chunk.d.next = self.mtu.q.val();
+                if (self.job.q.val().get_bits::<32>(50) - self.job.q.val().get_bits::<32>(82)) <= bit_cast::<32, 16>(self.mtu.q.val()) {
+                    self.chunk.d.next = (self.job.q.val().get_bits::<32>(50) - self.job.q.val().get_bits::<32>(82)).get_bits::<16>(0);
+                }
+                if self.is_read.val() {
+                    self.chunk.d.next = 0.into();
+                    self.starts.d.next = true;
+                    self.ends.d.next = true;
+                }
+                self.psn.d.next = self.sq_psn.val();
+                self.state.d.next = RequesterState::Reads;
+                self.qp_asked.d.next = false;
+                self.tx_valid.next = false;
+            }
+            RequesterState::Reads => {
+                // the header offered to the framer while the payload's reads go out
+                self.tx_valid.next = !self.qp_asked.q.val();
+                if self.tx_ready.val() {
+                    self.qp_asked.d.next = true;
+                }
+                if self.qp_asked.q.val() & !self.left.q.val().any() {
+                    self.state.d.next = RequesterState::Advance;
+                    self.qp_asked.d.next = false;
+                }
+                self.dma_rd_req_valid.next = self.left.q.val().any() & self.take.val().any() & !self.reads.full.val();
+                if self.dma_rd_req_valid.val() & self.dma_rd_req_ready.val() {
+                    self.reads.write.next = true;
+                    self.left.d.next = self.left.q.val() - self.take.val();
+                }
+            }
+            RequesterState::Advance => {
+                // SQ_PSN past this packet (a READ: past its response), SQ_CI past a new WQE
+                self.qp_valid.next = !self.qp_asked.q.val();
+                self.qp_write.next = true;
+                self.qp_mask.next = self.sq_psn_bits.val();
+                self.qp_wdata.next = bit_cast::<384, 24>(self.psn.q.val() + 1) << 64;
+                if self.is_read.val() {
+                    self.qp_wdata.next = bit_cast::<384, 24>(self.psn.q.val() + self.n_pkts.val().get_bits::<24>(0)) << 64;
+                }
+                if self.starts.q.val() {
+                    self.qp_mask.next = self.sq_psn_bits.val() | self.sq_ci_bits.val();
+                    self.qp_wdata.next = self.qp_wdata.val() | (bit_cast::<384, 16>(self.sq_ci.val() + 1) << 352);
+                }
+                if self.qp_ready.val() {
+                    self.qp_asked.d.next = true;
+                }
+                if self.qp_rvalid.val() {
+                    self.state.d.next = RequesterState::Save;
+                }
+            }
+            RequesterState::Save => {
+                // the job: sent on by this packet, inactive once the message is out
+                self.job_ram.write_enable.next = true;
+                self.list_ram.write_enable.next = true;
+                self.job_ram.write_data.next = self.job.q.val();
+                if self.ends.q.val() {
+                    self.job_ram.write_data.next = 0.into();
+                }
+                self.state.d.next = RequesterState::Scan;
+                self.scan.d.next = self.scan.q.val() + 1;
+            }
+            _ => {
+                self.state.d.next = RequesterState::Scan;
+            }
+        }
+        // ---- the piece cursor, as the Reads state takes its bytes ----
+        if self.state.q.val() == RequesterState::Reads {
+            if (self.dma_rd_req_valid.val() & self.dma_rd_req_ready.val()) | (self.left.q.val().any() & !self.take.val().any()) {
+                self.job.d.next = (self.job.q.val() & !self.cursor_bits.val())
+                    | (bit_cast::<384, 3>(self.cur.val()) << 15) | (bit_cast::<384, 32>(self.off.val() + bit_cast::<32, 16>(self.take.val())) << 18);
+                if (self.off.val() + bit_cast::<32, 16>(self.take.val())) == self.piece_len.val() {
+                    self.job.d.next = (self.job.q.val() & !self.cursor_bits.val()) | (bit_cast::<384, 3>(self.cur.val() + 1) << 15);
+                }
+            }
+        }
+        if self.state.q.val() == RequesterState::Packet {
+            self.left.d.next = self.mtu.q.val();
+            if (self.job.q.val().get_bits::<32>(50) - self.job.q.val().get_bits::<32>(82)) <= bit_cast::<32, 16>(self.mtu.q.val()) {
+                self.left.d.next = (self.job.q.val().get_bits::<32>(50) - self.job.q.val().get_bits::<32>(82)).get_bits::<16>(0);
+            }
+            if self.is_read.val() {
+                self.left.d.next = 0.into();
+            }
+        }
+        if self.state.q.val() == RequesterState::Advance {
+            if self.qp_rvalid.val() {
+                self.job.d.next = (self.job.q.val() & !self.sent_bits.val())
+                    | (bit_cast::<384, 32>(self.job.q.val().get_bits::<32>(82) + bit_cast::<32, 16>(self.chunk.q.val())) << 82);
+            }
+        }
+        // ---- the outstanding record ----
+        self.out_qpn.next = self.scan.q.val();
+        self.out_wr_id.next = self.w_wr_id.q.val();
+        self.out_opcode.next = self.w_opcode.q.val().get_bits::<3>(0);
+        self.out_flags.next = self.w_flags.q.val();
+        self.out_first_psn.next = self.sq_psn.val();
+        self.out_last_psn.next = self.sq_psn.val() + self.n_pkts.val().get_bits::<24>(0) - 1;
+        self.out_len.next = self.total.q.val().get_bits::<32>(0);
+        self.out_status.next = self.status.q.val();
+        self.out_pieces.next = self.pieces.q.val();
+        self.out_list.next = self.list.q.val();
+        // ---- the header for the framer ----
+        self.mac_le.next = bit_cast::<48, 16>(self.ctx.q.val().get_bits::<16>(192)) << 32 | bit_cast::<48, 32>(self.ctx.q.val().get_bits::<32>(160));
+        self.tx_dst_mac.next = (bit_cast::<48, 8>(self.mac_le.val().get_bits::<8>(0)) << 40) | (bit_cast::<48, 8>(self.mac_le.val().get_bits::<8>(8)) << 32)
+            | (bit_cast::<48, 8>(self.mac_le.val().get_bits::<8>(16)) << 24) | (bit_cast::<48, 8>(self.mac_le.val().get_bits::<8>(24)) << 16)
+            | (bit_cast::<48, 8>(self.mac_le.val().get_bits::<8>(32)) << 8) | bit_cast::<48, 8>(self.mac_le.val().get_bits::<8>(40));
+        self.tx_dst_ip.next = self.ctx.q.val().get_bits::<32>(128);
+        self.tx_udp_src_port.next = self.ctx.q.val().get_bits::<16>(208);
+        self.tx_dest_qp.next = self.ctx.q.val().get_bits::<24>(32);
+        self.tx_psn.next = self.psn.q.val();
+        // opcode: SEND 0x00.., WRITE 0x06..: First +0, Middle +1, Last +2, Only +4, with immediate +1
+        self.base_op.next = 0.into();
+        if self.is_write.val() {
+            self.base_op.next = 6.into();
+        }
+        self.tx_opcode.next = self.base_op.val() + 1;
+        if self.starts.q.val() & self.ends.q.val() {
+            self.tx_opcode.next = self.base_op.val() + 4;
+        } else if self.starts.q.val() {
+            self.tx_opcode.next = self.base_op.val();
+        } else if self.ends.q.val() {
+            self.tx_opcode.next = self.base_op.val() + 2;
+        }
+        if self.imm_op.val() & self.ends.q.val() {
+            self.tx_opcode.next = self.tx_opcode.val() + 1;
+        }
+        if self.is_read.val() {
+            self.tx_opcode.next = 0x0c.into();
+        }
+        self.tx_ack_req.next = self.ends.q.val();
+        self.tx_solicited.next = self.ends.q.val() & self.job.q.val().get_bit(4 + 1) & !self.is_read.val();
+        self.tx_va.next = self.job.q.val().get_bits::<64>(234);
+        self.tx_rkey.next = self.job.q.val().get_bits::<32>(298);
+        self.tx_dma_len.next = self.job.q.val().get_bits::<32>(50);
+        self.tx_immdt.next = self.job.q.val().get_bits::<32>(138);
+        self.tx_payload_len.next = self.chunk.q.val();
+        // ---- responses: the WQE's beats to the fields above, payload beats to the packer ----
+        self.head_payload.next = self.reads.data_out.val().get_bit(16);
+        self.dma_rd_rsp_ready.next = false;
+        self.reads.read.next = false;
+        if !self.reads.empty.val() & !self.head_payload.val() {
+            self.dma_rd_rsp_ready.next = self.state.q.val() == RequesterState::FetchData;
+            if self.dma_rd_rsp_valid.val() & (self.state.q.val() == RequesterState::FetchData) {
+                self.beat_no.d.next = self.beat_no.q.val() + 1;
+                if self.dma_rd_rsp_error.val() {
+                    self.w_error.d.next = true;
+                }
+                if self.beat_no.q.val() == 0 {
+                    self.w_wr_id.d.next = self.dma_rd_rsp_data.val().get_bits::<64>(0);
+                    if self.dma_rd_rsp_error.val() {
+                        // nothing names the WQE but its place
+                        self.w_wr_id.d.next = 0.into();
+                    }
+                    self.w_opcode.d.next = self.dma_rd_rsp_data.val().get_bits::<8>(64);
+                    self.w_flags.d.next = self.dma_rd_rsp_data.val().get_bits::<8>(72);
+                    self.w_num.d.next = self.dma_rd_rsp_data.val().get_bits::<8>(80);
+                    self.w_imm.d.next = self.dma_rd_rsp_data.val().get_bits::<32>(96);
+                    for i in 0..6 {
+                        self.w_sge_addr[i].d.next = 0.into();
+                        self.w_sge_len[i].d.next = 0.into();
+                        self.w_sge_key[i].d.next = 0.into();
+                    }
+                }
+                if self.beat_no.q.val() == 1 {
+                    self.w_raddr.d.next = self.dma_rd_rsp_data.val().get_bits::<64>(0);
+                    self.w_rkey.d.next = self.dma_rd_rsp_data.val().get_bits::<32>(64);
+                }
+                // SGE i in beat 2 + i, kept only below num_sge
+                for i in 0..6 {
+                    if (self.beat_no.q.val() == self.sge_beat[i].val()) & (self.w_num.q.val() > self.sge_count[i].val()) {
+                        self.w_sge_addr[i].d.next = self.dma_rd_rsp_data.val().get_bits::<64>(0);
+                        self.w_sge_len[i].d.next = self.dma_rd_rsp_data.val().get_bits::<32>(64);
+                        self.w_sge_key[i].d.next = self.dma_rd_rsp_data.val().get_bits::<32>(96);
+                    }
+                }
+                if self.dma_rd_rsp_last.val() {
+                    self.reads.read.next = true;
+                    self.state.d.next = RequesterState::Check;
+                }
+            }
+        }
+        // payload: each beat in halves of up to 8 bytes, the packet's last byte ends it
+        if !self.in_req.q.val() & !self.reads.empty.val() & self.head_payload.val() {
+            self.in_req.d.next = true;
+            self.req_left.d.next = self.reads.data_out.val().get_bits::<16>(0);
+        }
+        self.dma_rd_rsp_ready.next = self.dma_rd_rsp_ready.val() | (self.in_req.q.val() & !self.sp_valid.q.val());
+        if self.in_req.q.val() & !self.sp_valid.q.val() & self.dma_rd_rsp_valid.val() {
+            self.sp_valid.d.next = true;
+            self.sp_half.d.next = false;
+            self.sp_data.d.next = self.dma_rd_rsp_data.val();
+        }
+        self.half_len.next = self.req_left.q.val();
+        if self.req_left.q.val() > 8 {
+            self.half_len.next = 8.into();
+        }
+        self.packer.s_valid.next = self.sp_valid.q.val();
+        self.packer.s_data.next = self.sp_data.q.val().get_bits::<64>(0);
+        if self.sp_half.q.val() {
+            self.packer.s_data.next = self.sp_data.q.val().get_bits::<64>(64);
+        }
+        self.packer.s_len.next = self.half_len.val().get_bits::<4>(0);
+        self.packer.s_end.next = (self.req_left.q.val() <= 8) & self.reads.data_out.val().get_bit(17);
+        self.packer.s_user.next = false;
+        if self.sp_valid.q.val() & self.packer.s_ready.val() {
+            self.req_left.d.next = self.req_left.q.val() - self.half_len.val();
+            if self.req_left.q.val() <= 8 {
+                self.sp_valid.d.next = false;
+                self.in_req.d.next = false;
+                self.reads.read.next = true;
+            } else if self.sp_half.q.val() {
+                self.sp_valid.d.next = false;
+            } else {
+                self.sp_half.d.next = true;
+            }
+        }
+        self.pay_valid.next = self.packer.m_valid.val();
+        self.pay_data.next = self.packer.m_data.val();
+        self.packer.m_ready.next = self.pay_ready.val();
+        // ---- doorbells set work, the driver's RESET stores make a QP forget ----
+        if self.sq_db_valid.val() {
+            for q in 0..64 {
+                if !self.sq_db_qpn.val().get_bits::<2>(6).any() & (self.sq_db_qpn.val().get_bits::<6>(0) == self.sel_idx[q].val()) {
+                    self.work_next.next = self.work_next.val() | self.bit_of_qp[q].val();
+                }
+            }
+            if self.sq_db_qpn.val().get_bits::<6>(0) == self.scan.q.val() {
+                self.db_seen.d.next = true;
+            }
+        }
+        if self.qp_store.val() {
+            for q in 0..64 {
+                if self.qp_store_index.val() == self.sel_idx[q].val() {
+                    self.work_next.next = self.work_next.val() | self.bit_of_qp[q].val();
+                    if self.qp_store_state.val() == self.state_reset.val() {
+                        self.forget_next.next = self.forget_next.val() | self.bit_of_qp[q].val();
+                    }
+                }
+            }
+            if self.qp_store_index.val() == self.scan.q.val() {
+                self.db_seen.d.next = true;
+            }
+        }
+        self.work.d.next = self.work_next.val();
+        self.forget.d.next = self.forget_next.val();
+        if self.reset.val() {
+            self.state.d.next = RequesterState::Scan;
+            self.work.d.next = 0.into();
+            self.forget.d.next = 0.into();
+            self.sp_valid.d.next = false;
+            self.in_req.d.next = false;
+        }
+    }
+}
