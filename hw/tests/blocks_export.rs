@@ -60,13 +60,18 @@ fn tx_blocks_export_and_lint() {
 /// `verilator --lint-only -Wall` with only the generator waivers.
 #[test]
 fn rdma_blocks_export_and_lint() {
-    use nic_hw::rdma::{RdmaIcrc, RdmaRxParse, RdmaTxBuild};
+    use nic_hw::rdma::{RdmaIcrc, RdmaMrCheck, RdmaRequester, RdmaResponder, RdmaRxParse, RdmaTables, RdmaTxBuild};
     use rust_hdl::prelude::*;
     fn verilog<U: Block>(mut uut: U) -> String {
         uut.connect_all();
         generate_verilog(&uut)
     }
-    let blocks = [("rdma_icrc", verilog(RdmaIcrc::default())), ("rdma_rx_parse", verilog(RdmaRxParse::default())), ("rdma_tx_build", verilog(RdmaTxBuild::default()))];
+    let blocks = [("rdma_icrc", verilog(RdmaIcrc::default())), ("rdma_rx_parse", verilog(RdmaRxParse::default())), ("rdma_tx_build", verilog(RdmaTxBuild::default())),
+        ("rdma_tables", verilog(RdmaTables::default())),
+        ("rdma_mr_check", verilog(RdmaMrCheck::default())),
+        ("rdma_responder", verilog(RdmaResponder::default())),
+        ("rdma_requester", verilog(RdmaRequester::default())),
+    ];
     lint_blocks("rdma", &blocks);
 }
 

@@ -23,7 +23,7 @@ fn every_opcode_decodes_as_the_golden_table_says() {
         if got != want {
             bad.push(format!("opcode {op:#04x}: (known, reth, aeth, immdt, ext_len, payload) {got:?}, golden {want:?}"));
         }
-        let got = (x.class.val().to_u64(), x.starts.val(), x.ends.val());
+        let got = (x.op_class.val().to_u64(), x.starts.val(), x.ends.val());
         let want = match opcode::info(op) {
             Some(i) => {
                 let class = match i.class {

@@ -294,8 +294,6 @@ fn run(s: &Setup, seed: u64) -> Outcome {
         x.reset.next = true;
         wait_clock_cycle!(sim, clock, x);
         x.reset.next = false;
-        x.local_mac.next = Bits::<48>::from(mac48(EthernetAddress(LOCAL_MAC)));
-        x.local_ipv4.next = Bits::<32>::from(u64::from(LOCAL_IP));
         for (i, w) in mr0.iter().enumerate() {
             x.mr_wr.next = true;
             x.mr_wr_index.next = Bits::<6>::from(i as u64);

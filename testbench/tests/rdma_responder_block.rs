@@ -317,7 +317,7 @@ fn run(t: &Tables, sched: Vec<Input>, seed: u64) -> Outcome {
                 x.rec_rkey.next = Bits::<32>::from(u64::from(reth.rkey));
                 x.rec_dma_len.next = Bits::<32>::from(u64::from(reth.dma_len));
                 x.rec_payload_len.next = Bits::<16>::from(*len as u64);
-                x.rec_beats.next = Bits::<16>::from(*beats);
+                assert_eq!(*beats as usize, len.div_ceil(8));
             }
             let busy = access.is_some();
             x.qp_ready.next = !busy && rng.gen_bool(0.8);

@@ -18,15 +18,15 @@ pub struct RdmaOpcodeInfo {
     pub ext_len: Signal<Out, Bits<16>>,
     /// The packet carries payload bytes (all but READ Request and Acknowledge).
     pub payload: Signal<Out, Bit>,
-    /// The class: 0 SEND, 1 WRITE, 2 READ Request, 3 READ Response, 4 Acknowledge
+    /// The class (`class` is a SystemVerilog keyword): 0 SEND, 1 WRITE, 2 READ Request, 3 READ Response, 4 Acknowledge
     /// (`CLASS_*`); 7 for an opcode outside the table.
-    pub class: Signal<Out, Bits<3>>,
+    pub op_class: Signal<Out, Bits<3>>,
     /// The packet starts (First, Only) or ends (Last, Only) its message.
     pub starts: Signal<Out, Bit>,
     pub ends: Signal<Out, Bit>,
 }
 
-/// `RdmaOpcodeInfo::class` values.
+/// `RdmaOpcodeInfo::op_class` values.
 pub const CLASS_SEND: u64 = 0;
 pub const CLASS_WRITE: u64 = 1;
 pub const CLASS_READ_REQUEST: u64 = 2;
@@ -53,17 +53,17 @@ impl Logic for RdmaOpcodeInfo {
         }
         self.payload.next = (self.opcode.val() != 0x0c) & (self.opcode.val() != 0x11);
         // SEND 0x00..0x05, WRITE 0x06..0x0b, READ Request 0x0c, READ Response 0x0d..0x10, Acknowledge 0x11
-        self.class.next = 7.into();
+        self.op_class.next = 7.into();
         if self.opcode.val() <= 0x05 {
-            self.class.next = 0.into();
+            self.op_class.next = 0.into();
         } else if self.opcode.val() <= 0x0b {
-            self.class.next = 1.into();
+            self.op_class.next = 1.into();
         } else if self.opcode.val() == 0x0c {
-            self.class.next = 2.into();
+            self.op_class.next = 2.into();
         } else if self.opcode.val() <= 0x10 {
-            self.class.next = 3.into();
+            self.op_class.next = 3.into();
         } else if self.opcode.val() == 0x11 {
-            self.class.next = 4.into();
+            self.op_class.next = 4.into();
         }
         // First: SEND 0x00, WRITE 0x06, READ Response 0x0d; Only: 0x04, 0x05, 0x0a, 0x0b, 0x0c, 0x10, 0x11
         self.starts.next = (self.opcode.val() == 0x00) | (self.opcode.val() == 0x06) | (self.opcode.val() == 0x0d) | (self.opcode.val() == 0x04)

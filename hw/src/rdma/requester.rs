@@ -14,8 +14,9 @@
 //! and nothing is sent). Then one packet: SEND and WRITE cut at the path MTU
 //! (First/Middle/Last or Only; the RETH on a WRITE's first, immediate data and AckReq on
 //! the last, SE on the last when the WQE asks), a READ one request that takes a PSN per
-//! MTU of its response. The packet's header goes to `RdmaTxBuild` (`tx_*`), its payload
-//! is read from host memory piece by piece of the resolved scatter-gather list and
+//! MTU of its response. The packet's header goes to `RdmaTxBuild` (`tx_*`; the source
+//! MAC and IPv4 address are the engine's, given to the framer directly), its payload is
+//! read from host memory piece by piece of the resolved scatter-gather list and
 //! joined into whole beats (`BytePacker`), and the QP's SQ_PSN advances.
 //!
 //! Per QP the requester keeps the WQE in progress (its fields, the resolved list, how far
@@ -56,9 +57,6 @@ pub enum RequesterState {
 pub struct RdmaRequester {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    // ---- configuration ----
-    pub local_mac: Signal<In, Bits<48>>,
-    pub local_ipv4: Signal<In, Bits<32>>,
     // ---- the send queue doorbell ----
     pub sq_db_valid: Signal<In, Bit>,
     pub sq_db_qpn: Signal<In, Bits<8>>,
@@ -207,6 +205,7 @@ pub struct RdmaRequester {
     half_len: Signal<Local, Bits<16>>,
     head_payload: Signal<Local, Bit>,
     sleep: Signal<Local, Bit>,
+    rest: Signal<Local, Bits<32>>,
     sel_idx: [Constant<Bits<6>>; 64],
     bit_of_qp: [Constant<Bits<64>>; 64],
     piece_no: [Constant<Bits<3>>; 6],
@@ -245,8 +244,6 @@ impl Default for RdmaRequester {
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            local_mac: Default::default(),
-            local_ipv4: Default::default(),
             sq_db_valid: Default::default(),
             sq_db_qpn: Default::default(),
             sq_db_pi: Default::default(),
@@ -373,6 +370,7 @@ impl Default for RdmaRequester {
             half_len: Default::default(),
             head_payload: Default::default(),
             sleep: Default::default(),
+            rest: Default::default(),
             sel_idx: std::array::from_fn(|q| Constant::new(Bits::<6>::from(q as u64))),
             bit_of_qp: std::array::from_fn(|q| Constant::new(Bits::<64>::from(1u64 << q))),
             piece_no: std::array::from_fn(|i| Constant::new(Bits::<3>::from(i as u64))),
@@ -465,6 +463,8 @@ impl Logic for RdmaRequester {
                 self.sge_key.next = self.w_sge_key[i].q.val();
             }
         }
+        // bytes of the message still to send
+        self.rest.next = self.job.q.val().get_bits::<32>(50) - self.job.q.val().get_bits::<32>(82);
         // packets a message takes: max(1, ceil(len / mtu))
         self.n_pkts.next = (self.job.q.val().get_bits::<32>(50) + bit_cast::<32, 16>(self.mtu.q.val()) - 1) >> bit_cast::<32, 4>(self.mtu_log2.q.val());
         if !self.n_pkts.val().any() {
@@ -698,10 +698,10 @@ impl Logic for RdmaRequester {
             RequesterState::Packet => {
                 // this packet: where it stands in its message, how much it carries
                 self.starts.d.next = !self.job.q.val().get_bits::<32>(82).any();
-                self.ends.d.next = (self.job.q.val().get_bits::<32>(50) - self.job.q.val().get_bits::<32>(82)) <= bit_cast::<32, 16>(self.mtu.q.val());
+                self.ends.d.next = self.rest.val() <= bit_cast::<32, 16>(self.mtu.q.val());
                 self.chunk.d.next = self.mtu.q.val();
-                if (self.job.q.val().get_bits::<32>(50) - self.job.q.val().get_bits::<32>(82)) <= bit_cast::<32, 16>(self.mtu.q.val()) {
-                    self.chunk.d.next = (self.job.q.val().get_bits::<32>(50) - self.job.q.val().get_bits::<32>(82)).get_bits::<16>(0);
+                if self.rest.val() <= bit_cast::<32, 16>(self.mtu.q.val()) {
+                    self.chunk.d.next = self.rest.val().get_bits::<16>(0);
                 }
                 if self.is_read.val() {
                     self.chunk.d.next = 0.into();
@@ -776,8 +776,8 @@ impl Logic for RdmaRequester {
         }
         if self.state.q.val() == RequesterState::Packet {
             self.left.d.next = self.mtu.q.val();
-            if (self.job.q.val().get_bits::<32>(50) - self.job.q.val().get_bits::<32>(82)) <= bit_cast::<32, 16>(self.mtu.q.val()) {
-                self.left.d.next = (self.job.q.val().get_bits::<32>(50) - self.job.q.val().get_bits::<32>(82)).get_bits::<16>(0);
+            if self.rest.val() <= bit_cast::<32, 16>(self.mtu.q.val()) {
+                self.left.d.next = self.rest.val().get_bits::<16>(0);
             }
             if self.is_read.val() {
                 self.left.d.next = 0.into();

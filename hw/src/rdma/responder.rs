@@ -84,7 +84,6 @@ pub struct RdmaResponder {
     pub rec_rkey: Signal<In, Bits<32>>,
     pub rec_dma_len: Signal<In, Bits<32>>,
     pub rec_payload_len: Signal<In, Bits<16>>,
-    pub rec_beats: Signal<In, Bits<16>>,
     // ---- the QP table (an `RdmaTables` QP port) ----
     pub qp_valid: Signal<Out, Bit>,
     pub qp_ready: Signal<In, Bit>,
@@ -236,7 +235,6 @@ impl Default for RdmaResponder {
             rec_rkey: Default::default(),
             rec_dma_len: Default::default(),
             rec_payload_len: Default::default(),
-            rec_beats: Default::default(),
             qp_valid: Default::default(),
             qp_ready: Default::default(),
             qp_index: Default::default(),
@@ -487,7 +485,7 @@ impl Logic for RdmaResponder {
                         self.cnt_drop_nobuf.next = true;
                     } else if (self.r_qpn.q.val() >= 64) | (self.r_qpn.q.val() < 2) {
                         self.cnt_drop_qp.next = true;
-                    } else if (self.op_info.class.val() != 1) | (self.r_opcode.q.val() == 0x09) | (self.r_opcode.q.val() == 0x0b) {
+                    } else if (self.op_info.op_class.val() != 1) | (self.r_opcode.q.val() == 0x09) | (self.r_opcode.q.val() == 0x0b) {
                         // SEND, READ and WRITE with immediate: the next increment
                         self.cnt_unsupported.next = true;
                     } else {
@@ -524,7 +522,7 @@ impl Logic for RdmaResponder {
                 // in a message: the same class, not a start; else a start
                 self.v_seq_ok.d.next = self.op_info.starts.val();
                 if self.in_msg.val() {
-                    self.v_seq_ok.d.next = (self.msg.q.val().get_bits::<3>(1) == self.op_info.class.val()) & !self.op_info.starts.val();
+                    self.v_seq_ok.d.next = (self.msg.q.val().get_bits::<3>(1) == self.op_info.op_class.val()) & !self.op_info.starts.val();
                 }
                 // path MTU: 1 256 .. 5 4096, anything else 256
                 self.mtu.d.next = 256.into();
@@ -533,14 +531,14 @@ impl Logic for RdmaResponder {
                 }
                 self.v_starts.d.next = self.op_info.starts.val();
                 self.v_ends.d.next = self.op_info.ends.val();
-                self.v_class.d.next = self.op_info.class.val();
-                self.v_write.d.next = self.op_info.class.val() == 1;
+                self.v_class.d.next = self.op_info.op_class.val();
+                self.v_write.d.next = self.op_info.op_class.val() == 1;
                 self.bus.d.next = self.msg.q.val().get_bits::<64>(32);
                 self.remaining.d.next = self.msg.q.val().get_bits::<32>(96);
                 self.state.d.next = ResponderState::Decide;
                 self.mr_ok.d.next = true;
                 // a WRITE First or Only: ask the MR table about its RETH
-                if (self.op_info.class.val() == 1) & self.op_info.starts.val() {
+                if (self.op_info.op_class.val() == 1) & self.op_info.starts.val() {
                     self.mr_check.in_valid.next = true;
                     self.state.d.next = ResponderState::MrWait;
                 }

@@ -118,7 +118,7 @@ pub struct RdmaTxBuild {
     t_csum: DFF<Bits<16>>,
     csum_a: DFF<Bits<20>>,
     csum_b: DFF<Bits<20>>,
-    fold: Signal<Local, Bits<20>>,
+    fold: Signal<Local, Bits<16>>,
     // ---- emission ----
     j: DFF<Bits<4>>,
     taken: DFF<Bits<16>>,
@@ -332,8 +332,9 @@ impl Logic for RdmaTxBuild {
         // Checksum, one before the beat that carries it (j = 3) can leave ----
         self.csum_a.d.next = self.t_sum.q.val() + bit_cast::<20, 16>(self.t_total.q.val());
         self.csum_b.d.next = bit_cast::<20, 16>(self.csum_a.q.val().get_bits::<16>(0)) + bit_cast::<20, 4>(self.csum_a.q.val().get_bits::<4>(16));
-        self.fold.next = bit_cast::<20, 16>(self.csum_b.q.val().get_bits::<16>(0)) + bit_cast::<20, 4>(self.csum_b.q.val().get_bits::<4>(16));
-        self.t_csum.d.next = !self.fold.val().get_bits::<16>(0);
+        // (after two folds no carry is left: 16 bits hold the sum)
+        self.fold.next = self.csum_b.q.val().get_bits::<16>(0) + bit_cast::<16, 4>(self.csum_b.q.val().get_bits::<4>(16));
+        self.t_csum.d.next = !self.fold.val();
         if self.state.q.val() == TxBuildState::Checksum {
             self.state.d.next = TxBuildState::Emit;
             self.h_rem.d.next = self.t_pstart.q.val();
