@@ -16,7 +16,7 @@
 
 mod common;
 
-use common::hdl::run_testbench;
+use common::hdl::{bits_to_words, run_testbench, words_to_bits, SparseMem};
 use nic_hw::rdma::RdmaRequester;
 use nic_regmap::rdma::{self as map, access, cqc, cqe, mrc, qpc, wqe, QpState};
 use nic_testbench::roce::engine::{EngineConfig, HostPort, RdmaEngine, Station};
@@ -33,33 +33,8 @@ const NMR: usize = 8;
 const QPS: std::ops::Range<usize> = 2..8;
 const CQ_RING: u64 = 0x7000_0000;
 
-/// Host memory: bytes by address; a read of a byte never written is refused.
-#[derive(Clone, Default)]
-struct Mem(BTreeMap<u64, u8>);
 
-impl HostPort for Mem {
-    fn read(&mut self, addr: u64, len: usize) -> Option<Vec<u8>> {
-        (0..len as u64).map(|i| self.0.get(&(addr + i)).copied()).collect()
-    }
-    fn write(&mut self, addr: u64, data: &[u8]) -> bool {
-        for (i, &b) in data.iter().enumerate() {
-            self.0.insert(addr + i as u64, b);
-        }
-        true
-    }
-}
 
-fn words_to_bits<const N: usize>(words: &[u32]) -> Bits<N> {
-    let mut b = Bits::<N>::default();
-    for &v in words.iter().rev() {
-        b = (b << 32u64) | Bits::<N>::from(u64::from(v));
-    }
-    b
-}
-
-fn bits_to_words<const N: usize>(b: Bits<N>, n: usize) -> Vec<u32> {
-    (0..n).map(|w| b.get_bits::<32>(32 * w).to_u64() as u32).collect()
-}
 
 fn bits128(v: &[u8]) -> Bits<128> {
     let lo = u64::from_le_bytes(v[..8].try_into().unwrap());
@@ -70,7 +45,7 @@ fn bits128(v: &[u8]) -> Bits<128> {
 struct Setup {
     qp: Vec<[u32; qpc::WORDS]>,
     mr: Vec<[u32; mrc::WORDS]>,
-    mem: Mem,
+    mem: SparseMem,
     /// Doorbell rounds: (QPN, producer index).
     rounds: Vec<Vec<(usize, u16)>>,
 }
@@ -80,7 +55,7 @@ fn sq_base(q: usize) -> u64 {
 }
 
 fn setup(rng: &mut StdRng) -> Setup {
-    let mut mem = Mem::default();
+    let mut mem = SparseMem::default();
     let mut mr = vec![[0u32; mrc::WORDS]; NMR];
     let mut regions = Vec::new();
     for (i, w) in mr.iter_mut().enumerate() {
@@ -211,7 +186,7 @@ fn expect(s: &Setup) -> Outcome {
     let mut mem = s.mem.clone();
     m.reg_write(map::CONTROL, 1, &mut mem, 0);
     m.reg_write(map::LOCAL_IPV4, LOCAL_IP, &mut mem, 0);
-    let store = |m: &mut RdmaEngine, mem: &mut Mem, table: u32, index: usize, words: &[u32]| {
+    let store = |m: &mut RdmaEngine, mem: &mut SparseMem, table: u32, index: usize, words: &[u32]| {
         for (w, &v) in words.iter().enumerate() {
             m.reg_write(map::TABLE_DATA + 4 * w as u32, v, mem, 0);
         }

@@ -16,7 +16,7 @@
 
 mod common;
 
-use common::hdl::run_testbench;
+use common::hdl::{bits_to_words, run_testbench, words_to_bits, SparseMem};
 use nic_hw::rdma::RdmaResponder;
 use nic_regmap::rdma::{self as map, access, mrc, qpc, QpState};
 use nic_testbench::roce::engine::{EngineConfig, HostPort, RdmaEngine, Station};
@@ -32,33 +32,8 @@ const LOCAL_IP: u32 = 0x0a00_0001;
 const PEER_IP: u32 = 0x0a00_0002;
 const NMR: usize = 8;
 
-/// Host memory: the bytes written, by address.
-#[derive(Default)]
-struct Mem(BTreeMap<u64, u8>);
 
-impl HostPort for Mem {
-    fn read(&mut self, _addr: u64, _len: usize) -> Option<Vec<u8>> {
-        None
-    }
-    fn write(&mut self, addr: u64, data: &[u8]) -> bool {
-        for (i, &b) in data.iter().enumerate() {
-            self.0.insert(addr + i as u64, b);
-        }
-        true
-    }
-}
 
-fn words_to_bits<const N: usize>(words: &[u32]) -> Bits<N> {
-    let mut b = Bits::<N>::default();
-    for &v in words.iter().rev() {
-        b = (b << 32u64) | Bits::<N>::from(u64::from(v));
-    }
-    b
-}
-
-fn bits_to_words<const N: usize>(b: Bits<N>, n: usize) -> Vec<u32> {
-    (0..n).map(|w| b.get_bits::<32>(32 * w).to_u64() as u32).collect()
-}
 
 struct Tables {
     qp: Vec<[u32; qpc::WORDS]>,
@@ -99,7 +74,7 @@ fn tables(rng: &mut StdRng) -> Tables {
 
 fn model(t: &Tables) -> RdmaEngine {
     let mut m = RdmaEngine::new(EngineConfig { qps: 64, mrs: 64, cqs: 16 });
-    let mut mem = Mem::default();
+    let mut mem = SparseMem::default();
     m.reg_write(map::CONTROL, 1, &mut mem, 0); // ENABLE
     m.reg_write(map::LOCAL_IPV4, LOCAL_IP, &mut mem, 0);
     let mut store = |m: &mut RdmaEngine, table: u32, index: usize, words: &[u32]| {
@@ -223,7 +198,7 @@ struct Outcome {
 
 fn expect(t: &Tables, frames: &[(Vec<u8>, bool)]) -> Outcome {
     let mut m = model(t);
-    let mut mem = Mem::default();
+    let mut mem = SparseMem::default();
     let mut out = Outcome::default();
     let st = Station { mac: EthernetAddress([2, 0, 0, 0, 0, 1]), now: 0 };
     for (f, bad) in frames {
@@ -285,7 +260,7 @@ fn run(t: &Tables, sched: Vec<Input>, seed: u64) -> Outcome {
         let mut rng = StdRng::seed_from_u64(seed);
         let mut qp = qp0.clone();
         let mut out = Outcome::default();
-        let mut mem = Mem::default();
+        let mut mem = SparseMem::default();
         x.reset.next = true;
         wait_clock_cycle!(sim, clock, x);
         x.reset.next = false;

@@ -19,7 +19,7 @@
 
 mod common;
 
-use common::hdl::run_testbench;
+use common::hdl::{bits_to_words, run_testbench, words_to_bits, SparseMem};
 use nic_hw::rdma::{mr_check, RdmaMrCheck, RdmaTables};
 use nic_regmap::rdma::{self as map, cqc, mrc, qpc};
 use nic_testbench::roce::engine::{EngineConfig, HostPort, RdmaEngine};
@@ -28,33 +28,12 @@ use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::*;
 use std::collections::VecDeque;
 
-/// Host memory for the model's flushes: there is none (no queue is ever posted to).
-struct NoMemory;
-
-impl HostPort for NoMemory {
-    fn read(&mut self, _addr: u64, _len: usize) -> Option<Vec<u8>> {
-        None
-    }
-    fn write(&mut self, _addr: u64, _data: &[u8]) -> bool {
-        false
-    }
-}
 
 fn model() -> RdmaEngine {
     RdmaEngine::new(EngineConfig { qps: 64, mrs: 64, cqs: 16 })
 }
 
-fn words_to_bits<const N: usize>(words: &[u32]) -> Bits<N> {
-    let mut b = Bits::<N>::default();
-    for &v in words.iter().rev() {
-        b = (b << 32u64) | Bits::<N>::from(u64::from(v));
-    }
-    b
-}
 
-fn bits_to_words<const N: usize>(b: Bits<N>, n: usize) -> Vec<u32> {
-    (0..n).map(|w| b.get_bits::<32>(32 * w).to_u64() as u32).collect()
-}
 
 fn words_of(table: u32) -> usize {
     match table {
@@ -347,7 +326,7 @@ fn run_tables(steps: Vec<Step>) -> Seen {
 /// One step of the script on the model, in the order the RTL promises.
 fn apply(m: &mut RdmaEngine, seen: &mut Seen, step: &Step) {
     let cmd = |m: &mut RdmaEngine, seen: &mut Seen, c: u32| {
-        m.reg_write(map::TABLE_CMD, c, &mut NoMemory, 0);
+        m.reg_write(map::TABLE_CMD, c, &mut SparseMem::default(), 0);
         let status = m.reg_read(map::TABLE_STATUS);
         let table = c >> 8 & 3;
         let index = (c & 0xff) as usize;
@@ -366,7 +345,7 @@ fn apply(m: &mut RdmaEngine, seen: &mut Seen, step: &Step) {
             let mask = (0..4).filter(|b| strobes >> b & 1 != 0).fold(0u32, |m, b| m | 0xff << (8 * b));
             let off = map::TABLE_DATA + 4 * w;
             let v = (m.reg_read(off) & !mask) | (value & mask);
-            m.reg_write(off, v, &mut NoMemory, 0);
+            m.reg_write(off, v, &mut SparseMem::default(), 0);
         }
         Step::Cmd(c) => cmd(m, seen, *c),
         Step::Engine { table, index, write, mask, data } => {

@@ -40,22 +40,28 @@ pub fn psn_cmp(a: u32, b: u32) -> Ordering {
     ((a.wrapping_sub(b) << 8) as i32).cmp(&0)
 }
 
-/// How a message of `len` bytes is sent at path MTU `mtu`: one packet per started MTU
-/// (a zero-byte message is one packet), each with its position and byte range.
-pub fn segments(len: usize, mtu: usize) -> Vec<(Position, Range<usize>)> {
+/// Packets a message of `len` bytes takes at path MTU `mtu`: one per started MTU, and
+/// one for a zero-byte message.
+pub fn packet_count(len: usize, mtu: usize) -> usize {
     assert!(mtu > 0);
-    let n = len.div_ceil(mtu).max(1);
-    (0..n)
-        .map(|i| {
-            let pos = match (i, n) {
-                (_, 1) => Position::Only,
-                (0, _) => Position::First,
-                (i, n) if i == n - 1 => Position::Last,
-                _ => Position::Middle,
-            };
-            (pos, i * mtu..((i + 1) * mtu).min(len))
-        })
-        .collect()
+    len.div_ceil(mtu).max(1)
+}
+
+/// The position of packet `index` of a message of `count` packets.
+pub fn position_of(index: usize, count: usize) -> Position {
+    match (index, count) {
+        (_, 1) => Position::Only,
+        (0, _) => Position::First,
+        (i, n) if i + 1 == n => Position::Last,
+        _ => Position::Middle,
+    }
+}
+
+/// How a message of `len` bytes is sent at path MTU `mtu`: each packet's position and
+/// byte range.
+pub fn segments(len: usize, mtu: usize) -> Vec<(Position, Range<usize>)> {
+    let n = packet_count(len, mtu);
+    (0..n).map(|i| (position_of(i, n), i * mtu..((i + 1) * mtu).min(len))).collect()
 }
 
 #[cfg(test)]

@@ -249,3 +249,34 @@ macro_rules! cycles_until {
     }};
 }
 pub(crate) use cycles_until;
+
+/// A wide value (an RDMA context entry, a packed record) from 32-bit words, word 0 in bits 31:0.
+pub fn words_to_bits<const N: usize>(words: &[u32]) -> Bits<N> {
+    let mut b = Bits::<N>::default();
+    for &v in words.iter().rev() {
+        b = (b << 32u64) | Bits::<N>::from(u64::from(v));
+    }
+    b
+}
+
+/// The first `n` 32-bit words of a wide value.
+pub fn bits_to_words<const N: usize>(b: Bits<N>, n: usize) -> Vec<u32> {
+    (0..n).map(|w| b.get_bits::<32>(32 * w).to_u64() as u32).collect()
+}
+
+/// Host memory for the RDMA engine's model and the RTL blocks' simulated DMA: bytes by
+/// address; a read that touches a byte never written is refused (an unmapped page).
+#[derive(Clone, Default)]
+pub struct SparseMem(pub std::collections::BTreeMap<u64, u8>);
+
+impl nic_testbench::roce::engine::HostPort for SparseMem {
+    fn read(&mut self, addr: u64, len: usize) -> Option<Vec<u8>> {
+        (0..len as u64).map(|i| self.0.get(&(addr + i)).copied()).collect()
+    }
+    fn write(&mut self, addr: u64, data: &[u8]) -> bool {
+        for (i, &b) in data.iter().enumerate() {
+            self.0.insert(addr + i as u64, b);
+        }
+        true
+    }
+}

@@ -11,8 +11,8 @@
 
 use super::tables::{pmtu_bytes, Outstanding, SendJob};
 use super::{Cqe, HostPort, RdmaEngine, Station, MAX_OUTSTANDING};
-use crate::roce::opcode::{self, OpClass, Position};
-use crate::roce::{psn_add, RoceRepr};
+use crate::roce::opcode::{self, OpClass};
+use crate::roce::{position_of, psn_add, RoceRepr};
 use crate::wire::reth::RethRepr;
 use nic_regmap::rdma::{cqe, qpc, wqe, QpState, WcStatus};
 
@@ -27,7 +27,7 @@ pub fn completion_opcode(wqe_opcode: u8) -> u8 {
 
 /// Packets a message of `len` bytes takes at path MTU `mtu`.
 pub fn packets(len: u32, mtu: u32) -> u32 {
-    len.div_ceil(mtu).max(1)
+    crate::roce::packet_count(len as usize, mtu as usize) as u32
 }
 
 impl RdmaEngine {
@@ -100,13 +100,7 @@ impl RdmaEngine {
         let mtu = pmtu_bytes(qpc::PMTU.get(&words));
         let job = self.qp_run[q].current.clone().expect("a job in progress");
         let n = packets(job.len, mtu);
-        let index = job.sent / mtu;
-        let position = match (index, n) {
-            (_, 1) => Position::Only,
-            (0, _) => Position::First,
-            (i, n) if i == n - 1 => Position::Last,
-            _ => Position::Middle,
-        };
+        let position = position_of((job.sent / mtu) as usize, n as usize);
         let chunk = mtu.min(job.len - job.sent);
         let mut payload = Vec::with_capacity(chunk as usize);
         for (bus, len) in job.local.slice(u64::from(job.sent), u64::from(chunk)) {

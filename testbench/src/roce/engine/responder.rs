@@ -13,8 +13,8 @@
 use super::tables::{pmtu_bytes, RecvInProgress, WriteInProgress};
 use super::requester::packets;
 use super::{Cqe, HostPort, RdmaEngine, Response, Station};
-use crate::roce::opcode::{self, OpClass, OpInfo, Position};
-use crate::roce::{psn_add, RoceRepr};
+use crate::roce::opcode::{self, OpClass, OpInfo};
+use crate::roce::{position_of, psn_add, RoceRepr};
 use crate::wire::aeth::{AethRepr, Syndrome};
 use nic_regmap::rdma::{access, cqe, qpc, syndrome, QpState, WcStatus};
 
@@ -193,12 +193,7 @@ impl RdmaEngine {
                 let mtu = pmtu_bytes(qpc::PMTU.get(&self.qp[q]));
                 let n = packets(len, mtu);
                 let index = sent / mtu;
-                let position = match (index, n) {
-                    (_, 1) => Position::Only,
-                    (0, _) => Position::First,
-                    (i, n) if i == n - 1 => Position::Last,
-                    _ => Position::Middle,
-                };
+                let position = position_of(index as usize, n as usize);
                 let chunk = mtu.min(len - sent);
                 let this_psn = psn_add(psn, index);
                 let Some(data) = (if chunk == 0 { Some(Vec::new()) } else { host.read(bus + u64::from(sent), chunk as usize) }) else {
