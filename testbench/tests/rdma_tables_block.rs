@@ -22,7 +22,7 @@ mod common;
 use common::hdl::{bits_to_words, run_testbench, words_to_bits, SparseMem};
 use nic_hw::rdma::{mr_check, RdmaMrCheck, RdmaTables};
 use nic_regmap::rdma::{self as map, cqc, mrc, qpc};
-use nic_testbench::roce::engine::{EngineConfig, HostPort, RdmaEngine};
+use nic_testbench::roce::engine::{EngineConfig, RdmaEngine};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::*;
