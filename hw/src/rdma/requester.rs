@@ -44,6 +44,7 @@ pub enum RequesterState {
     SgeAsk,
     SgeWait,
     Start,
+    Count,
     Fail,
     FailStore,
     Record,
@@ -172,6 +173,13 @@ pub struct RdmaRequester {
     ends: DFF<Bit>,
     psn: DFF<Bits<24>>,
     left: DFF<Bits<16>>,
+    // a read in three steps: where, how much, the request
+    phase: DFF<Bits<2>>,
+    n_pkts_q: DFF<Bits<24>>,
+    p_addr: DFF<Bits<64>>,
+    p_rest: DFF<Bits<32>>,
+    p_take: DFF<Bits<16>>,
+    p_next_piece: DFF<Bit>,
     // payload intake: the beat split in halves for the packer
     sp_valid: DFF<Bit>,
     sp_half: DFF<Bit>,
@@ -193,7 +201,6 @@ pub struct RdmaRequester {
     piece_bus: Signal<Local, Bits<44>>,
     piece_len: Signal<Local, Bits<32>>,
     piece_rest: Signal<Local, Bits<32>>,
-    take: Signal<Local, Bits<16>>,
     sge_addr: Signal<Local, Bits<64>>,
     sge_len: Signal<Local, Bits<32>>,
     sge_key: Signal<Local, Bits<32>>,
@@ -339,6 +346,12 @@ impl Default for RdmaRequester {
             ends: Default::default(),
             psn: Default::default(),
             left: Default::default(),
+            phase: Default::default(),
+            n_pkts_q: Default::default(),
+            p_addr: Default::default(),
+            p_rest: Default::default(),
+            p_take: Default::default(),
+            p_next_piece: Default::default(),
             sp_valid: Default::default(),
             sp_half: Default::default(),
             sp_data: Default::default(),
@@ -358,7 +371,6 @@ impl Default for RdmaRequester {
             piece_bus: Default::default(),
             piece_len: Default::default(),
             piece_rest: Default::default(),
-            take: Default::default(),
             sge_addr: Default::default(),
             sge_len: Default::default(),
             sge_key: Default::default(),
@@ -402,7 +414,7 @@ impl Logic for RdmaRequester {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, work, forget, scan, db_seen, state, qp_asked, ctx, pi, job, list, beat_no, w_wr_id, w_opcode, w_flags,
-            w_num, w_imm, w_raddr, w_rkey, w_error, sge_i, pieces, total, status, mtu, mtu_log2, chunk, starts, ends, psn, left, sp_valid,
+            w_num, w_imm, w_raddr, w_rkey, w_error, sge_i, pieces, total, status, mtu, mtu_log2, chunk, starts, ends, psn, left, phase, n_pkts_q, p_addr, p_rest, p_take, p_next_piece, sp_valid,
             sp_half, sp_data, in_req, req_left);
         for i in 0..6 {
             self.w_sge_addr[i].clock.next = self.clock.val();
@@ -449,10 +461,6 @@ impl Logic for RdmaRequester {
             }
         }
         self.piece_rest.next = self.piece_len.val() - self.off.val();
-        self.take.next = self.left.q.val();
-        if self.piece_rest.val() < bit_cast::<32, 16>(self.left.q.val()) {
-            self.take.next = self.piece_rest.val().get_bits::<16>(0);
-        }
         self.sge_addr.next = 0.into();
         self.sge_len.next = 0.into();
         self.sge_key.next = 0.into();
@@ -470,6 +478,7 @@ impl Logic for RdmaRequester {
         if !self.n_pkts.val().any() {
             self.n_pkts.next = 1.into();
         }
+        self.n_pkts_q.d.next = self.n_pkts.val().get_bits::<24>(0);
         // ---- defaults ----
         self.qp_valid.next = false;
         self.qp_index.next = self.scan.q.val();
@@ -496,13 +505,10 @@ impl Logic for RdmaRequester {
         }
         self.mr_check.in_tag.next = 0.into();
         self.dma_rd_req_valid.next = false;
-        self.dma_rd_req_addr.next = bit_cast::<64, 44>(self.piece_bus.val()) + bit_cast::<64, 32>(self.off.val());
-        self.dma_rd_req_len.next = self.take.val();
+        self.dma_rd_req_addr.next = self.p_addr.q.val();
+        self.dma_rd_req_len.next = self.p_take.q.val();
         self.reads.write.next = false;
-        self.reads.data_in.next = bit_cast::<18, 16>(self.take.val()) | 0x1_0000;
-        if self.take.val() == self.left.q.val() {
-            self.reads.data_in.next = bit_cast::<18, 16>(self.take.val()) | 0x3_0000;
-        }
+        self.reads.data_in.next = bit_cast::<18, 16>(self.p_take.q.val()) | 0x1_0000;
         self.out_valid.next = false;
         self.tx_valid.next = false;
         self.sleep.next = false;
@@ -664,8 +670,12 @@ impl Logic for RdmaRequester {
                     | (bit_cast::<384, 32>(self.total.q.val().get_bits::<32>(0)) << 50) | (bit_cast::<384, 24>(self.sq_psn.val()) << 114)
                     | (bit_cast::<384, 32>(self.w_imm.q.val()) << 138) | (bit_cast::<384, 64>(self.w_wr_id.q.val()) << 170)
                     | (bit_cast::<384, 64>(self.w_raddr.q.val()) << 234) | (bit_cast::<384, 32>(self.w_rkey.q.val()) << 298);
-                self.state.d.next = RequesterState::Record;
+                self.state.d.next = RequesterState::Count;
                 self.qp_asked.d.next = false;
+            }
+            RequesterState::Count => {
+                // the message's packet count (a registered add and shift) for its last PSN
+                self.state.d.next = RequesterState::Record;
             }
             RequesterState::Fail => {
                 // the WQE completes in error, the QP goes to ERR (its SQ_CI past the WQE)
@@ -723,10 +733,43 @@ impl Logic for RdmaRequester {
                     self.state.d.next = RequesterState::Advance;
                     self.qp_asked.d.next = false;
                 }
-                self.dma_rd_req_valid.next = self.left.q.val().any() & self.take.val().any() & !self.reads.full.val();
-                if self.dma_rd_req_valid.val() & self.dma_rd_req_ready.val() {
-                    self.reads.write.next = true;
-                    self.left.d.next = self.left.q.val() - self.take.val();
+                // each read in three steps (156.25 MHz): the piece and where in it; how much
+                // of it; the request
+                if self.left.q.val().any() {
+                    if self.phase.q.val() == 0 {
+                        self.p_addr.d.next = bit_cast::<64, 44>(self.piece_bus.val()) + bit_cast::<64, 32>(self.off.val());
+                        self.p_rest.d.next = self.piece_rest.val();
+                        self.phase.d.next = 1.into();
+                    }
+                    if self.phase.q.val() == 1 {
+                        // the rest of the piece, or what the packet still needs
+                        self.p_take.d.next = self.left.q.val();
+                        self.p_next_piece.d.next = self.p_rest.q.val() <= bit_cast::<32, 16>(self.left.q.val());
+                        if self.p_rest.q.val() <= bit_cast::<32, 16>(self.left.q.val()) {
+                            self.p_take.d.next = self.p_rest.q.val().get_bits::<16>(0);
+                        }
+                        self.phase.d.next = 2.into();
+                    }
+                    if self.phase.q.val() == 2 {
+                        self.dma_rd_req_valid.next = self.p_take.q.val().any() & !self.reads.full.val();
+                        self.dma_rd_req_addr.next = self.p_addr.q.val();
+                        self.dma_rd_req_len.next = self.p_take.q.val();
+                        self.reads.data_in.next = bit_cast::<18, 16>(self.p_take.q.val()) | 0x1_0000;
+                        if self.p_take.q.val() == self.left.q.val() {
+                            self.reads.data_in.next = bit_cast::<18, 16>(self.p_take.q.val()) | 0x3_0000;
+                        }
+                        // an exhausted piece moves on without a read
+                        if (self.dma_rd_req_valid.val() & self.dma_rd_req_ready.val()) | !self.p_take.q.val().any() {
+                            self.reads.write.next = self.p_take.q.val().any();
+                            self.left.d.next = self.left.q.val() - self.p_take.q.val();
+                            self.phase.d.next = 0.into();
+                            self.job.d.next = (self.job.q.val() & !self.cursor_bits.val())
+                                | (bit_cast::<384, 3>(self.cur.val()) << 15) | (bit_cast::<384, 32>(self.off.val() + bit_cast::<32, 16>(self.p_take.q.val())) << 18);
+                            if self.p_next_piece.q.val() {
+                                self.job.d.next = (self.job.q.val() & !self.cursor_bits.val()) | (bit_cast::<384, 3>(self.cur.val() + 1) << 15);
+                            }
+                        }
+                    }
                 }
             }
             RequesterState::Advance => {
@@ -736,7 +779,7 @@ impl Logic for RdmaRequester {
                 self.qp_mask.next = self.sq_psn_bits.val();
                 self.qp_wdata.next = bit_cast::<384, 24>(self.psn.q.val() + 1) << 64;
                 if self.is_read.val() {
-                    self.qp_wdata.next = bit_cast::<384, 24>(self.psn.q.val() + self.n_pkts.val().get_bits::<24>(0)) << 64;
+                    self.qp_wdata.next = bit_cast::<384, 24>(self.psn.q.val() + self.n_pkts_q.q.val()) << 64;
                 }
                 if self.starts.q.val() {
                     self.qp_mask.next = self.sq_psn_bits.val() | self.sq_ci_bits.val();
@@ -764,17 +807,8 @@ impl Logic for RdmaRequester {
                 self.state.d.next = RequesterState::Scan;
             }
         }
-        // ---- the piece cursor, as the Reads state takes its bytes ----
-        if self.state.q.val() == RequesterState::Reads {
-            if (self.dma_rd_req_valid.val() & self.dma_rd_req_ready.val()) | (self.left.q.val().any() & !self.take.val().any()) {
-                self.job.d.next = (self.job.q.val() & !self.cursor_bits.val())
-                    | (bit_cast::<384, 3>(self.cur.val()) << 15) | (bit_cast::<384, 32>(self.off.val() + bit_cast::<32, 16>(self.take.val())) << 18);
-                if (self.off.val() + bit_cast::<32, 16>(self.take.val())) == self.piece_len.val() {
-                    self.job.d.next = (self.job.q.val() & !self.cursor_bits.val()) | (bit_cast::<384, 3>(self.cur.val() + 1) << 15);
-                }
-            }
-        }
         if self.state.q.val() == RequesterState::Packet {
+            self.phase.d.next = 0.into();
             self.left.d.next = self.mtu.q.val();
             if self.rest.val() <= bit_cast::<32, 16>(self.mtu.q.val()) {
                 self.left.d.next = self.rest.val().get_bits::<16>(0);
@@ -795,7 +829,7 @@ impl Logic for RdmaRequester {
         self.out_opcode.next = self.w_opcode.q.val().get_bits::<3>(0);
         self.out_flags.next = self.w_flags.q.val();
         self.out_first_psn.next = self.sq_psn.val();
-        self.out_last_psn.next = self.sq_psn.val() + self.n_pkts.val().get_bits::<24>(0) - 1;
+        self.out_last_psn.next = self.sq_psn.val() + self.n_pkts_q.q.val() - 1;
         self.out_len.next = self.total.q.val().get_bits::<32>(0);
         self.out_status.next = self.status.q.val();
         self.out_pieces.next = self.pieces.q.val();

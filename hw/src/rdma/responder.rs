@@ -125,8 +125,9 @@ pub struct RdmaResponder {
     pub cnt_nak: Signal<Out, Bit>,
     pub cnt_unsupported: Signal<Out, Bit>,
     // ---- children ----
-    /// Payload beats: data 63:0, byte count 67:64.
-    payload: NicFifo<Bits<68>, 10, 11>,
+    /// Payload beats: data 63:0, byte enables 71:64 (made from the byte count on the way
+    /// in, so the RAM's output goes straight to the write's strobes).
+    payload: NicFifo<Bits<72>, 10, 11>,
     /// Records: see `update` for the layout.
     records: NicFifo<Bits<256>, 4, 5>,
     acks: NicFifo<Bits<64>, 3, 4>,
@@ -176,7 +177,7 @@ pub struct RdmaResponder {
     left: DFF<Bits<16>>,
     wptr: DFF<Bits<64>>,
     lo: DFF<Bits<64>>,
-    lo_n: DFF<Bits<4>>,
+    lo_strb: DFF<Bits<8>>,
     have_lo: DFF<Bit>,
     w_valid: DFF<Bit>,
     w_addr: DFF<Bits<64>>,
@@ -184,15 +185,14 @@ pub struct RdmaResponder {
     w_strb: DFF<Bits<16>>,
     w_last: DFF<Bit>,
     // ---- scratch ----
-    head: Signal<Local, Bits<68>>,
+    head: Signal<Local, Bits<72>>,
+    pay_strb: Signal<Local, Bits<16>>,
     take: Signal<Local, Bit>,
     rec_word: Signal<Local, Bits<256>>,
     in_msg: Signal<Local, Bit>,
     pmtu: Signal<Local, Bits<3>>,
     qp_state: Signal<Local, Bits<3>>,
     forget_hit: Signal<Local, Bit>,
-    strb_lo: Signal<Local, Bits<16>>,
-    strb_head: Signal<Local, Bits<16>>,
     form: Signal<Local, Bit>,
     msg_new: Signal<Local, Bits<128>>,
     forget_next: Signal<Local, Bits<64>>,
@@ -311,7 +311,7 @@ impl Default for RdmaResponder {
             left: Default::default(),
             wptr: Default::default(),
             lo: Default::default(),
-            lo_n: Default::default(),
+            lo_strb: Default::default(),
             have_lo: Default::default(),
             w_valid: Default::default(),
             w_addr: Default::default(),
@@ -325,8 +325,7 @@ impl Default for RdmaResponder {
             pmtu: Default::default(),
             qp_state: Default::default(),
             forget_hit: Default::default(),
-            strb_lo: Default::default(),
-            strb_head: Default::default(),
+            pay_strb: Default::default(),
             form: Default::default(),
             msg_new: Default::default(),
             forget_next: Default::default(),
@@ -353,7 +352,7 @@ impl Logic for RdmaResponder {
     fn update(&mut self) {
         dff_setup!(self, clock, kept, lost, orphans, forget, state, r_opcode, r_ack_req, r_status, r_lost, r_qpn, r_psn, r_va, r_rkey, r_dma_len,
             r_len, r_kept, r_orphans, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_write, v_starts, v_ends, v_class, mtu, mr_ok, bus,
-            remaining, syn, qp_asked, left, wptr, lo, lo_n, have_lo, w_valid, w_addr, w_data, w_strb, w_last);
+            remaining, syn, qp_asked, left, wptr, lo, lo_strb, have_lo, w_valid, w_addr, w_data, w_strb, w_last);
         clock!(self, clock, payload, records, acks, msg_ram, mr_check);
         self.payload.reset.next = self.reset.val();
         self.records.reset.next = self.reset.val();
@@ -364,7 +363,8 @@ impl Logic for RdmaResponder {
         self.mr_check.mr_wr_entry.next = self.mr_wr_entry.val();
         // ---- intake: payload beats into the FIFO, the record with what was kept ----
         self.payload.write.next = self.pay_valid.val() & !self.payload.full.val();
-        self.payload.data_in.next = bit_cast::<68, 64>(self.pay_data.val()) | (bit_cast::<68, 4>(self.pay_nbytes.val()) << 64);
+        self.pay_strb.next = !(self.ones16.val() << bit_cast::<16, 4>(self.pay_nbytes.val()));
+        self.payload.data_in.next = bit_cast::<72, 64>(self.pay_data.val()) | (bit_cast::<72, 8>(self.pay_strb.val().get_bits::<8>(0)) << 64);
         if self.pay_valid.val() {
             if self.payload.full.val() {
                 self.lost.d.next = true;
@@ -441,9 +441,6 @@ impl Logic for RdmaResponder {
         self.forget_next.next = self.forget.q.val();
         self.msg_new.next = self.msg.q.val();
         self.head.next = self.payload.data_out.val();
-        // byte enables of a beat's byte count: the waiting low half's, the head's
-        self.strb_lo.next = !(self.ones16.val() << bit_cast::<16, 4>(self.lo_n.q.val())) & 0xff;
-        self.strb_head.next = !(self.ones16.val() << bit_cast::<16, 4>(self.head.val().get_bits::<4>(64))) & 0xff;
         self.take.next = false;
         self.form.next = false;
         match self.state.q.val() {
@@ -620,15 +617,15 @@ impl Logic for RdmaResponder {
                         self.w_last.d.next = self.left.q.val() == 1;
                         if self.have_lo.q.val() {
                             self.w_data.d.next = bit_cast::<128, 64>(self.lo.q.val()) | (bit_cast::<128, 64>(self.head.val().get_bits::<64>(0)) << 64);
-                            self.w_strb.d.next = self.strb_lo.val() | (self.strb_head.val() << 8);
+                            self.w_strb.d.next = bit_cast::<16, 8>(self.lo_strb.q.val()) | (bit_cast::<16, 8>(self.head.val().get_bits::<8>(64)) << 8);
                         } else {
                             self.w_data.d.next = bit_cast::<128, 64>(self.head.val().get_bits::<64>(0));
-                            self.w_strb.d.next = self.strb_head.val();
+                            self.w_strb.d.next = bit_cast::<16, 8>(self.head.val().get_bits::<8>(64));
                         }
                     } else {
                         self.have_lo.d.next = true;
                         self.lo.d.next = self.head.val().get_bits::<64>(0);
-                        self.lo_n.d.next = self.head.val().get_bits::<4>(64);
+                        self.lo_strb.d.next = self.head.val().get_bits::<8>(64);
                     }
                 }
                 if !self.left.q.val().any() & (!self.w_valid.q.val() | self.dma_wr_ready.val()) {
