@@ -186,7 +186,7 @@ pub struct RdmaResponder {
     w_last: DFF<Bit>,
     // ---- scratch ----
     head: Signal<Local, Bits<72>>,
-    pay_strb: Signal<Local, Bits<16>>,
+    pay_strb: Signal<Local, Bits<8>>,
     take: Signal<Local, Bit>,
     rec_word: Signal<Local, Bits<256>>,
     in_msg: Signal<Local, Bit>,
@@ -196,7 +196,7 @@ pub struct RdmaResponder {
     form: Signal<Local, Bit>,
     msg_new: Signal<Local, Bits<128>>,
     forget_next: Signal<Local, Bits<64>>,
-    ones16: Constant<Bits<16>>,
+    ones8: Constant<Bits<8>>,
     /// Path MTU code c is 128 << c bytes.
     mtu_unit: Constant<Bits<16>>,
     bit_of_qp: [Constant<Bits<64>>; 64],
@@ -329,7 +329,7 @@ impl Default for RdmaResponder {
             form: Default::default(),
             msg_new: Default::default(),
             forget_next: Default::default(),
-            ones16: Constant::new(0xffffu64.into()),
+            ones8: Constant::new(0xffu64.into()),
             mtu_unit: Constant::new(128u64.into()),
             bit_of_qp: std::array::from_fn(|q| Constant::new(Bits::<64>::from(1u64 << q))),
             qp_id: std::array::from_fn(|q| Constant::new(Bits::<6>::from(q as u64))),
@@ -363,8 +363,8 @@ impl Logic for RdmaResponder {
         self.mr_check.mr_wr_entry.next = self.mr_wr_entry.val();
         // ---- intake: payload beats into the FIFO, the record with what was kept ----
         self.payload.write.next = self.pay_valid.val() & !self.payload.full.val();
-        self.pay_strb.next = !(self.ones16.val() << bit_cast::<16, 4>(self.pay_nbytes.val()));
-        self.payload.data_in.next = bit_cast::<72, 64>(self.pay_data.val()) | (bit_cast::<72, 8>(self.pay_strb.val().get_bits::<8>(0)) << 64);
+        self.pay_strb.next = !(self.ones8.val() << bit_cast::<8, 4>(self.pay_nbytes.val()));
+        self.payload.data_in.next = bit_cast::<72, 64>(self.pay_data.val()) | (bit_cast::<72, 8>(self.pay_strb.val()) << 64);
         if self.pay_valid.val() {
             if self.payload.full.val() {
                 self.lost.d.next = true;
