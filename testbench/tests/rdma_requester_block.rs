@@ -16,7 +16,7 @@
 
 mod common;
 
-use common::hdl::{bits_to_words, run_testbench, words_to_bits, SparseMem};
+use common::hdl::{bits_to_words, mac48, run_testbench, words_to_bits, SparseMem};
 use nic_hw::rdma::RdmaRequester;
 use nic_regmap::rdma::{self as map, access, cqc, cqe, mrc, qpc, wqe, QpState};
 use nic_testbench::roce::engine::{EngineConfig, HostPort, RdmaEngine, Station};
@@ -175,10 +175,6 @@ struct Outcome {
     outstanding: BTreeMap<usize, Vec<(u64, u32, u32, u32)>>,
     failed: Vec<(u64, u8)>,
     qps: Vec<(u32, u32, u32)>,
-}
-
-fn mac48(m: EthernetAddress) -> u64 {
-    m.0.iter().fold(0u64, |a, &b| a << 8 | u64::from(b))
 }
 
 fn expect(s: &Setup) -> Outcome {

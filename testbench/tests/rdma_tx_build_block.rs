@@ -11,8 +11,8 @@ mod common;
 
 use nic_hw::rdma::RdmaTxBuild;
 use nic_testbench::roce::{gen, opcode, RoceRepr};
-use nic_testbench::wire::{AethRepr, EthernetAddress, RethRepr, Syndrome};
-use common::hdl::run_testbench;
+use nic_testbench::wire::{AethRepr, RethRepr, Syndrome};
+use common::hdl::{mac48, run_testbench};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::*;
@@ -31,10 +31,6 @@ fn packet(rng: &mut StdRng, max_len: usize) -> (RoceRepr, Vec<u8>) {
     (r, p)
 }
 
-fn mac(a: EthernetAddress) -> u64 {
-    a.0.iter().fold(0u64, |acc, &b| acc << 8 | u64::from(b))
-}
-
 fn ip(a: IpAddr) -> u64 {
     match a {
         IpAddr::V4(v) => u64::from(u32::from(v)),
@@ -43,8 +39,8 @@ fn ip(a: IpAddr) -> u64 {
 }
 
 fn set_request(x: &mut RdmaTxBuild, r: &RoceRepr, len: usize) {
-    x.req_dst_mac.next = Bits::<48>::from(mac(r.eth_dst));
-    x.req_src_mac.next = Bits::<48>::from(mac(r.eth_src));
+    x.req_dst_mac.next = Bits::<48>::from(mac48(r.eth_dst));
+    x.req_src_mac.next = Bits::<48>::from(mac48(r.eth_src));
     x.req_src_ip.next = Bits::<32>::from(ip(r.ip_src));
     x.req_dst_ip.next = Bits::<32>::from(ip(r.ip_dst));
     x.req_udp_src_port.next = Bits::<16>::from(u64::from(r.udp_src_port));

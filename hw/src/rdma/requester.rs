@@ -217,7 +217,6 @@ pub struct RdmaRequester {
     bit_of_qp: [Constant<Bits<64>>; 64],
     piece_no: [Constant<Bits<3>>; 6],
     piece_shift: [Constant<Bits<9>>; 6],
-    piece_ones: Constant<Bits<456>>,
     state_rts: Constant<Bits<3>>,
     state_reset: Constant<Bits<3>>,
     state_err: Constant<Bits<384>>,
@@ -387,7 +386,6 @@ impl Default for RdmaRequester {
             bit_of_qp: std::array::from_fn(|q| Constant::new(Bits::<64>::from(1u64 << q))),
             piece_no: std::array::from_fn(|i| Constant::new(Bits::<3>::from(i as u64))),
             piece_shift: std::array::from_fn(|i| Constant::new(Bits::<9>::from(76 * i as u64))),
-            piece_ones: Constant::new(Bits::<456>::default()),
             state_rts: Constant::new((QpState::Rts as u64).into()),
             state_reset: Constant::new((QpState::Reset as u64).into()),
             state_err: Constant::new(Bits::<384>::from(QpState::Err as u64)),
@@ -721,7 +719,6 @@ impl Logic for RdmaRequester {
                 self.psn.d.next = self.sq_psn.val();
                 self.state.d.next = RequesterState::Reads;
                 self.qp_asked.d.next = false;
-                self.tx_valid.next = false;
             }
             RequesterState::Reads => {
                 // the header offered to the framer while the payload's reads go out

@@ -44,7 +44,7 @@
 
 use super::super::stream::{NicFifo, NicRam};
 use super::mr_check::RdmaMrCheck;
-use super::opcode::RdmaOpcodeInfo;
+use super::opcode::{RdmaOpcodeInfo, CLASS_WRITE};
 use nic_regmap::rdma::{access, qpc, syndrome, QpState};
 use rust_hdl::prelude::*;
 
@@ -163,7 +163,6 @@ pub struct RdmaResponder {
     v_state_ok: DFF<Bit>,
     v_psn_ok: DFF<Bit>,
     v_seq_ok: DFF<Bit>,
-    v_write: DFF<Bit>,
     v_starts: DFF<Bit>,
     v_ends: DFF<Bit>,
     v_class: DFF<Bits<3>>,
@@ -298,7 +297,6 @@ impl Default for RdmaResponder {
             v_state_ok: Default::default(),
             v_psn_ok: Default::default(),
             v_seq_ok: Default::default(),
-            v_write: Default::default(),
             v_starts: Default::default(),
             v_ends: Default::default(),
             v_class: Default::default(),
@@ -351,7 +349,7 @@ impl Logic for RdmaResponder {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, kept, lost, orphans, forget, state, r_opcode, r_ack_req, r_status, r_lost, r_qpn, r_psn, r_va, r_rkey, r_dma_len,
-            r_len, r_kept, r_orphans, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_write, v_starts, v_ends, v_class, mtu, mr_ok, bus,
+            r_len, r_kept, r_orphans, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
             remaining, syn, qp_asked, left, wptr, lo, lo_strb, have_lo, w_valid, w_addr, w_data, w_strb, w_last);
         clock!(self, clock, payload, records, acks, msg_ram, mr_check);
         self.payload.reset.next = self.reset.val();
@@ -482,7 +480,7 @@ impl Logic for RdmaResponder {
                         self.cnt_drop_nobuf.next = true;
                     } else if (self.r_qpn.q.val() >= 64) | (self.r_qpn.q.val() < 2) {
                         self.cnt_drop_qp.next = true;
-                    } else if (self.op_info.op_class.val() != 1) | (self.r_opcode.q.val() == 0x09) | (self.r_opcode.q.val() == 0x0b) {
+                    } else if (self.op_info.op_class.val() != CLASS_WRITE) | (self.r_opcode.q.val() == 0x09) | (self.r_opcode.q.val() == 0x0b) {
                         // SEND, READ and WRITE with immediate: the next increment
                         self.cnt_unsupported.next = true;
                     } else {
@@ -529,13 +527,12 @@ impl Logic for RdmaResponder {
                 self.v_starts.d.next = self.op_info.starts.val();
                 self.v_ends.d.next = self.op_info.ends.val();
                 self.v_class.d.next = self.op_info.op_class.val();
-                self.v_write.d.next = self.op_info.op_class.val() == 1;
                 self.bus.d.next = self.msg.q.val().get_bits::<64>(32);
                 self.remaining.d.next = self.msg.q.val().get_bits::<32>(96);
                 self.state.d.next = ResponderState::Decide;
                 self.mr_ok.d.next = true;
                 // a WRITE First or Only: ask the MR table about its RETH
-                if (self.op_info.op_class.val() == 1) & self.op_info.starts.val() {
+                if (self.op_info.op_class.val() == CLASS_WRITE) & self.op_info.starts.val() {
                     self.mr_check.in_valid.next = true;
                     self.state.d.next = ResponderState::MrWait;
                 }

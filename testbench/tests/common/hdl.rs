@@ -280,3 +280,8 @@ impl nic_testbench::roce::engine::HostPort for SparseMem {
         true
     }
 }
+
+/// A MAC address as the 48-bit value the RTL carries (first byte most significant).
+pub fn mac48(a: nic_testbench::wire::EthernetAddress) -> u64 {
+    a.0.iter().fold(0u64, |acc, &b| acc << 8 | u64::from(b))
+}
