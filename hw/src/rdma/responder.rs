@@ -202,6 +202,7 @@ pub struct RdmaResponder {
     qp_id: [Constant<Bits<6>>; 64],
     // ---- constants from the map ----
     state_rtr: Constant<Bits<3>>,
+    class_write: Constant<Bits<3>>,
     state_rts: Constant<Bits<3>>,
     state_reset: Constant<Bits<3>>,
     state_err: Constant<Bits<384>>,
@@ -332,6 +333,7 @@ impl Default for RdmaResponder {
             bit_of_qp: std::array::from_fn(|q| Constant::new(Bits::<64>::from(1u64 << q))),
             qp_id: std::array::from_fn(|q| Constant::new(Bits::<6>::from(q as u64))),
             state_rtr: Constant::new((QpState::Rtr as u64).into()),
+            class_write: Constant::new(CLASS_WRITE.into()),
             state_rts: Constant::new((QpState::Rts as u64).into()),
             state_reset: Constant::new((QpState::Reset as u64).into()),
             state_err: Constant::new(Bits::<384>::from(QpState::Err as u64)),
@@ -480,7 +482,7 @@ impl Logic for RdmaResponder {
                         self.cnt_drop_nobuf.next = true;
                     } else if (self.r_qpn.q.val() >= 64) | (self.r_qpn.q.val() < 2) {
                         self.cnt_drop_qp.next = true;
-                    } else if (self.op_info.op_class.val() != CLASS_WRITE) | (self.r_opcode.q.val() == 0x09) | (self.r_opcode.q.val() == 0x0b) {
+                    } else if (self.op_info.op_class.val() != self.class_write.val()) | (self.r_opcode.q.val() == 0x09) | (self.r_opcode.q.val() == 0x0b) {
                         // SEND, READ and WRITE with immediate: the next increment
                         self.cnt_unsupported.next = true;
                     } else {
@@ -532,7 +534,7 @@ impl Logic for RdmaResponder {
                 self.state.d.next = ResponderState::Decide;
                 self.mr_ok.d.next = true;
                 // a WRITE First or Only: ask the MR table about its RETH
-                if (self.op_info.op_class.val() == CLASS_WRITE) & self.op_info.starts.val() {
+                if (self.op_info.op_class.val() == self.class_write.val()) & self.op_info.starts.val() {
                     self.mr_check.in_valid.next = true;
                     self.state.d.next = ResponderState::MrWait;
                 }

@@ -20,6 +20,8 @@
 //! * a store that names a CQ's ENABLE word clears its PI and OVERFLOW;
 //! * a store to a QP is reported (`qp_store_*`) for the engine's own per-QP state (a
 //!   QP entering ERR is flushed, one entering RESET forgets what it had in flight);
+//! * a store naming a CQ's ENABLE word is reported (`cq_restart_*`) for the CQ writer's
+//!   per-CQ state (consumer index, arming);
 //! * a store to an MR is broadcast (`mr_wr_*`) to the copies of the MR table the
 //!   protection checks keep (`RdmaMrCheck`), each with a read port of its own.
 //!
@@ -84,6 +86,10 @@ pub struct RdmaTables {
     pub qp_store: Signal<Out, Bit>,
     pub qp_store_index: Signal<Out, Bits<6>>,
     pub qp_store_state: Signal<Out, Bits<3>>,
+    /// A driver's store named a CQ's ENABLE word (its PI and OVERFLOW were cleared): the
+    /// CQ writer starts that CQ afresh.
+    pub cq_restart: Signal<Out, Bit>,
+    pub cq_restart_index: Signal<Out, Bits<4>>,
     // ---- the tables ----
     qp_ram: NicRam<Bits<384>, 6>,
     mr_ram: NicRam<Bits<224>, 6>,
@@ -174,6 +180,8 @@ impl Default for RdmaTables {
             mr_wr_index: Default::default(),
             mr_wr_entry: Default::default(),
             qp_store: Default::default(),
+            cq_restart: Default::default(),
+            cq_restart_index: Default::default(),
             qp_store_index: Default::default(),
             qp_store_state: Default::default(),
             qp_ram: Default::default(),
@@ -370,6 +378,8 @@ impl Logic for RdmaTables {
         self.qp_store.next = false;
         self.qp_store_index.next = self.op_index.q.val();
         self.qp_store_state.next = self.merged.q.val().get_bits::<3>(0);
+        self.cq_restart.next = false;
+        self.cq_restart_index.next = self.op_index.q.val().get_bits::<4>(0);
         if self.state.q.val() == TableOpState::Write {
             self.state.d.next = TableOpState::Idle;
             if self.op_write.q.val() {
@@ -389,6 +399,7 @@ impl Logic for RdmaTables {
                 }
                 self.mr_wr.next = self.op_write.q.val() & (self.op_table.q.val() == self.t_mr.val());
                 self.qp_store.next = self.op_write.q.val() & (self.op_table.q.val() == self.t_qp.val());
+                self.cq_restart.next = self.op_cq_enable.q.val();
             }
             self.qp_rvalid.next = self.op_by.q.val() == self.by_qp.val();
             self.cq_rvalid.next = self.op_by.q.val() == self.by_cq.val();
