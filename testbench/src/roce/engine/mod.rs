@@ -269,8 +269,9 @@ impl RdmaEngine {
 
     // ---- completion queues ----------------------------------------------------------
 
-    /// Writes a CQE and raises the CQ's vector if it is armed (after moderation).
-    pub(crate) fn post_cqe(&mut self, host: &mut dyn HostPort, c: usize, e: &Cqe, now: u64) {
+    /// Writes a CQE and raises the CQ's vector if it is armed (after moderation). Public
+    /// for the CQ writer's block test.
+    pub fn post_cqe(&mut self, host: &mut dyn HostPort, c: usize, e: &Cqe, now: u64) {
         use nic_regmap::rdma::cqe;
         let Some(words) = self.cq.get(c).copied() else { return };
         if cqc::ENABLE.get(&words) == 0 || cqc::OVERFLOW.get(&words) != 0 {
@@ -286,15 +287,8 @@ impl RdmaEngine {
         let base = u64::from(cqc::BASE_LO.get(&words)) | u64::from(cqc::BASE_HI.get(&words)) << 32;
         let addr = base + cqe::SIZE as u64 * u64::from(u32::from(pi) & (size - 1));
         let owner = if (u32::from(pi) >> log2) & 1 == 0 { cqe::FLAG_OWNER } else { 0 };
-        let mut b = [0u8; cqe::SIZE];
-        b[cqe::WR_ID..cqe::WR_ID + 8].copy_from_slice(&e.wr_id.to_le_bytes());
-        b[cqe::BYTE_LEN..cqe::BYTE_LEN + 4].copy_from_slice(&e.byte_len.to_le_bytes());
-        b[cqe::IMM..cqe::IMM + 4].copy_from_slice(&e.imm.unwrap_or(0).to_le_bytes());
-        b[cqe::QPN..cqe::QPN + 4].copy_from_slice(&e.qpn.to_le_bytes());
-        b[cqe::OPCODE] = e.opcode;
-        b[cqe::STATUS] = e.status as u8;
-        b[cqe::FLAGS] = owner | if e.imm.is_some() { cqe::FLAG_IMM } else { 0 } | if e.solicited { cqe::FLAG_SOLICITED } else { 0 };
-        b[cqe::SYNDROME] = e.syndrome;
+        let mut b = e.bytes();
+        b[cqe::FLAGS] |= owner;
         // a refused CQE write loses the completion; the CQ stops as on overflow
         if !host.write(addr, &b) {
             cqc::OVERFLOW.set(&mut self.cq[c], 1);
@@ -417,7 +411,7 @@ impl RdmaEngine {
 
 /// A completion as the engine reports it.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Cqe {
+pub struct Cqe {
     pub wr_id: u64,
     pub byte_len: u32,
     pub imm: Option<u32>,
@@ -426,6 +420,23 @@ pub(crate) struct Cqe {
     pub status: WcStatus,
     pub solicited: bool,
     pub syndrome: u8,
+}
+
+impl Cqe {
+    /// The CQE's 32 bytes in its ring, owner bit clear (`nic_regmap::rdma::cqe`).
+    pub fn bytes(&self) -> [u8; nic_regmap::rdma::cqe::SIZE] {
+        use nic_regmap::rdma::cqe;
+        let mut b = [0u8; cqe::SIZE];
+        b[cqe::WR_ID..cqe::WR_ID + 8].copy_from_slice(&self.wr_id.to_le_bytes());
+        b[cqe::BYTE_LEN..cqe::BYTE_LEN + 4].copy_from_slice(&self.byte_len.to_le_bytes());
+        b[cqe::IMM..cqe::IMM + 4].copy_from_slice(&self.imm.unwrap_or(0).to_le_bytes());
+        b[cqe::QPN..cqe::QPN + 4].copy_from_slice(&self.qpn.to_le_bytes());
+        b[cqe::OPCODE] = self.opcode;
+        b[cqe::STATUS] = self.status as u8;
+        b[cqe::FLAGS] = if self.imm.is_some() { cqe::FLAG_IMM } else { 0 } | if self.solicited { cqe::FLAG_SOLICITED } else { 0 };
+        b[cqe::SYNDROME] = self.syndrome;
+        b
+    }
 }
 
 /// Work the transmit side holds per QP beside the requests: what the responder owes.
