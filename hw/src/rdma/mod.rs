@@ -6,6 +6,8 @@
 //!   of the packet reaches memory).
 //! * [`tables`]: the QP, MR and CQ context tables in block RAM, behind `TABLE_CMD` for the
 //!   driver and a read-modify-write port per table for the engine's roles.
+//! * [`completer`]: the WQEs on the wire per QP until their ACK; ACKs (coalesced) and
+//!   NAKs into CQEs, a failed QP moved to ERR and flushed (READ responses to come).
 //! * [`cq`]: the completion queues' writer: CQEs into their rings with the owner bit,
 //!   PI and OVERFLOW in the CQ table, interrupts armed by the CQ doorbell and moderated.
 //! * [`mr_check`]: the protection check (key, PD, access, range) with its own copy of the
@@ -21,6 +23,7 @@
 //!   the IPv4 checksum, the ICRC put in behind a FIFO so the wire sees no gap.
 //! * [`xor_net`]: constant GF(2) matrices as XOR networks, the CRC's building block.
 
+pub mod completer;
 pub mod cq;
 pub mod icrc;
 pub mod mr_check;
@@ -32,6 +35,7 @@ pub mod tables;
 pub mod tx_build;
 pub mod xor_net;
 
+pub use completer::RdmaCompleter;
 pub use cq::{RdmaCqRun, RdmaCqWriter};
 pub use icrc::RdmaIcrc;
 pub use mr_check::RdmaMrCheck;

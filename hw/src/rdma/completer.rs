@@ -1,0 +1,615 @@
+//! The completer (rxe_comp.c's role): the requester's WQEs on the wire wait here for their
+//! ACK, and complete in the order they were posted, their CQEs going to the QP's send CQ
+//! (`RdmaCqWriter`). The behavioural model's `completer_receive`, `complete_through`,
+//! `fail_head` and `flush` (testbench/src/roce/engine/completer.rs, mod.rs) are the
+//! reference.
+//!
+//! What comes in, one event at a time:
+//!
+//! * **the requester's reports** (`out_*`): a WQE taken goes on its QP's outstanding ring
+//!   (block RAM, 16 per QP: wr_id, opcode, SIGNALED, last PSN, length); a WQE that failed
+//!   its checks gets its CQE with the status and the QP goes to ERR (QP port: STATE), which
+//!   flushes the ring; one the requester flushed (WR_FLUSH_ERR: posted to a QP in ERR)
+//!   gets its CQE. A report for a QP already in ERR completes flushed; one for a QP in
+//!   RESET is dropped.
+//! * **responses** from `RdmaRxParse` (records with a good status and a response opcode):
+//!   the QP must be in range and in RTS (else `cnt_drop_qp`); the packet is then counted
+//!   (`cnt_rx_packet`), and must answer something outstanding, not past the last PSN sent
+//!   (else `cnt_drop_psn`). An ACK completes every outstanding SEND and WRITE whose last
+//!   PSN is at or before its PSN (ACKs coalesce), stopping at a READ. A NAK (or RNR NAK)
+//!   completes those before its PSN, fails the next one with the status its code maps to
+//!   (remote access error, invalid request, remote operational error; an RNR NAK, until
+//!   issue 19 retries, as RNR retries exceeded) and the AETH syndrome, and moves the QP
+//!   to ERR. A reserved syndrome is malformed (`cnt_drop_malformed`).
+//! * **the driver's QP stores** (`qp_store_*`): RESET forgets the QP's ring, ERR flushes it
+//!   (each WQE completes WR_FLUSH_ERR, in order).
+//!
+//! A successful WQE writes a CQE only if it was signalled or the QP signals all; an error
+//! always does.
+//!
+//! `sq_full` tells the requester which QPs have 15 or more WQEs outstanding: it reports at
+//! most one more WQE after it looked, so a ring never holds more than 16 (the model's
+//! `MAX_OUTSTANDING`).
+//!
+//! Not yet here: READ responses (they are dropped and counted, `cnt_unsupported`, until
+//! the landing path is built: the response payload into the READ's scatter-gather list).
+//! Records arrive at most one per frame; a full record FIFO (16 deep) drops a response and
+//! counts it (`cnt_drop_norecord`): a later ACK covers what it would have completed.
+
+use super::super::stream::{NicFifo, NicRam};
+use nic_regmap::rdma::{qpc, QpState, WcStatus};
+use rust_hdl::prelude::*;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum CompleterState {
+    Idle,
+    Ctx,
+    Dispatch,
+    Report,
+    Tail,
+    TailWait,
+    TailCheck,
+    Walk,
+    WalkWait,
+    WalkCheck,
+    FailHead,
+    StoreErr,
+    Flush,
+    FlushWait,
+    Emit,
+    SavePtr,
+}
+
+#[derive(LogicBlock)]
+pub struct RdmaCompleter {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    // ---- the requester's reports ----
+    pub out_valid: Signal<In, Bit>,
+    pub out_ready: Signal<Out, Bit>,
+    pub out_qpn: Signal<In, Bits<6>>,
+    pub out_wr_id: Signal<In, Bits<64>>,
+    pub out_opcode: Signal<In, Bits<3>>,
+    /// The WQE's SIGNALED flag.
+    pub out_signalled: Signal<In, Bit>,
+    pub out_last_psn: Signal<In, Bits<24>>,
+    pub out_len: Signal<In, Bits<32>>,
+    /// 0: outstanding; else the WQE failed with this `WcStatus`.
+    pub out_status: Signal<In, Bits<8>>,
+    // ---- from RdmaRxParse: the records (this block takes the responses) ----
+    pub rec_valid: Signal<In, Bit>,
+    pub rec_status: Signal<In, Bits<2>>,
+    pub rec_opcode: Signal<In, Bits<8>>,
+    pub rec_dest_qp: Signal<In, Bits<24>>,
+    pub rec_psn: Signal<In, Bits<24>>,
+    pub rec_syndrome: Signal<In, Bits<8>>,
+    pub rec_payload_len: Signal<In, Bits<16>>,
+    // ---- the QP table (an `RdmaTables` QP port) and the driver's QP stores ----
+    pub qp_valid: Signal<Out, Bit>,
+    pub qp_ready: Signal<In, Bit>,
+    pub qp_index: Signal<Out, Bits<6>>,
+    pub qp_write: Signal<Out, Bit>,
+    pub qp_mask: Signal<Out, Bits<384>>,
+    pub qp_wdata: Signal<Out, Bits<384>>,
+    pub qp_rvalid: Signal<In, Bit>,
+    pub qp_rdata: Signal<In, Bits<384>>,
+    pub qp_store: Signal<In, Bit>,
+    pub qp_store_index: Signal<In, Bits<6>>,
+    pub qp_store_state: Signal<In, Bits<3>>,
+    // ---- CQEs, to RdmaCqWriter ----
+    pub cqe_valid: Signal<Out, Bit>,
+    pub cqe_ready: Signal<In, Bit>,
+    pub cqe_cq: Signal<Out, Bits<4>>,
+    pub cqe_entry: Signal<Out, Bits<256>>,
+    /// QPs with 15 or more WQEs outstanding: the requester takes no new WQE for them.
+    pub sq_full: Signal<Out, Bits<64>>,
+    // ---- counter pulses ----
+    pub cnt_rx_packet: Signal<Out, Bit>,
+    pub cnt_rx_bytes: Signal<Out, Bits<16>>,
+    pub cnt_drop_qp: Signal<Out, Bit>,
+    pub cnt_drop_psn: Signal<Out, Bit>,
+    pub cnt_drop_malformed: Signal<Out, Bit>,
+    pub cnt_drop_norecord: Signal<Out, Bit>,
+    pub cnt_nak: Signal<Out, Bit>,
+    pub cnt_unsupported: Signal<Out, Bit>,
+    // ---- children ----
+    /// Responses: QPN 23:0, PSN 47:24, syndrome 55:48, opcode 63:56, payload length 79:64.
+    records: NicFifo<Bits<80>, 4, 5>,
+    /// The driver's stores that matter here: QPN 5:0, state 8:6.
+    stores: NicFifo<Bits<9>, 3, 4>,
+    /// The outstanding rings, entry {QPN, slot}: wr_id 63:0, opcode 66:64, SIGNALED 67,
+    /// last PSN 91:68, length 123:92.
+    ring: NicRam<Bits<124>, 10>,
+    /// Per QP: ring head 3:0, WQEs outstanding 8:4.
+    ptr_ram: NicRam<Bits<9>, 6>,
+    // ---- the event ----
+    state: DFF<CompleterState>,
+    after: DFF<CompleterState>,
+    ev: DFF<Bits<2>>,
+    asked: DFF<Bit>,
+    qpn: DFF<Bits<6>>,
+    store_state: DFF<Bits<3>>,
+    r_wr_id: DFF<Bits<64>>,
+    r_opcode: DFF<Bits<3>>,
+    r_signalled: DFF<Bit>,
+    r_last_psn: DFF<Bits<24>>,
+    r_len: DFF<Bits<32>>,
+    r_status: DFF<Bits<8>>,
+    psn: DFF<Bits<24>>,
+    syndrome: DFF<Bits<8>>,
+    paylen: DFF<Bits<16>>,
+    /// The QP's context as read (an ERR store writes it back under STATE's mask), and
+    /// the fields used: state, SIG_ALL, send CQ.
+    ctx: DFF<Bits<384>>,
+    qp_state: DFF<Bits<3>>,
+    sig_all: DFF<Bit>,
+    send_cq: DFF<Bits<4>>,
+    head: DFF<Bits<4>>,
+    count: DFF<Bits<5>>,
+    /// The walk completes what is at or before this PSN; a NAK then fails the next one.
+    limit: DFF<Bits<24>>,
+    nak: DFF<Bit>,
+    full: DFF<Bits<64>>,
+    // the CQE to emit
+    e_wr_id: DFF<Bits<64>>,
+    e_len: DFF<Bits<32>>,
+    e_opcode: DFF<Bits<8>>,
+    e_status: DFF<Bits<8>>,
+    e_syndrome: DFF<Bits<8>>,
+    // ---- scratch ----
+    is_response: Signal<Local, Bit>,
+    entry: Signal<Local, Bits<124>>,
+    ring_addr: Signal<Local, Bits<10>>,
+    slot: Signal<Local, Bits<4>>,
+    past: Signal<Local, Bits<24>>,
+    cqe_op: Signal<Local, Bits<8>>,
+    nak_status: Signal<Local, Bits<8>>,
+    syn_ok: Signal<Local, Bit>,
+    syn_nak: Signal<Local, Bit>,
+    bit_of_qp: [Constant<Bits<64>>; 64],
+    qp_id: [Constant<Bits<6>>; 64],
+    state_mask: Constant<Bits<384>>,
+    state_err: Constant<Bits<3>>,
+    state_reset: Constant<Bits<3>>,
+    state_rts: Constant<Bits<3>>,
+    status_flush: Constant<Bits<8>>,
+    signalled_bit: Constant<Bits<124>>,
+    /// What the event in progress is.
+    ev_store: Constant<Bits<2>>,
+    ev_report: Constant<Bits<2>>,
+    ev_response: Constant<Bits<2>>,
+}
+
+impl Default for RdmaCompleter {
+    fn default() -> Self {
+        // the bit positions the update below reads
+        assert!(qpc::STATE.word == 0 && qpc::STATE.lsb == 0 && qpc::STATE.width == 3);
+        assert!(qpc::SIG_ALL.word == 0 && qpc::SIG_ALL.lsb == 7 && qpc::SEND_CQ.word == 0 && qpc::SEND_CQ.lsb == 8);
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            out_valid: Default::default(),
+            out_ready: Default::default(),
+            out_qpn: Default::default(),
+            out_wr_id: Default::default(),
+            out_opcode: Default::default(),
+            out_signalled: Default::default(),
+            out_last_psn: Default::default(),
+            out_len: Default::default(),
+            out_status: Default::default(),
+            rec_valid: Default::default(),
+            rec_status: Default::default(),
+            rec_opcode: Default::default(),
+            rec_dest_qp: Default::default(),
+            rec_psn: Default::default(),
+            rec_syndrome: Default::default(),
+            rec_payload_len: Default::default(),
+            qp_valid: Default::default(),
+            qp_ready: Default::default(),
+            qp_index: Default::default(),
+            qp_write: Default::default(),
+            qp_mask: Default::default(),
+            qp_wdata: Default::default(),
+            qp_rvalid: Default::default(),
+            qp_rdata: Default::default(),
+            qp_store: Default::default(),
+            qp_store_index: Default::default(),
+            qp_store_state: Default::default(),
+            cqe_valid: Default::default(),
+            cqe_ready: Default::default(),
+            cqe_cq: Default::default(),
+            cqe_entry: Default::default(),
+            sq_full: Default::default(),
+            cnt_rx_packet: Default::default(),
+            cnt_rx_bytes: Default::default(),
+            cnt_drop_qp: Default::default(),
+            cnt_drop_psn: Default::default(),
+            cnt_drop_malformed: Default::default(),
+            cnt_drop_norecord: Default::default(),
+            cnt_nak: Default::default(),
+            cnt_unsupported: Default::default(),
+            records: Default::default(),
+            stores: Default::default(),
+            ring: Default::default(),
+            ptr_ram: Default::default(),
+            state: Default::default(),
+            after: Default::default(),
+            ev: Default::default(),
+            asked: Default::default(),
+            qpn: Default::default(),
+            store_state: Default::default(),
+            r_wr_id: Default::default(),
+            r_opcode: Default::default(),
+            r_signalled: Default::default(),
+            r_last_psn: Default::default(),
+            r_len: Default::default(),
+            r_status: Default::default(),
+            psn: Default::default(),
+            syndrome: Default::default(),
+            ctx: Default::default(),
+            qp_state: Default::default(),
+            sig_all: Default::default(),
+            send_cq: Default::default(),
+            head: Default::default(),
+            count: Default::default(),
+            limit: Default::default(),
+            nak: Default::default(),
+            full: Default::default(),
+            e_wr_id: Default::default(),
+            e_len: Default::default(),
+            e_opcode: Default::default(),
+            e_status: Default::default(),
+            e_syndrome: Default::default(),
+            is_response: Default::default(),
+            entry: Default::default(),
+            ring_addr: Default::default(),
+            slot: Default::default(),
+            past: Default::default(),
+            cqe_op: Default::default(),
+            nak_status: Default::default(),
+            syn_ok: Default::default(),
+            syn_nak: Default::default(),
+            bit_of_qp: std::array::from_fn(|q| Constant::new(Bits::<64>::from(1u64 << q))),
+            qp_id: std::array::from_fn(|q| Constant::new(Bits::<6>::from(q as u64))),
+            state_mask: Constant::new(Bits::<384>::from(7u64)),
+            state_err: Constant::new((QpState::Err as u64).into()),
+            state_reset: Constant::new((QpState::Reset as u64).into()),
+            state_rts: Constant::new((QpState::Rts as u64).into()),
+            status_flush: Constant::new((WcStatus::WrFlushErr as u64).into()),
+            signalled_bit: Constant::new(Bits::<124>::from(1u64) << 67u64),
+            ev_store: Constant::new(0.into()),
+            ev_report: Constant::new(1.into()),
+            ev_response: Constant::new(2.into()),
+            paylen: Default::default(),
+        }
+    }
+}
+
+impl Logic for RdmaCompleter {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, state, after, ev, asked, qpn, store_state, r_wr_id, r_opcode, r_signalled, r_last_psn, r_len, r_status, psn,
+            syndrome, paylen, ctx, qp_state, sig_all, send_cq, head, count, limit, nak, full, e_wr_id, e_len, e_opcode, e_status, e_syndrome);
+        clock!(self, clock, records, stores, ring, ptr_ram);
+        self.records.reset.next = self.reset.val();
+        self.stores.reset.next = self.reset.val();
+        // ---- intake: responses with a good status (bad ones are the parser's to count) ----
+        self.is_response.next = (self.rec_opcode.val() >= 0x0d) & (self.rec_opcode.val() <= 0x11);
+        self.records.data_in.next = bit_cast::<80, 24>(self.rec_dest_qp.val())
+            | (bit_cast::<80, 24>(self.rec_psn.val()) << 24)
+            | (bit_cast::<80, 8>(self.rec_syndrome.val()) << 48)
+            | (bit_cast::<80, 8>(self.rec_opcode.val()) << 56)
+            | (bit_cast::<80, 16>(self.rec_payload_len.val()) << 64);
+        self.records.write.next = self.rec_valid.val() & (self.rec_status.val() == 0) & self.is_response.val() & !self.records.full.val();
+        self.cnt_drop_norecord.next = self.rec_valid.val() & (self.rec_status.val() == 0) & self.is_response.val() & self.records.full.val();
+        self.stores.data_in.next = bit_cast::<9, 6>(self.qp_store_index.val()) | (bit_cast::<9, 3>(self.qp_store_state.val()) << 6);
+        self.stores.write.next = self.qp_store.val()
+            & ((self.qp_store_state.val() == self.state_err.val()) | (self.qp_store_state.val() == self.state_reset.val()))
+            & !self.stores.full.val();
+        self.records.read.next = false;
+        self.stores.read.next = false;
+        // ---- the rings ----
+        self.slot.next = self.head.q.val() + self.count.q.val().get_bits::<4>(0);
+        self.ring_addr.next = (bit_cast::<10, 6>(self.qpn.q.val()) << 4) | bit_cast::<10, 4>(self.head.q.val());
+        self.ring.read_address.next = self.ring_addr.val();
+        self.ring.write_address.next = (bit_cast::<10, 6>(self.qpn.q.val()) << 4) | bit_cast::<10, 4>(self.slot.val());
+        self.ring.write_data.next = bit_cast::<124, 64>(self.r_wr_id.q.val())
+            | (bit_cast::<124, 3>(self.r_opcode.q.val()) << 64)
+            | (bit_cast::<124, 24>(self.r_last_psn.q.val()) << 68)
+            | (bit_cast::<124, 32>(self.r_len.q.val()) << 92);
+        if self.r_signalled.q.val() {
+            self.ring.write_data.next = self.ring.write_data.val() | self.signalled_bit.val();
+        }
+        self.ring.write_enable.next = false;
+        self.entry.next = self.ring.read_data.val();
+        self.ptr_ram.read_address.next = self.qpn.q.val();
+        self.ptr_ram.write_address.next = self.qpn.q.val();
+        self.ptr_ram.write_data.next = bit_cast::<9, 4>(self.head.q.val()) | (bit_cast::<9, 5>(self.count.q.val()) << 4);
+        self.ptr_ram.write_enable.next = false;
+        // ---- the CQE out: the model's `Cqe::bytes` layout ----
+        self.cqe_valid.next = false;
+        self.cqe_cq.next = self.send_cq.q.val();
+        self.cqe_entry.next = bit_cast::<256, 64>(self.e_wr_id.q.val())
+            | (bit_cast::<256, 32>(self.e_len.q.val()) << 64)
+            | (bit_cast::<256, 6>(self.qpn.q.val()) << 128)
+            | (bit_cast::<256, 8>(self.e_opcode.q.val()) << 160)
+            | (bit_cast::<256, 8>(self.e_status.q.val()) << 168)
+            | (bit_cast::<256, 8>(self.e_syndrome.q.val()) << 184);
+        // the CQE opcode of a WQE opcode: WRITE (2, 3) 1, READ (4) 2, SEND 0
+        self.cqe_op.next = 0.into();
+        if (self.entry.val().get_bits::<3>(64) == 2) | (self.entry.val().get_bits::<3>(64) == 3) {
+            self.cqe_op.next = 1.into();
+        }
+        if self.entry.val().get_bits::<3>(64) == 4 {
+            self.cqe_op.next = 2.into();
+        }
+        // the AETH syndrome: 000 ACK, 001 RNR NAK, 011 NAK with codes 0..4, else reserved
+        self.syn_ok.next = self.syndrome.q.val().get_bits::<3>(5) == 0;
+        self.syn_nak.next = (self.syndrome.q.val().get_bits::<3>(5) == 1)
+            | ((self.syndrome.q.val().get_bits::<3>(5) == 3) & (self.syndrome.q.val().get_bits::<5>(0) <= 4));
+        // RNR 13, remote access 10, invalid request / invalid RD request 9, others 11
+        self.nak_status.next = 11.into();
+        if self.syndrome.q.val().get_bits::<3>(5) == 1 {
+            self.nak_status.next = 13.into();
+        } else if self.syndrome.q.val().get_bits::<5>(0) == 2 {
+            self.nak_status.next = 10.into();
+        } else if (self.syndrome.q.val().get_bits::<5>(0) == 1) | (self.syndrome.q.val().get_bits::<5>(0) == 4) {
+            self.nak_status.next = 9.into();
+        }
+        // PSN order: `past` = a - b, and a is after b when it is non-zero and below 2^23
+        self.past.next = self.psn.q.val() - self.entry.val().get_bits::<24>(68);
+        if (self.state.q.val() == CompleterState::WalkCheck) | (self.state.q.val() == CompleterState::WalkWait) {
+            self.past.next = self.entry.val().get_bits::<24>(68) - self.limit.q.val();
+        }
+        self.qp_valid.next = false;
+        self.qp_index.next = self.qpn.q.val();
+        self.qp_write.next = false;
+        self.qp_mask.next = self.state_mask.val();
+        self.qp_wdata.next = (self.ctx.q.val() & !self.state_mask.val()) | bit_cast::<384, 3>(self.state_err.val());
+        self.out_ready.next = false;
+        self.cnt_rx_packet.next = false;
+        self.cnt_rx_bytes.next = 0.into();
+        self.cnt_drop_qp.next = false;
+        self.cnt_drop_psn.next = false;
+        self.cnt_drop_malformed.next = false;
+        self.cnt_nak.next = false;
+        self.cnt_unsupported.next = false;
+        self.sq_full.next = self.full.q.val();
+        match self.state.q.val() {
+            CompleterState::Idle => {
+                self.asked.d.next = false;
+                self.state.d.next = CompleterState::Ctx;
+                if !self.stores.empty.val() {
+                    self.stores.read.next = true;
+                    self.ev.d.next = self.ev_store.val();
+                    self.qpn.d.next = self.stores.data_out.val().get_bits::<6>(0);
+                    self.store_state.d.next = self.stores.data_out.val().get_bits::<3>(6);
+                } else if self.out_valid.val() {
+                    self.out_ready.next = true;
+                    self.ev.d.next = self.ev_report.val();
+                    self.qpn.d.next = self.out_qpn.val();
+                    self.r_wr_id.d.next = self.out_wr_id.val();
+                    self.r_opcode.d.next = self.out_opcode.val();
+                    self.r_signalled.d.next = self.out_signalled.val();
+                    self.r_last_psn.d.next = self.out_last_psn.val();
+                    self.r_len.d.next = self.out_len.val();
+                    self.r_status.d.next = self.out_status.val();
+                } else if !self.records.empty.val() {
+                    self.records.read.next = true;
+                    self.ev.d.next = self.ev_response.val();
+                    self.qpn.d.next = self.records.data_out.val().get_bits::<6>(0);
+                    self.psn.d.next = self.records.data_out.val().get_bits::<24>(24);
+                    self.syndrome.d.next = self.records.data_out.val().get_bits::<8>(48);
+                    self.paylen.d.next = self.records.data_out.val().get_bits::<16>(64);
+                    if (self.records.data_out.val().get_bits::<24>(0) >= 64) | (self.records.data_out.val().get_bits::<24>(0) < 2) {
+                        self.cnt_drop_qp.next = true;
+                        self.state.d.next = CompleterState::Idle;
+                    } else if self.records.data_out.val().get_bits::<8>(56) != 0x11 {
+                        // READ responses: the next increment
+                        self.cnt_unsupported.next = true;
+                        self.state.d.next = CompleterState::Idle;
+                    }
+                } else {
+                    self.state.d.next = CompleterState::Idle;
+                }
+            }
+            CompleterState::Ctx => {
+                // the QP's context, and its ring's pointers (read at `q` meanwhile)
+                self.qp_valid.next = !self.asked.q.val();
+                if self.qp_ready.val() {
+                    self.asked.d.next = true;
+                }
+                if self.qp_rvalid.val() {
+                    self.ctx.d.next = self.qp_rdata.val();
+                    self.qp_state.d.next = self.qp_rdata.val().get_bits::<3>(0);
+                    self.sig_all.d.next = self.qp_rdata.val().get_bit(7);
+                    self.send_cq.d.next = self.qp_rdata.val().get_bits::<4>(8);
+                    self.head.d.next = self.ptr_ram.read_data.val().get_bits::<4>(0);
+                    self.count.d.next = self.ptr_ram.read_data.val().get_bits::<5>(4);
+                    self.state.d.next = CompleterState::Dispatch;
+                }
+            }
+            CompleterState::Dispatch => {
+                self.asked.d.next = false;
+                self.state.d.next = CompleterState::SavePtr;
+                if self.ev.q.val() == self.ev_store.val() {
+                    if self.store_state.q.val() == self.state_reset.val() {
+                        self.head.d.next = 0.into();
+                        self.count.d.next = 0.into();
+                    } else {
+                        self.state.d.next = CompleterState::Flush;
+                    }
+                } else if self.ev.q.val() == self.ev_report.val() {
+                    // the CQE of a failed or flushed report (opcode 0 for a flushed one)
+                    self.e_wr_id.d.next = self.r_wr_id.q.val();
+                    self.e_len.d.next = 0.into();
+                    self.e_opcode.d.next = 0.into();
+                    if (self.r_opcode.q.val() == 2) | (self.r_opcode.q.val() == 3) {
+                        self.e_opcode.d.next = 1.into();
+                    }
+                    if self.r_opcode.q.val() == 4 {
+                        self.e_opcode.d.next = 2.into();
+                    }
+                    self.e_status.d.next = self.r_status.q.val();
+                    self.e_syndrome.d.next = 0.into();
+                    if self.qp_state.q.val() == self.state_reset.val() {
+                        self.state.d.next = CompleterState::Idle;
+                    } else if (self.r_status.q.val() == self.status_flush.val()) | ((self.r_status.q.val() == 0) & (self.qp_state.q.val() == self.state_err.val())) {
+                        self.e_opcode.d.next = 0.into();
+                        self.e_status.d.next = self.status_flush.val();
+                        self.state.d.next = CompleterState::Emit;
+                        self.after.d.next = CompleterState::Idle;
+                    } else if self.r_status.q.val() != 0 {
+                        self.state.d.next = CompleterState::Emit;
+                        self.after.d.next = CompleterState::StoreErr;
+                    } else {
+                        self.state.d.next = CompleterState::Report;
+                    }
+                } else {
+                    self.state.d.next = CompleterState::Idle;
+                    if self.qp_state.q.val() != self.state_rts.val() {
+                        self.cnt_drop_qp.next = true;
+                    } else {
+                        self.cnt_rx_packet.next = true;
+                        self.cnt_rx_bytes.next = self.paylen.q.val();
+                        if self.count.q.val() == 0 {
+                            self.cnt_drop_psn.next = true;
+                        } else {
+                            // the last WQE outstanding: is the response past it?
+                            self.state.d.next = CompleterState::Tail;
+                            self.head.d.next = self.head.q.val() + self.count.q.val().get_bits::<4>(0) - 1;
+                        }
+                    }
+                }
+            }
+            CompleterState::Report => {
+                self.ring.write_enable.next = true;
+                self.count.d.next = self.count.q.val() + 1;
+                self.state.d.next = CompleterState::SavePtr;
+            }
+            CompleterState::Tail => {
+                // (the ring's read address is {q, head}: here the tail)
+                self.state.d.next = CompleterState::TailWait;
+            }
+            CompleterState::TailWait => {
+                self.head.d.next = self.head.q.val() - self.count.q.val().get_bits::<4>(0) + 1;
+                self.state.d.next = CompleterState::TailCheck;
+            }
+            CompleterState::TailCheck => {
+                self.state.d.next = CompleterState::Idle;
+                if self.past.val().any() & !self.past.val().get_bit(23) {
+                    self.cnt_drop_psn.next = true;
+                } else if self.syn_ok.val() {
+                    self.limit.d.next = self.psn.q.val();
+                    self.nak.d.next = false;
+                    self.state.d.next = CompleterState::Walk;
+                } else if self.syn_nak.val() {
+                    self.cnt_nak.next = true;
+                    self.limit.d.next = self.psn.q.val() - 1;
+                    self.nak.d.next = true;
+                    self.state.d.next = CompleterState::Walk;
+                } else {
+                    self.cnt_drop_malformed.next = true;
+                }
+            }
+            CompleterState::Walk => {
+                self.state.d.next = CompleterState::WalkWait;
+                if self.count.q.val() == 0 {
+                    self.state.d.next = CompleterState::SavePtr;
+                    if self.nak.q.val() {
+                        self.state.d.next = CompleterState::StoreErr;
+                    }
+                }
+            }
+            CompleterState::WalkWait => {
+                self.state.d.next = CompleterState::WalkCheck;
+            }
+            CompleterState::WalkCheck => {
+                self.e_wr_id.d.next = self.entry.val().get_bits::<64>(0);
+                self.e_len.d.next = self.entry.val().get_bits::<32>(92);
+                self.e_opcode.d.next = self.cqe_op.val();
+                self.e_status.d.next = 0.into();
+                self.e_syndrome.d.next = 0.into();
+                if (self.entry.val().get_bits::<3>(64) == 4) | (self.past.val().any() & !self.past.val().get_bit(23)) {
+                    // a READ, or past the ACK: the walk ends (a NAK fails this one)
+                    self.state.d.next = CompleterState::SavePtr;
+                    if self.nak.q.val() {
+                        self.state.d.next = CompleterState::FailHead;
+                    }
+                } else {
+                    self.head.d.next = self.head.q.val() + 1;
+                    self.count.d.next = self.count.q.val() - 1;
+                    self.state.d.next = CompleterState::Walk;
+                    if self.entry.val().get_bit(67) | self.sig_all.q.val() {
+                        self.state.d.next = CompleterState::Emit;
+                        self.after.d.next = CompleterState::Walk;
+                    }
+                }
+            }
+            CompleterState::FailHead => {
+                self.e_len.d.next = 0.into();
+                self.e_status.d.next = self.nak_status.val();
+                self.e_syndrome.d.next = self.syndrome.q.val();
+                self.head.d.next = self.head.q.val() + 1;
+                self.count.d.next = self.count.q.val() - 1;
+                self.state.d.next = CompleterState::Emit;
+                self.after.d.next = CompleterState::StoreErr;
+            }
+            CompleterState::StoreErr => {
+                self.qp_valid.next = !self.asked.q.val();
+                self.qp_write.next = true;
+                if self.qp_ready.val() {
+                    self.asked.d.next = true;
+                }
+                // its answer, so that it is not taken for the next event's context
+                if self.qp_rvalid.val() {
+                    self.state.d.next = CompleterState::Flush;
+                }
+            }
+            CompleterState::Flush => {
+                // every WQE still outstanding completes flushed, in order
+                self.state.d.next = CompleterState::FlushWait;
+                if self.count.q.val() == 0 {
+                    self.state.d.next = CompleterState::SavePtr;
+                }
+            }
+            CompleterState::FlushWait => {
+                self.e_wr_id.d.next = self.entry.val().get_bits::<64>(0);
+                self.e_len.d.next = 0.into();
+                self.e_opcode.d.next = 0.into();
+                self.e_status.d.next = self.status_flush.val();
+                self.e_syndrome.d.next = 0.into();
+                self.head.d.next = self.head.q.val() + 1;
+                self.count.d.next = self.count.q.val() - 1;
+                self.state.d.next = CompleterState::Emit;
+                self.after.d.next = CompleterState::Flush;
+            }
+            CompleterState::Emit => {
+                self.cqe_valid.next = true;
+                self.asked.d.next = false;
+                if self.cqe_ready.val() {
+                    self.state.d.next = self.after.q.val();
+                }
+            }
+            CompleterState::SavePtr => {
+                self.ptr_ram.write_enable.next = true;
+                for q in 0..64 {
+                    if self.qpn.q.val() == self.qp_id[q].val() {
+                        self.full.d.next = self.full.q.val() & !self.bit_of_qp[q].val();
+                        if self.count.q.val() >= 15 {
+                            self.full.d.next = self.full.q.val() | self.bit_of_qp[q].val();
+                        }
+                    }
+                }
+                self.state.d.next = CompleterState::Idle;
+            }
+            _ => {
+                self.state.d.next = CompleterState::Idle;
+            }
+        }
+        if self.reset.val() {
+            self.state.d.next = CompleterState::Idle;
+            self.full.d.next = 0.into();
+        }
+    }
+}
