@@ -159,6 +159,7 @@ pub struct RdmaCompleter {
     // ---- scratch ----
     is_response: Signal<Local, Bit>,
     entry: Signal<Local, Bits<124>>,
+    new_entry: Signal<Local, Bits<124>>,
     ring_addr: Signal<Local, Bits<10>>,
     slot: Signal<Local, Bits<4>>,
     past: Signal<Local, Bits<24>>,
@@ -262,6 +263,7 @@ impl Default for RdmaCompleter {
             e_syndrome: Default::default(),
             is_response: Default::default(),
             entry: Default::default(),
+            new_entry: Default::default(),
             ring_addr: Default::default(),
             slot: Default::default(),
             past: Default::default(),
@@ -313,13 +315,16 @@ impl Logic for RdmaCompleter {
         self.ring_addr.next = (bit_cast::<10, 6>(self.qpn.q.val()) << 4) | bit_cast::<10, 4>(self.head.q.val());
         self.ring.read_address.next = self.ring_addr.val();
         self.ring.write_address.next = (bit_cast::<10, 6>(self.qpn.q.val()) << 4) | bit_cast::<10, 4>(self.slot.val());
-        self.ring.write_data.next = bit_cast::<124, 64>(self.r_wr_id.q.val())
+        // (a child's input reads back its settled value, not the one just set: the entry
+        // is put together in a local first)
+        self.new_entry.next = bit_cast::<124, 64>(self.r_wr_id.q.val())
             | (bit_cast::<124, 3>(self.r_opcode.q.val()) << 64)
             | (bit_cast::<124, 24>(self.r_last_psn.q.val()) << 68)
             | (bit_cast::<124, 32>(self.r_len.q.val()) << 92);
         if self.r_signalled.q.val() {
-            self.ring.write_data.next = self.ring.write_data.val() | self.signalled_bit.val();
+            self.new_entry.next = self.new_entry.val() | self.signalled_bit.val();
         }
+        self.ring.write_data.next = self.new_entry.val();
         self.ring.write_enable.next = false;
         self.entry.next = self.ring.read_data.val();
         self.ptr_ram.read_address.next = self.qpn.q.val();

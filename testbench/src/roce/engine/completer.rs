@@ -110,3 +110,27 @@ impl RdmaEngine {
         }
     }
 }
+
+/// The requester's reports to the completer as the RTL requester makes them (`out_*` of
+/// `RdmaRequester`), so that the RTL completer can be tested alone against this model:
+/// the model's own requester does the same inside `requester_packet`.
+impl RdmaEngine {
+    /// A WQE of QP `q` went on the wire: it waits for its ACK.
+    #[allow(clippy::too_many_arguments)]
+    pub fn report_outstanding(&mut self, q: usize, wr_id: u64, opcode: u8, flags: u8, first_psn: u32, last_psn: u32, len: u32) {
+        use super::tables::{BusList, Outstanding, Wqe};
+        let wqe = Wqe { wr_id, opcode, flags, num_sge: 0, imm: 0, remote_addr: 0, rkey: 0, sges: Vec::new() };
+        self.qp_run[q].outstanding.push_back(Outstanding { wqe, local: BusList::default(), len, first_psn, last_psn, received: 0 });
+    }
+
+    /// A WQE of QP `q` failed before it was sent (its CQE, and the QP to ERR), or was
+    /// flushed from the send queue of a QP in ERR (`WrFlushErr`: its CQE only).
+    pub fn report_failed(&mut self, q: usize, wr_id: u64, opcode: u8, status: WcStatus, host: &mut dyn HostPort, now: u64) {
+        let send_cq = qpc::SEND_CQ.get(&self.qp[q]) as usize;
+        if status == WcStatus::WrFlushErr {
+            return self.post_cqe(host, send_cq, &Cqe { wr_id, qpn: q as u32, status, ..Cqe::default() }, now);
+        }
+        self.post_cqe(host, send_cq, &Cqe { wr_id, qpn: q as u32, status, opcode: completion_opcode(opcode), ..Cqe::default() }, now);
+        self.to_error(q, host, now);
+    }
+}
