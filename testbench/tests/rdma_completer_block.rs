@@ -329,7 +329,7 @@ fn run(ops: Vec<Op>, qp0: Vec<[u32; qpc::WORDS]>, seed: u64) -> Outcome {
                 }
                 x.rec_valid.next = false;
                 x.qp_store.next = false;
-                quiet = if busy || x.out_valid.val() { 0 } else { quiet + 1 };
+                quiet = if busy || x.out_valid.val() || !x.idle.val() { 0 } else { quiet + 1 };
                 if quiet == 12 {
                     out.full.push(full);
                 }

@@ -47,14 +47,17 @@ pub enum CompleterState {
     Dispatch,
     Report,
     Tail,
-    TailWait,
+    TailRam,
+    TailEntry,
     TailCheck,
     Walk,
-    WalkWait,
+    WalkRam,
+    WalkEntry,
     WalkCheck,
     FailHead,
     StoreErr,
     Flush,
+    FlushRam,
     FlushWait,
     Emit,
     SavePtr,
@@ -103,6 +106,8 @@ pub struct RdmaCompleter {
     pub cqe_entry: Signal<Out, Bits<256>>,
     /// QPs with 15 or more WQEs outstanding: the requester takes no new WQE for them.
     pub sq_full: Signal<Out, Bits<64>>,
+    /// Nothing in progress and nothing waiting (for tests and the engine's quiescence).
+    pub idle: Signal<Out, Bit>,
     // ---- counter pulses ----
     pub cnt_rx_packet: Signal<Out, Bit>,
     pub cnt_rx_bytes: Signal<Out, Bits<16>>,
@@ -158,11 +163,16 @@ pub struct RdmaCompleter {
     e_syndrome: DFF<Bits<8>>,
     // ---- scratch ----
     is_response: Signal<Local, Bit>,
-    entry: Signal<Local, Bits<124>>,
+    /// The ring's read data, registered (a ring access takes the cycle of its address,
+    /// the RAM's and this one), and what its last PSN says, a cycle later.
+    entry: DFF<Bits<124>>,
+    after_tail: DFF<Bit>,
+    past_limit: DFF<Bit>,
     new_entry: Signal<Local, Bits<124>>,
     ring_addr: Signal<Local, Bits<10>>,
     slot: Signal<Local, Bits<4>>,
-    past: Signal<Local, Bits<24>>,
+    tail_gap: Signal<Local, Bits<24>>,
+    limit_gap: Signal<Local, Bits<24>>,
     cqe_op: Signal<Local, Bits<8>>,
     nak_status: Signal<Local, Bits<8>>,
     syn_ok: Signal<Local, Bit>,
@@ -221,6 +231,7 @@ impl Default for RdmaCompleter {
             cqe_cq: Default::default(),
             cqe_entry: Default::default(),
             sq_full: Default::default(),
+            idle: Default::default(),
             cnt_rx_packet: Default::default(),
             cnt_rx_bytes: Default::default(),
             cnt_drop_qp: Default::default(),
@@ -266,7 +277,10 @@ impl Default for RdmaCompleter {
             new_entry: Default::default(),
             ring_addr: Default::default(),
             slot: Default::default(),
-            past: Default::default(),
+            tail_gap: Default::default(),
+            limit_gap: Default::default(),
+            after_tail: Default::default(),
+            past_limit: Default::default(),
             cqe_op: Default::default(),
             nak_status: Default::default(),
             syn_ok: Default::default(),
@@ -291,7 +305,8 @@ impl Logic for RdmaCompleter {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, state, after, ev, asked, qpn, store_state, r_wr_id, r_opcode, r_signalled, r_last_psn, r_len, r_status, psn,
-            syndrome, paylen, ctx, qp_state, sig_all, send_cq, head, count, limit, nak, full, e_wr_id, e_len, e_opcode, e_status, e_syndrome);
+            syndrome, paylen, ctx, qp_state, sig_all, send_cq, head, count, limit, nak, full, e_wr_id, e_len, e_opcode, e_status, e_syndrome, entry,
+            after_tail, past_limit);
         clock!(self, clock, records, stores, ring, ptr_ram);
         self.records.reset.next = self.reset.val();
         self.stores.reset.next = self.reset.val();
@@ -326,7 +341,7 @@ impl Logic for RdmaCompleter {
         }
         self.ring.write_data.next = self.new_entry.val();
         self.ring.write_enable.next = false;
-        self.entry.next = self.ring.read_data.val();
+        self.entry.d.next = self.ring.read_data.val();
         self.ptr_ram.read_address.next = self.qpn.q.val();
         self.ptr_ram.write_address.next = self.qpn.q.val();
         self.ptr_ram.write_data.next = bit_cast::<9, 4>(self.head.q.val()) | (bit_cast::<9, 5>(self.count.q.val()) << 4);
@@ -342,10 +357,10 @@ impl Logic for RdmaCompleter {
             | (bit_cast::<256, 8>(self.e_syndrome.q.val()) << 184);
         // the CQE opcode of a WQE opcode: WRITE (2, 3) 1, READ (4) 2, SEND 0
         self.cqe_op.next = 0.into();
-        if (self.entry.val().get_bits::<3>(64) == 2) | (self.entry.val().get_bits::<3>(64) == 3) {
+        if (self.entry.q.val().get_bits::<3>(64) == 2) | (self.entry.q.val().get_bits::<3>(64) == 3) {
             self.cqe_op.next = 1.into();
         }
-        if self.entry.val().get_bits::<3>(64) == 4 {
+        if self.entry.q.val().get_bits::<3>(64) == 4 {
             self.cqe_op.next = 2.into();
         }
         // the AETH syndrome: 000 ACK, 001 RNR NAK, 011 NAK with codes 0..4, else reserved
@@ -361,11 +376,12 @@ impl Logic for RdmaCompleter {
         } else if (self.syndrome.q.val().get_bits::<5>(0) == 1) | (self.syndrome.q.val().get_bits::<5>(0) == 4) {
             self.nak_status.next = 9.into();
         }
-        // PSN order: `past` = a - b, and a is after b when it is non-zero and below 2^23
-        self.past.next = self.psn.q.val() - self.entry.val().get_bits::<24>(68);
-        if (self.state.q.val() == CompleterState::WalkCheck) | (self.state.q.val() == CompleterState::WalkWait) {
-            self.past.next = self.entry.val().get_bits::<24>(68) - self.limit.q.val();
-        }
+        // PSN order: a is after b when a - b (24 bits) is non-zero and below 2^23. Is the
+        // response after the entry (the ring's tail)? Is the entry after the walk's limit?
+        self.tail_gap.next = self.psn.q.val() - self.entry.q.val().get_bits::<24>(68);
+        self.limit_gap.next = self.entry.q.val().get_bits::<24>(68) - self.limit.q.val();
+        self.after_tail.d.next = self.tail_gap.val().any() & !self.tail_gap.val().get_bit(23);
+        self.past_limit.d.next = self.limit_gap.val().any() & !self.limit_gap.val().get_bit(23);
         self.qp_valid.next = false;
         self.qp_index.next = self.qpn.q.val();
         self.qp_write.next = false;
@@ -380,6 +396,7 @@ impl Logic for RdmaCompleter {
         self.cnt_nak.next = false;
         self.cnt_unsupported.next = false;
         self.sq_full.next = self.full.q.val();
+        self.idle.next = (self.state.q.val() == CompleterState::Idle) & self.records.empty.val() & self.stores.empty.val();
         match self.state.q.val() {
             CompleterState::Idle => {
                 self.asked.d.next = false;
@@ -494,15 +511,18 @@ impl Logic for RdmaCompleter {
             }
             CompleterState::Tail => {
                 // (the ring's read address is {q, head}: here the tail)
-                self.state.d.next = CompleterState::TailWait;
+                self.state.d.next = CompleterState::TailRam;
             }
-            CompleterState::TailWait => {
+            CompleterState::TailRam => {
                 self.head.d.next = self.head.q.val() - self.count.q.val().get_bits::<4>(0) + 1;
+                self.state.d.next = CompleterState::TailEntry;
+            }
+            CompleterState::TailEntry => {
                 self.state.d.next = CompleterState::TailCheck;
             }
             CompleterState::TailCheck => {
                 self.state.d.next = CompleterState::Idle;
-                if self.past.val().any() & !self.past.val().get_bit(23) {
+                if self.after_tail.q.val() {
                     self.cnt_drop_psn.next = true;
                 } else if self.syn_ok.val() {
                     self.limit.d.next = self.psn.q.val();
@@ -518,7 +538,7 @@ impl Logic for RdmaCompleter {
                 }
             }
             CompleterState::Walk => {
-                self.state.d.next = CompleterState::WalkWait;
+                self.state.d.next = CompleterState::WalkRam;
                 if self.count.q.val() == 0 {
                     self.state.d.next = CompleterState::SavePtr;
                     if self.nak.q.val() {
@@ -526,16 +546,19 @@ impl Logic for RdmaCompleter {
                     }
                 }
             }
-            CompleterState::WalkWait => {
+            CompleterState::WalkRam => {
+                self.state.d.next = CompleterState::WalkEntry;
+            }
+            CompleterState::WalkEntry => {
                 self.state.d.next = CompleterState::WalkCheck;
             }
             CompleterState::WalkCheck => {
-                self.e_wr_id.d.next = self.entry.val().get_bits::<64>(0);
-                self.e_len.d.next = self.entry.val().get_bits::<32>(92);
+                self.e_wr_id.d.next = self.entry.q.val().get_bits::<64>(0);
+                self.e_len.d.next = self.entry.q.val().get_bits::<32>(92);
                 self.e_opcode.d.next = self.cqe_op.val();
                 self.e_status.d.next = 0.into();
                 self.e_syndrome.d.next = 0.into();
-                if (self.entry.val().get_bits::<3>(64) == 4) | (self.past.val().any() & !self.past.val().get_bit(23)) {
+                if (self.entry.q.val().get_bits::<3>(64) == 4) | self.past_limit.q.val() {
                     // a READ, or past the ACK: the walk ends (a NAK fails this one)
                     self.state.d.next = CompleterState::SavePtr;
                     if self.nak.q.val() {
@@ -545,7 +568,7 @@ impl Logic for RdmaCompleter {
                     self.head.d.next = self.head.q.val() + 1;
                     self.count.d.next = self.count.q.val() - 1;
                     self.state.d.next = CompleterState::Walk;
-                    if self.entry.val().get_bit(67) | self.sig_all.q.val() {
+                    if self.entry.q.val().get_bit(67) | self.sig_all.q.val() {
                         self.state.d.next = CompleterState::Emit;
                         self.after.d.next = CompleterState::Walk;
                     }
@@ -573,13 +596,16 @@ impl Logic for RdmaCompleter {
             }
             CompleterState::Flush => {
                 // every WQE still outstanding completes flushed, in order
-                self.state.d.next = CompleterState::FlushWait;
+                self.state.d.next = CompleterState::FlushRam;
                 if self.count.q.val() == 0 {
                     self.state.d.next = CompleterState::SavePtr;
                 }
             }
+            CompleterState::FlushRam => {
+                self.state.d.next = CompleterState::FlushWait;
+            }
             CompleterState::FlushWait => {
-                self.e_wr_id.d.next = self.entry.val().get_bits::<64>(0);
+                self.e_wr_id.d.next = self.entry.q.val().get_bits::<64>(0);
                 self.e_len.d.next = 0.into();
                 self.e_opcode.d.next = 0.into();
                 self.e_status.d.next = self.status_flush.val();

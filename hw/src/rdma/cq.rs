@@ -199,6 +199,11 @@ pub struct RdmaCqWriter {
     urgent: Signal<Local, Bit>,
     store_pi: Signal<Local, Bit>,
     store_overflow: Signal<Local, Bit>,
+    /// A CQE went into CQ `ev_cq`'s ring (a cycle after its PI was stored).
+    ev_cqe: DFF<Bit>,
+    ev_overflow: DFF<Bit>,
+    ev_cq: DFF<Bits<4>>,
+    ev_urgent: DFF<Bit>,
     pi_mask: Constant<Bits<160>>,
     overflow_mask: Constant<Bits<160>>,
     owner_flag: Constant<Bits<256>>,
@@ -273,6 +278,10 @@ impl Default for RdmaCqWriter {
             used: Default::default(),
             urgent: Default::default(),
             store_pi: Default::default(),
+            ev_cqe: Default::default(),
+            ev_overflow: Default::default(),
+            ev_cq: Default::default(),
+            ev_urgent: Default::default(),
             store_overflow: Default::default(),
             pi_mask: Constant::new(Bits::<160>::from(0xffffu64) << 128),
             overflow_mask: Constant::new(Bits::<160>::from(1u64) << 159),
@@ -286,7 +295,7 @@ impl Logic for RdmaCqWriter {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, state, asked, stale, cq, entry, ctx, enabled, stopped, log2, pi, ci, base, irq_count, irq_timer, full, owner, slot,
-            addr, refused);
+            addr, refused, ev_cqe, ev_overflow, ev_cq, ev_urgent);
         for c in 0..16 {
             self.run[c].clock.next = self.clock.val();
             self.run[c].reset.next = self.reset.val();
@@ -384,7 +393,7 @@ impl Logic for RdmaCqWriter {
                 if self.stale.q.val() {
                     self.state.d.next = CqWriterState::Ask;
                 } else if !self.enabled.q.val() | self.stopped.q.val() {
-                    self.cnt_overflow.next = true;
+                    self.store_overflow.next = true;
                     self.state.d.next = CqWriterState::Idle;
                 } else if self.full.q.val() {
                     self.refused.d.next = true;
@@ -434,15 +443,20 @@ impl Logic for RdmaCqWriter {
                 self.state.d.next = CqWriterState::Idle;
             }
         }
-        self.cnt_cqe.next = self.store_pi.val();
-        if self.store_overflow.val() {
+        // the CQ's run state and the counters hear of it a cycle later (156.25 MHz)
+        self.ev_cqe.d.next = self.store_pi.val();
+        self.ev_overflow.d.next = self.store_overflow.val();
+        self.ev_cq.d.next = self.cq.q.val();
+        self.ev_urgent.d.next = self.urgent.val();
+        self.cnt_cqe.next = self.ev_cqe.q.val();
+        if self.ev_overflow.q.val() {
             self.cnt_overflow.next = true;
         }
         for c in 0..16 {
-            if self.cq.q.val() == self.cq_id[c].val() {
-                self.run[c].cqe.next = self.store_pi.val();
+            if self.ev_cq.q.val() == self.cq_id[c].val() {
+                self.run[c].cqe.next = self.ev_cqe.q.val();
             }
-            self.run[c].cqe_urgent.next = self.urgent.val();
+            self.run[c].cqe_urgent.next = self.ev_urgent.q.val();
         }
         if self.reset.val() {
             self.state.d.next = CqWriterState::Idle;

@@ -23,8 +23,14 @@
 //! it has been sent) in block RAM, and the doorbell's producer index in another. A QP
 //! that the driver stores in RESET forgets both.
 //!
-//! Not yet here (the completer and issue 19): a limit on outstanding WQEs per QP (the
-//! model's is 16), and a host refusing a payload read mid-message (the packet then
+//! The completer holds a QP back (`sq_full`) while 15 or more of its WQEs are outstanding:
+//! it takes no new WQE then (the WQE in progress goes on), and stays awake until a turn
+//! finds room. A QP in ERR (failed here, NAKed, or stored so by the driver) drops its WQE
+//! in progress (the completer flushes it with the others outstanding) and has its posted
+//! WQEs fetched and reported flushed (`out_status` WR_FLUSH_ERR), one a turn, in order,
+//! SQ_CI advancing past each.
+//!
+//! Not yet here (issue 19): a host refusing a payload read mid-message (the packet then
 //! carries zeros; the model fails the WQE).
 
 use super::super::stream::{BytePacker, NicFifo, NicRam};
@@ -74,6 +80,8 @@ pub struct RdmaRequester {
     pub qp_store: Signal<In, Bit>,
     pub qp_store_index: Signal<In, Bits<6>>,
     pub qp_store_state: Signal<In, Bits<3>>,
+    /// From the completer: QPs with 15 or more WQEs outstanding take no new WQE.
+    pub sq_full: Signal<In, Bits<64>>,
     // ---- the MR table's stores, for this requester's check ----
     pub mr_wr: Signal<In, Bit>,
     pub mr_wr_index: Signal<In, Bits<6>>,
@@ -137,6 +145,8 @@ pub struct RdmaRequester {
     forget: DFF<Bits<64>>,
     scan: DFF<Bits<6>>,
     db_seen: DFF<Bit>,
+    /// The WQE fetched is flushed (its QP is in ERR), not run.
+    flushing: DFF<Bit>,
     // ---- the turn ----
     state: DFF<RequesterState>,
     qp_asked: DFF<Bit>,
@@ -191,6 +201,7 @@ pub struct RdmaRequester {
     work_next: Signal<Local, Bits<64>>,
     forget_next: Signal<Local, Bits<64>>,
     work_bit: Signal<Local, Bit>,
+    full_bit: Signal<Local, Bit>,
     forget_bit: Signal<Local, Bit>,
     qp_state: Signal<Local, Bits<3>>,
     sq_ci: Signal<Local, Bits<16>>,
@@ -225,6 +236,8 @@ pub struct RdmaRequester {
     sq_ci_bits: Constant<Bits<384>>,
     local_write: Constant<Bits<3>>,
     st_qp_op: Constant<Bits<8>>,
+    st_flush: Constant<Bits<8>>,
+    state_err3: Constant<Bits<3>>,
     st_len: Constant<Bits<8>>,
     st_prot: Constant<Bits<8>>,
     max_message: Constant<Bits<36>>,
@@ -264,6 +277,7 @@ impl Default for RdmaRequester {
             qp_store: Default::default(),
             qp_store_index: Default::default(),
             qp_store_state: Default::default(),
+            sq_full: Default::default(),
             mr_wr: Default::default(),
             mr_wr_index: Default::default(),
             mr_wr_entry: Default::default(),
@@ -316,6 +330,7 @@ impl Default for RdmaRequester {
             forget: Default::default(),
             scan: Default::default(),
             db_seen: Default::default(),
+            flushing: Default::default(),
             state: Default::default(),
             qp_asked: Default::default(),
             ctx: Default::default(),
@@ -360,6 +375,7 @@ impl Default for RdmaRequester {
             work_next: Default::default(),
             forget_next: Default::default(),
             work_bit: Default::default(),
+            full_bit: Default::default(),
             forget_bit: Default::default(),
             qp_state: Default::default(),
             sq_ci: Default::default(),
@@ -394,6 +410,8 @@ impl Default for RdmaRequester {
             sq_ci_bits: Constant::new(field(qpc::SQ_CI)),
             local_write: Constant::new(u64::from(access::LOCAL_WRITE).into()),
             st_qp_op: Constant::new((WcStatus::LocQpOpErr as u64).into()),
+            st_flush: Constant::new((WcStatus::WrFlushErr as u64).into()),
+            state_err3: Constant::new((QpState::Err as u64).into()),
             st_len: Constant::new((WcStatus::LocLenErr as u64).into()),
             st_prot: Constant::new((WcStatus::LocProtErr as u64).into()),
             max_message: Constant::new(wqe::MAX_MESSAGE.into()),
@@ -411,7 +429,7 @@ impl Default for RdmaRequester {
 impl Logic for RdmaRequester {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, work, forget, scan, db_seen, state, qp_asked, ctx, pi, job, list, beat_no, w_wr_id, w_opcode, w_flags,
+        dff_setup!(self, clock, work, forget, scan, db_seen, flushing, state, qp_asked, ctx, pi, job, list, beat_no, w_wr_id, w_opcode, w_flags,
             w_num, w_imm, w_raddr, w_rkey, w_error, sge_i, pieces, total, status, mtu, mtu_log2, chunk, starts, ends, psn, left, phase, n_pkts_q, p_addr, p_rest, p_take, p_next_piece, sp_valid,
             sp_half, sp_data, in_req, req_left);
         for i in 0..6 {
@@ -438,9 +456,11 @@ impl Logic for RdmaRequester {
         self.forget_next.next = self.forget.q.val();
         self.work_bit.next = false;
         self.forget_bit.next = false;
+        self.full_bit.next = false;
         for q in 0..64 {
             if self.sel.val() == self.sel_idx[q].val() {
                 self.work_bit.next = self.work.q.val().get_bit(q);
+                self.full_bit.next = self.sq_full.val().get_bit(q);
                 self.forget_bit.next = self.forget.q.val().get_bit(q);
             }
         }
@@ -575,12 +595,30 @@ impl Logic for RdmaRequester {
                 self.state.d.next = RequesterState::Scan;
                 self.scan.d.next = self.scan.q.val() + 1;
                 self.sleep.next = !self.db_seen.q.val() & !(self.sq_db_valid.val() & (self.sq_db_qpn.val().get_bits::<6>(0) == self.scan.q.val()));
+                self.flushing.d.next = false;
                 if self.qp_state.val() == self.state_rts.val() {
                     if self.job.q.val().get_bit(0) {
                         self.state.d.next = RequesterState::Packet;
                         self.scan.d.next = self.scan.q.val();
                         self.sleep.next = false;
                     } else if self.sq_ci.val() != self.pi.q.val() {
+                        // a new WQE, unless the completer holds the QP back: it stays
+                        // awake until a turn finds room
+                        self.sleep.next = false;
+                        if !self.full_bit.val() {
+                            self.state.d.next = RequesterState::Fetch;
+                            self.scan.d.next = self.scan.q.val();
+                        }
+                    }
+                }
+                // in ERR: the WQE in progress is dropped (the completer flushed it: it was
+                // outstanding from its first packet), the posted ones are fetched and
+                // reported flushed one a turn, in order
+                if self.qp_state.val() == self.state_err3.val() {
+                    self.job_ram.write_data.next = 0.into();
+                    self.job_ram.write_enable.next = self.job.q.val().get_bit(0);
+                    if self.sq_ci.val() != self.pi.q.val() {
+                        self.flushing.d.next = true;
                         self.state.d.next = RequesterState::Fetch;
                         self.scan.d.next = self.scan.q.val();
                         self.sleep.next = false;
@@ -626,6 +664,16 @@ impl Logic for RdmaRequester {
                 if self.w_error.q.val() | (self.w_opcode.q.val() > 4) | (self.w_num.q.val() > 6) {
                     self.status.d.next = self.st_qp_op.val();
                     self.state.d.next = RequesterState::Fail;
+                }
+                // flushed: reported WR_FLUSH_ERR (one that could not be read names nothing:
+                // it is passed over, as the model does)
+                if self.flushing.q.val() {
+                    self.status.d.next = self.st_flush.val();
+                    self.state.d.next = RequesterState::Fail;
+                    if self.w_error.q.val() {
+                        self.state.d.next = RequesterState::FailStore;
+                        self.qp_asked.d.next = false;
+                    }
                 }
             }
             RequesterState::SgeAsk => {
