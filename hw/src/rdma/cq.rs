@@ -53,19 +53,23 @@ pub struct RdmaCqRun {
     ci_q: DFF<Bits<16>>,
     armed: DFF<Bit>,
     solicited_only: DFF<Bit>,
-    pending: DFF<Bits<16>>,
+    /// Counted CQEs since arming, plus one (the count a CQE would reach: its compare
+    /// starts from a register, for 156.25 MHz).
+    pending_plus1: DFF<Bits<16>>,
+    /// A counted CQE a cycle ago, and whether it reached IRQ_COUNT.
+    hit: DFF<Bit>,
+    reach: DFF<Bit>,
+    timer: DFF<Bits<20>>,
     timing: DFF<Bit>,
     left: DFF<Bits<20>>,
-    pending_next: Signal<Local, Bits<16>>,
 }
 
 impl Logic for RdmaCqRun {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, ci_q, armed, solicited_only, pending, timing, left);
+        dff_setup!(self, clock, ci_q, armed, solicited_only, pending_plus1, hit, reach, timer, timing, left);
         self.ci.next = self.ci_q.q.val();
         self.fire.next = false;
-        self.pending_next.next = self.pending.q.val() + 1;
         // the timer, counting down from the first counted CQE
         if self.timing.q.val() {
             self.left.d.next = self.left.q.val() - 1;
@@ -73,19 +77,23 @@ impl Logic for RdmaCqRun {
                 self.fire.next = true;
                 self.armed.d.next = false;
                 self.timing.d.next = false;
-                self.pending.d.next = 0.into();
+                self.pending_plus1.d.next = 1.into();
             }
         }
-        if self.cqe.val() & self.armed.q.val() & (!self.solicited_only.q.val() | self.cqe_urgent.val()) {
-            self.pending.d.next = self.pending_next.val();
-            if self.pending_next.val() >= self.irq_count.val() {
+        // a CQE: counted if armed for it; judged against IRQ_COUNT here, acted on next cycle
+        self.hit.d.next = self.cqe.val() & self.armed.q.val() & (!self.solicited_only.q.val() | self.cqe_urgent.val());
+        self.reach.d.next = self.pending_plus1.q.val() >= self.irq_count.val();
+        self.timer.d.next = self.irq_timer.val();
+        if self.hit.q.val() {
+            self.pending_plus1.d.next = self.pending_plus1.q.val() + 1;
+            if self.reach.q.val() {
                 self.fire.next = true;
                 self.armed.d.next = false;
                 self.timing.d.next = false;
-                self.pending.d.next = 0.into();
-            } else if self.irq_timer.val().any() & !self.timing.q.val() {
+                self.pending_plus1.d.next = 1.into();
+            } else if self.timer.q.val().any() & !self.timing.q.val() {
                 self.timing.d.next = true;
-                self.left.d.next = self.irq_timer.val();
+                self.left.d.next = self.timer.q.val();
             }
         }
         if self.db.val() {
@@ -93,15 +101,16 @@ impl Logic for RdmaCqRun {
             if self.db_arm.val() {
                 self.armed.d.next = true;
                 self.solicited_only.d.next = self.db_solicited.val();
-                self.pending.d.next = 0.into();
+                self.pending_plus1.d.next = 1.into();
                 self.timing.d.next = false;
             }
         }
         if self.reset.val() | self.restart.val() {
             self.ci_q.d.next = 0.into();
             self.armed.d.next = false;
-            self.pending.d.next = 0.into();
+            self.pending_plus1.d.next = 1.into();
             self.timing.d.next = false;
+            self.hit.d.next = false;
         }
     }
 }

@@ -196,11 +196,17 @@ pub struct RdmaRequester {
     sp_data: DFF<Bits<128>>,
     in_req: DFF<Bit>,
     req_left: DFF<Bits<16>>,
+    /// The half on its way to the packer.
+    h_valid: DFF<Bit>,
+    h_data: DFF<Bits<64>>,
+    h_len: DFF<Bits<4>>,
+    h_end: DFF<Bit>,
     // ---- scratch ----
     sel: Signal<Local, Bits<6>>,
     work_next: Signal<Local, Bits<64>>,
     forget_next: Signal<Local, Bits<64>>,
     work_bit: Signal<Local, Bit>,
+    h_take: Signal<Local, Bit>,
     full_bit: Signal<Local, Bit>,
     forget_bit: Signal<Local, Bit>,
     qp_state: Signal<Local, Bits<3>>,
@@ -371,6 +377,11 @@ impl Default for RdmaRequester {
             sp_data: Default::default(),
             in_req: Default::default(),
             req_left: Default::default(),
+            h_valid: Default::default(),
+            h_data: Default::default(),
+            h_len: Default::default(),
+            h_end: Default::default(),
+            h_take: Default::default(),
             sel: Default::default(),
             work_next: Default::default(),
             forget_next: Default::default(),
@@ -431,7 +442,7 @@ impl Logic for RdmaRequester {
     fn update(&mut self) {
         dff_setup!(self, clock, work, forget, scan, db_seen, flushing, state, qp_asked, ctx, pi, job, list, beat_no, w_wr_id, w_opcode, w_flags,
             w_num, w_imm, w_raddr, w_rkey, w_error, sge_i, pieces, total, status, mtu, mtu_log2, chunk, starts, ends, psn, left, phase, n_pkts_q, p_addr, p_rest, p_take, p_next_piece, sp_valid,
-            sp_half, sp_data, in_req, req_left);
+            sp_half, sp_data, in_req, req_left, h_valid, h_data, h_len, h_end);
         for i in 0..6 {
             self.w_sge_addr[i].clock.next = self.clock.val();
             self.w_sge_addr[i].d.next = self.w_sge_addr[i].q.val();
@@ -974,15 +985,20 @@ impl Logic for RdmaRequester {
         if self.req_left.q.val() > 8 {
             self.half_len.next = 8.into();
         }
-        self.packer.s_valid.next = self.sp_valid.q.val();
-        self.packer.s_data.next = self.sp_data.q.val().get_bits::<64>(0);
-        if self.sp_half.q.val() {
-            self.packer.s_data.next = self.sp_data.q.val().get_bits::<64>(64);
+        // each half registered on its way to the packer (156.25 MHz: the length's compare
+        // and the packer's byte rotation in cycles of their own)
+        self.h_take.next = !self.h_valid.q.val() | self.packer.s_ready.val();
+        if self.h_valid.q.val() & self.packer.s_ready.val() {
+            self.h_valid.d.next = false;
         }
-        self.packer.s_len.next = self.half_len.val().get_bits::<4>(0);
-        self.packer.s_end.next = (self.req_left.q.val() <= 8) & self.reads.data_out.val().get_bit(17);
-        self.packer.s_user.next = false;
-        if self.sp_valid.q.val() & self.packer.s_ready.val() {
+        if self.sp_valid.q.val() & self.h_take.val() {
+            self.h_valid.d.next = true;
+            self.h_data.d.next = self.sp_data.q.val().get_bits::<64>(0);
+            if self.sp_half.q.val() {
+                self.h_data.d.next = self.sp_data.q.val().get_bits::<64>(64);
+            }
+            self.h_len.d.next = self.half_len.val().get_bits::<4>(0);
+            self.h_end.d.next = (self.req_left.q.val() <= 8) & self.reads.data_out.val().get_bit(17);
             self.req_left.d.next = self.req_left.q.val() - self.half_len.val();
             if self.req_left.q.val() <= 8 {
                 self.sp_valid.d.next = false;
@@ -994,6 +1010,11 @@ impl Logic for RdmaRequester {
                 self.sp_half.d.next = true;
             }
         }
+        self.packer.s_valid.next = self.h_valid.q.val();
+        self.packer.s_data.next = self.h_data.q.val();
+        self.packer.s_len.next = self.h_len.q.val();
+        self.packer.s_end.next = self.h_end.q.val();
+        self.packer.s_user.next = false;
         self.pay_valid.next = self.packer.m_valid.val();
         self.pay_data.next = self.packer.m_data.val();
         self.packer.m_ready.next = self.pay_ready.val();
@@ -1029,6 +1050,7 @@ impl Logic for RdmaRequester {
             self.forget.d.next = 0.into();
             self.sp_valid.d.next = false;
             self.in_req.d.next = false;
+            self.h_valid.d.next = false;
         }
     }
 }

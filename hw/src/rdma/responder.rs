@@ -174,6 +174,9 @@ pub struct RdmaResponder {
     qp_asked: DFF<Bit>,
     // Data: beats left, the low half waiting for its high half, the write on offer
     left: DFF<Bits<16>>,
+    /// `left` is not 0 (kept beside it: the FIFO's read decision is on the path to its
+    /// RAM's read address).
+    left_nz: DFF<Bit>,
     wptr: DFF<Bits<64>>,
     lo: DFF<Bits<64>>,
     lo_strb: DFF<Bits<8>>,
@@ -308,6 +311,7 @@ impl Default for RdmaResponder {
             syn: Default::default(),
             qp_asked: Default::default(),
             left: Default::default(),
+            left_nz: Default::default(),
             wptr: Default::default(),
             lo: Default::default(),
             lo_strb: Default::default(),
@@ -352,7 +356,7 @@ impl Logic for RdmaResponder {
     fn update(&mut self) {
         dff_setup!(self, clock, kept, lost, orphans, forget, state, r_opcode, r_ack_req, r_status, r_lost, r_qpn, r_psn, r_va, r_rkey, r_dma_len,
             r_len, r_kept, r_orphans, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
-            remaining, syn, qp_asked, left, wptr, lo, lo_strb, have_lo, w_valid, w_addr, w_data, w_strb, w_last);
+            remaining, syn, qp_asked, left, left_nz, wptr, lo, lo_strb, have_lo, w_valid, w_addr, w_data, w_strb, w_last);
         clock!(self, clock, payload, records, acks, msg_ram, mr_check);
         self.payload.reset.next = self.reset.val();
         self.records.reset.next = self.reset.val();
@@ -476,6 +480,7 @@ impl Logic for RdmaResponder {
             ResponderState::Lookup => {
                 // bad frames were counted by the parser's status; the rest by reason here
                 self.left.d.next = self.r_kept.q.val();
+                self.left_nz.d.next = self.r_kept.q.val().any();
                 self.state.d.next = ResponderState::Discard;
                 if self.r_status.q.val() == 0 {
                     if self.r_lost.q.val() {
@@ -551,6 +556,7 @@ impl Logic for RdmaResponder {
             }
             ResponderState::Decide => {
                 self.left.d.next = self.r_kept.q.val();
+                self.left_nz.d.next = self.r_kept.q.val().any();
                 self.wptr.d.next = self.bus.q.val();
                 self.have_lo.d.next = false;
                 self.cnt_rx_packet.next = self.v_state_ok.q.val();
@@ -598,15 +604,17 @@ impl Logic for RdmaResponder {
                 }
                 if self.qp_rvalid.val() {
                     self.left.d.next = self.r_kept.q.val();
+                self.left_nz.d.next = self.r_kept.q.val().any();
                     self.state.d.next = ResponderState::Discard;
                 }
             }
             ResponderState::Data => {
                 // beats in pairs: lanes 0..7 and 8..15 of one write at `bus`, 16 bytes on
-                self.take.next = self.left.q.val().any() & !self.payload.empty.val() & (!self.w_valid.q.val() | self.dma_wr_ready.val());
+                self.take.next = self.left_nz.q.val() & !self.payload.empty.val() & (!self.w_valid.q.val() | self.dma_wr_ready.val());
                 if self.take.val() {
                     self.payload.read.next = true;
                     self.left.d.next = self.left.q.val() - 1;
+                    self.left_nz.d.next = self.left.q.val() != 1;
                     if self.have_lo.q.val() | (self.left.q.val() == 1) {
                         self.form.next = true;
                         self.have_lo.d.next = false;
@@ -627,7 +635,7 @@ impl Logic for RdmaResponder {
                         self.lo_strb.d.next = self.head.val().get_bits::<8>(64);
                     }
                 }
-                if !self.left.q.val().any() & (!self.w_valid.q.val() | self.dma_wr_ready.val()) {
+                if !self.left_nz.q.val() & (!self.w_valid.q.val() | self.dma_wr_ready.val()) {
                     self.state.d.next = ResponderState::Update;
                 }
             }
@@ -670,12 +678,13 @@ impl Logic for RdmaResponder {
                 }
             }
             ResponderState::Discard => {
-                self.take.next = self.left.q.val().any() & !self.payload.empty.val();
+                self.take.next = self.left_nz.q.val() & !self.payload.empty.val();
                 if self.take.val() {
                     self.payload.read.next = true;
                     self.left.d.next = self.left.q.val() - 1;
+                    self.left_nz.d.next = self.left.q.val() != 1;
                 }
-                if !self.left.q.val().any() {
+                if !self.left_nz.q.val() {
                     self.state.d.next = ResponderState::Idle;
                 }
             }
