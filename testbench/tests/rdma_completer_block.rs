@@ -17,7 +17,7 @@
 
 mod common;
 
-use common::hdl::{bits_to_words, run_testbench, words_to_bits, SparseMem};
+use common::hdl::{SparseMem, TablePortSim, bits_to_words, run_testbench, words_to_bits};
 use nic_hw::rdma::RdmaCompleter;
 use nic_regmap::rdma::{self as map, cqc, cqe, qpc, wqe, QpState, WcStatus};
 use nic_testbench::roce::engine::{EngineConfig, RdmaEngine};
@@ -234,7 +234,7 @@ fn run(ops: Vec<Op>, qp0: Vec<[u32; qpc::WORDS]>, seed: u64) -> Outcome {
             out.cqes.entry(c).or_default();
         }
         let mut counters = [0u32; 5];
-        let mut access: Option<(usize, bool, Vec<u32>, Vec<u32>, u32)> = None;
+        let mut port = TablePortSim::new(3);
         x.reset.next = true;
         wait_clock_cycle!(sim, clock, x);
         x.reset.next = false;
@@ -281,30 +281,20 @@ fn run(ops: Vec<Op>, qp0: Vec<[u32; qpc::WORDS]>, seed: u64) -> Outcome {
             let mut cycle = 0u64;
             while quiet < 12 {
                 cycle += 1;
-                x.qp_ready.next = access.is_none() && rng.gen_bool(0.7);
+                x.qp_ready.next = port.idle() && rng.gen_bool(0.7);
                 x.qp_rvalid.next = false;
-                if let Some((q, _, _, _, 0)) = &access {
+                if let Some(i) = port.due() {
                     x.qp_rvalid.next = true;
-                    x.qp_rdata.next = words_to_bits::<384>(&qp[*q]);
+                    x.qp_rdata.next = words_to_bits::<384>(&qp[i]);
                 }
                 x.cqe_ready.next = rng.gen_bool(0.5);
                 x = sim.wait(1, x)?;
-                let mut busy = access.is_some();
+                let mut busy = !port.idle();
                 let taken = x.out_valid.val() && x.out_ready.val();
-                if x.qp_rvalid.val() {
-                    let (q, write, mask, data, _) = access.take().unwrap();
-                    if write {
-                        for w in 0..qpc::WORDS {
-                            qp[q][w] = (qp[q][w] & !mask[w]) | (data[w] & mask[w]);
-                        }
-                    }
-                } else if let Some(a) = access.as_mut() {
-                    a.4 -= 1;
-                }
-                if x.qp_valid.val() && x.qp_ready.val() {
-                    access = Some((x.qp_index.val().to_u64() as usize, x.qp_write.val(), bits_to_words(x.qp_mask.val(), qpc::WORDS), bits_to_words(x.qp_wdata.val(), qpc::WORDS), 3));
-                    busy = true;
-                }
+                let table_access = (x.qp_valid.val() && x.qp_ready.val())
+                    .then(|| (x.qp_index.val().to_u64() as usize, x.qp_write.val(), bits_to_words(x.qp_mask.val(), qpc::WORDS), bits_to_words(x.qp_wdata.val(), qpc::WORDS)));
+                busy |= table_access.is_some();
+                port.step(&mut qp, x.qp_rvalid.val(), table_access);
                 if x.cqe_valid.val() && x.cqe_ready.val() {
                     let v = x.cqe_entry.val();
                     let mut e = [0u8; 32];

@@ -15,7 +15,7 @@
 
 mod common;
 
-use common::hdl::{bits_to_words, run_testbench, words_to_bits, SparseMem};
+use common::hdl::{SparseMem, TablePortSim, bits_to_words, run_testbench, words_to_bits};
 use nic_hw::rdma::RdmaCqWriter;
 use nic_regmap::rdma::{self as map, cqc, WcStatus};
 use nic_testbench::roce::engine::{Cqe, EngineConfig, HostPort, RdmaEngine};
@@ -156,7 +156,7 @@ fn run(ops: Vec<Op>, seed: u64) -> Outcome {
         let mut table = vec![[0u32; cqc::WORDS]; 16];
         let mut mem = Mem::default();
         // the CQ port: (index, write, mask, data, cycles to its answer)
-        let mut access: Option<(usize, bool, Vec<u32>, Vec<u32>, u32)> = None;
+        let mut port = TablePortSim::new(3);
         // DMA: the burst's beats so far, and answers due (cycle, error)
         let mut burst: Vec<(u64, [u8; 16])> = Vec::new();
         let mut answers: VecDeque<(u64, bool)> = VecDeque::new();
@@ -221,11 +221,11 @@ fn run(ops: Vec<Op>, seed: u64) -> Outcome {
             let mut quiet = 0;
             while quiet < MAX_TIMER + 8 {
                 cycle += 1;
-                x.cq_ready.next = access.is_none() && rng.gen_bool(0.7);
+                x.cq_ready.next = port.idle() && rng.gen_bool(0.7);
                 x.cq_rvalid.next = false;
-                if let Some((c, _, _, _, 0)) = &access {
+                if let Some(i) = port.due() {
                     x.cq_rvalid.next = true;
-                    x.cq_rdata.next = words_to_bits::<160>(&table[*c]);
+                    x.cq_rdata.next = words_to_bits::<160>(&table[i]);
                 }
                 x.dma_wr_ready.next = rng.gen_bool(0.7);
                 x.dma_wr_rsp_valid.next = false;
@@ -236,7 +236,7 @@ fn run(ops: Vec<Op>, seed: u64) -> Outcome {
                     }
                 }
                 x = sim.wait(1, x)?;
-                let mut busy = access.is_some() || !answers.is_empty() || !burst.is_empty();
+                let mut busy = !port.idle() || !answers.is_empty() || !burst.is_empty();
                 irq |= x.irq.val().to_u64() as u16;
                 if x.cnt_cqe.val() {
                     out.cqes += 1;
@@ -244,20 +244,10 @@ fn run(ops: Vec<Op>, seed: u64) -> Outcome {
                 if x.cnt_overflow.val() {
                     out.overflows += 1;
                 }
-                if x.cq_rvalid.val() {
-                    let (c, write, mask, data, _) = access.take().unwrap();
-                    if write {
-                        for w in 0..cqc::WORDS {
-                            table[c][w] = (table[c][w] & !mask[w]) | (data[w] & mask[w]);
-                        }
-                    }
-                } else if let Some(a) = access.as_mut() {
-                    a.4 -= 1;
-                }
-                if x.cq_valid.val() && x.cq_ready.val() {
-                    access = Some((x.cq_index.val().to_u64() as usize, x.cq_write.val(), bits_to_words(x.cq_mask.val(), cqc::WORDS), bits_to_words(x.cq_wdata.val(), cqc::WORDS), 3));
-                    busy = true;
-                }
+                let table_access = (x.cq_valid.val() && x.cq_ready.val())
+                    .then(|| (x.cq_index.val().to_u64() as usize, x.cq_write.val(), bits_to_words(x.cq_mask.val(), cqc::WORDS), bits_to_words(x.cq_wdata.val(), cqc::WORDS)));
+                busy |= table_access.is_some();
+                port.step(&mut table, x.cq_rvalid.val(), table_access);
                 if x.dma_wr_rsp_valid.val() {
                     answers.pop_front();
                 }

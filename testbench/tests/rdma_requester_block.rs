@@ -18,7 +18,7 @@
 
 mod common;
 
-use common::hdl::{bits_to_words, mac48, run_testbench, words_to_bits, SparseMem};
+use common::hdl::{SparseMem, TablePortSim, bits_to_words, mac48, run_testbench, words_to_bits};
 use nic_hw::rdma::RdmaRequester;
 use nic_regmap::rdma::{self as map, access, cqc, cqe, mrc, qpc, wqe, QpState};
 use nic_testbench::roce::engine::{EngineConfig, HostPort, RdmaEngine, Station};
@@ -298,7 +298,7 @@ fn run(s: &Setup, seed: u64) -> Outcome {
             wait_clock_cycle!(sim, clock, x);
         }
         x.mr_wr.next = false;
-        let mut access: Option<(usize, bool, Vec<u32>, Vec<u32>, u32)> = None;
+        let mut port = TablePortSim::new(3);
         // reads: queued requests (due cycle, beats) and the beats being answered
         let mut pending: VecDeque<(u64, Vec<(Bits<128>, bool, bool)>)> = VecDeque::new();
         let mut beats: VecDeque<(Bits<128>, bool, bool)> = VecDeque::new();
@@ -323,11 +323,11 @@ fn run(s: &Setup, seed: u64) -> Outcome {
                 full ^= 1 << rng.gen_range(QPS);
             }
             x.sq_full.next = Bits::<64>::from(if idle < 300 { full } else { 0 });
-            x.qp_ready.next = access.is_none() && rng.gen_bool(0.8);
+            x.qp_ready.next = port.idle() && rng.gen_bool(0.8);
             x.qp_rvalid.next = false;
-            if let Some((q, _, _, _, 0)) = &access {
+            if let Some(i) = port.due() {
                 x.qp_rvalid.next = true;
-                x.qp_rdata.next = words_to_bits::<384>(&qp[*q]);
+                x.qp_rdata.next = words_to_bits::<384>(&qp[i]);
             }
             x.dma_rd_req_ready.next = rng.gen_bool(0.8);
             if beats.is_empty() {
@@ -348,20 +348,10 @@ fn run(s: &Setup, seed: u64) -> Outcome {
             x.out_ready.next = rng.gen_bool(0.8);
             x = sim.wait(1, x)?;
             let mut busy = x.sq_db_valid.val();
-            if x.qp_rvalid.val() {
-                let (q, write, mask, data, _) = access.take().unwrap();
-                if write {
-                    for w in 0..qpc::WORDS {
-                        qp[q][w] = (qp[q][w] & !mask[w]) | (data[w] & mask[w]);
-                    }
-                }
-            } else if let Some(a) = access.as_mut() {
-                a.4 -= 1;
-            }
-            if x.qp_valid.val() && x.qp_ready.val() {
-                access = Some((x.qp_index.val().to_u64() as usize, x.qp_write.val(), bits_to_words(x.qp_mask.val(), qpc::WORDS), bits_to_words(x.qp_wdata.val(), qpc::WORDS), 3));
-                busy = true;
-            }
+            let table_access = (x.qp_valid.val() && x.qp_ready.val())
+                .then(|| (x.qp_index.val().to_u64() as usize, x.qp_write.val(), bits_to_words(x.qp_mask.val(), qpc::WORDS), bits_to_words(x.qp_wdata.val(), qpc::WORDS)));
+            busy |= table_access.is_some();
+            port.step(&mut qp, x.qp_rvalid.val(), table_access);
             if x.dma_rd_req_valid.val() && x.dma_rd_req_ready.val() {
                 let addr = x.dma_rd_req_addr.val().to_u64();
                 let len = x.dma_rd_req_len.val().to_u64() as usize;
@@ -442,8 +432,8 @@ fn run(s: &Setup, seed: u64) -> Outcome {
             if round == rounds.len() && idle > 2000 {
                 break;
             }
-            assert!(cycle < 150_000, "stuck: round {round}, packets {:?}, pending reads {}, beats {}, packet {:?}, access {:?}",
-                out.packets.iter().map(|(q, v)| (*q, v.len())).collect::<Vec<_>>(), pending.len(), beats.len(), packet.as_ref().map(|p| (p.0 .0, p.0 .8.len(), p.1)), access.as_ref().map(|a| a.0));
+            assert!(cycle < 150_000, "stuck: round {round}, packets {:?}, pending reads {}, beats {}, packet {:?}, table answer due {:?}",
+                out.packets.iter().map(|(q, v)| (*q, v.len())).collect::<Vec<_>>(), pending.len(), beats.len(), packet.as_ref().map(|p| (p.0 .0, p.0 .8.len(), p.1)), port.due());
         }
         for q in QPS {
             out.outstanding.entry(q).or_default();

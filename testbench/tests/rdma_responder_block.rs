@@ -16,7 +16,7 @@
 
 mod common;
 
-use common::hdl::{bits_to_words, run_testbench, words_to_bits, SparseMem};
+use common::hdl::{SparseMem, TablePortSim, bits_to_words, run_testbench, words_to_bits};
 use nic_hw::rdma::RdmaResponder;
 use nic_regmap::rdma::{self as map, access, mrc, qpc, QpState};
 use nic_testbench::roce::engine::{EngineConfig, HostPort, RdmaEngine, Station};
@@ -271,8 +271,7 @@ fn run(t: &Tables, sched: Vec<Input>, seed: u64) -> Outcome {
             wait_clock_cycle!(sim, clock, x);
         }
         x.mr_wr.next = false;
-        // the simulated table port: one access at a time, answered 3 cycles after it is taken
-        let mut access: Option<(usize, bool, Vec<u32>, Vec<u32>, u32)> = None;
+        let mut port = TablePortSim::new(2);
         let mut counts = [0u32; 4];
         for input in sched.iter() {
             x.pay_valid.next = input.beat.is_some();
@@ -294,31 +293,20 @@ fn run(t: &Tables, sched: Vec<Input>, seed: u64) -> Outcome {
                 x.rec_payload_len.next = Bits::<16>::from(*len as u64);
                 assert_eq!(*beats as usize, len.div_ceil(8));
             }
-            let busy = access.is_some();
+            let busy = !port.idle();
             x.qp_ready.next = !busy && rng.gen_bool(0.8);
             x.qp_rvalid.next = false;
-            if let Some((q, _, _, _, 0)) = &access {
+            if let Some(i) = port.due() {
                 x.qp_rvalid.next = true;
-                x.qp_rdata.next = words_to_bits::<384>(&qp[*q]);
+                x.qp_rdata.next = words_to_bits::<384>(&qp[i]);
             }
             x.dma_wr_ready.next = rng.gen_bool(0.85);
             x.ack_ready.next = rng.gen_bool(0.8);
             x = sim.wait(1, x)?;
             // what the edge takes
-            if x.qp_rvalid.val() {
-                let (q, write, mask, data, _) = access.take().unwrap();
-                if write {
-                    for w in 0..qpc::WORDS {
-                        qp[q][w] = (qp[q][w] & !mask[w]) | (data[w] & mask[w]);
-                    }
-                }
-            } else if let Some(a) = access.as_mut() {
-                a.4 -= 1;
-            }
-            if x.qp_valid.val() && x.qp_ready.val() {
-                assert!(access.is_none());
-                access = Some((x.qp_index.val().to_u64() as usize, x.qp_write.val(), bits_to_words(x.qp_mask.val(), qpc::WORDS), bits_to_words(x.qp_wdata.val(), qpc::WORDS), 2));
-            }
+            let table_access = (x.qp_valid.val() && x.qp_ready.val())
+                .then(|| (x.qp_index.val().to_u64() as usize, x.qp_write.val(), bits_to_words(x.qp_mask.val(), qpc::WORDS), bits_to_words(x.qp_wdata.val(), qpc::WORDS)));
+            port.step(&mut qp, x.qp_rvalid.val(), table_access);
             if x.dma_wr_valid.val() && x.dma_wr_ready.val() {
                 let addr = x.dma_wr_addr.val().to_u64();
                 let lo = x.dma_wr_data.val().get_bits::<64>(0).to_u64().to_le_bytes();

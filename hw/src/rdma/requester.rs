@@ -51,6 +51,7 @@ pub enum RequesterState {
     SgeWait,
     Start,
     Count,
+    Count2,
     Fail,
     FailStore,
     Record,
@@ -185,6 +186,8 @@ pub struct RdmaRequester {
     left: DFF<Bits<16>>,
     // a read in three steps: where, how much, the request
     phase: DFF<Bits<2>>,
+    /// A message's length plus MTU - 1, then its packets: max(1, that / MTU).
+    n_sum: DFF<Bits<32>>,
     n_pkts_q: DFF<Bits<24>>,
     p_addr: DFF<Bits<64>>,
     p_rest: DFF<Bits<32>>,
@@ -367,6 +370,7 @@ impl Default for RdmaRequester {
             psn: Default::default(),
             left: Default::default(),
             phase: Default::default(),
+            n_sum: Default::default(),
             n_pkts_q: Default::default(),
             p_addr: Default::default(),
             p_rest: Default::default(),
@@ -441,7 +445,7 @@ impl Logic for RdmaRequester {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, work, forget, scan, db_seen, flushing, state, qp_asked, ctx, pi, job, list, beat_no, w_wr_id, w_opcode, w_flags,
-            w_num, w_imm, w_raddr, w_rkey, w_error, sge_i, pieces, total, status, mtu, mtu_log2, chunk, starts, ends, psn, left, phase, n_pkts_q, p_addr, p_rest, p_take, p_next_piece, sp_valid,
+            w_num, w_imm, w_raddr, w_rkey, w_error, sge_i, pieces, total, status, mtu, mtu_log2, chunk, starts, ends, psn, left, phase, n_sum, n_pkts_q, p_addr, p_rest, p_take, p_next_piece, sp_valid,
             sp_half, sp_data, in_req, req_left, h_valid, h_data, h_len, h_end);
         for i in 0..6 {
             self.w_sge_addr[i].clock.next = self.clock.val();
@@ -503,7 +507,8 @@ impl Logic for RdmaRequester {
         // bytes of the message still to send
         self.rest.next = self.job.q.val().get_bits::<32>(50) - self.job.q.val().get_bits::<32>(82);
         // packets a message takes: max(1, ceil(len / mtu))
-        self.n_pkts.next = (self.job.q.val().get_bits::<32>(50) + bit_cast::<32, 16>(self.mtu.q.val()) - 1) >> bit_cast::<32, 4>(self.mtu_log2.q.val());
+        self.n_sum.d.next = self.job.q.val().get_bits::<32>(50) + bit_cast::<32, 16>(self.mtu.q.val()) - 1;
+        self.n_pkts.next = self.n_sum.q.val() >> bit_cast::<32, 4>(self.mtu_log2.q.val());
         if !self.n_pkts.val().any() {
             self.n_pkts.next = 1.into();
         }
@@ -731,7 +736,11 @@ impl Logic for RdmaRequester {
                 self.qp_asked.d.next = false;
             }
             RequesterState::Count => {
-                // the message's packet count (a registered add and shift) for its last PSN
+                // the message's packet count for its last PSN: the sum, then the shift,
+                // each registered
+                self.state.d.next = RequesterState::Count2;
+            }
+            RequesterState::Count2 => {
                 self.state.d.next = RequesterState::Record;
             }
             RequesterState::Fail => {

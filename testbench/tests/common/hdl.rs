@@ -285,3 +285,50 @@ impl nic_testbench::roce::engine::HostPort for SparseMem {
 pub fn mac48(a: nic_testbench::wire::EthernetAddress) -> u64 {
     a.0.iter().fold(0u64, |acc, &b| acc << 8 | u64::from(b))
 }
+
+/// An engine port of `RdmaTables` simulated over a table of entries (32-bit words): one
+/// access at a time, answered `latency` cycles after it is taken with the entry as it was,
+/// a store merged under its mask when it is answered.
+pub struct TablePortSim {
+    latency: u32,
+    /// The access taken: entry, store, mask, data, cycles to its answer.
+    access: Option<(usize, bool, Vec<u32>, Vec<u32>, u32)>,
+}
+
+impl TablePortSim {
+    pub fn new(latency: u32) -> Self {
+        TablePortSim { latency, access: None }
+    }
+
+    /// No access is being served (the port may take one).
+    pub fn idle(&self) -> bool {
+        self.access.is_none()
+    }
+
+    /// The entry whose answer is due this cycle (drive `rvalid` and `rdata` with it).
+    pub fn due(&self) -> Option<usize> {
+        match self.access {
+            Some((i, _, _, _, 0)) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// After the cycle has settled: the answer given (`rvalid`) completes the access, and
+    /// a new one taken (`valid` and `ready`: entry, store, mask and data as words) starts.
+    pub fn step<T: AsMut<[u32]>>(&mut self, table: &mut [T], rvalid: bool, taken: Option<(usize, bool, Vec<u32>, Vec<u32>)>) {
+        if rvalid {
+            let (i, write, mask, data, _) = self.access.take().expect("an answer to an access");
+            if write {
+                for (w, word) in table[i].as_mut().iter_mut().enumerate() {
+                    *word = (*word & !mask[w]) | (data[w] & mask[w]);
+                }
+            }
+        } else if let Some(a) = self.access.as_mut() {
+            a.4 -= 1;
+        }
+        if let Some((i, write, mask, data)) = taken {
+            assert!(self.access.is_none(), "an access taken while one is served");
+            self.access = Some((i, write, mask, data, self.latency));
+        }
+    }
+}
