@@ -55,7 +55,7 @@ enum Cmd {
         config: HwArg,
         /// Synthesize one block alone, out of context: rx_parser, rx_filter, rx_rss, rx_csum,
         /// rx_classifier, rx_lean, mac_rx, mac_tx, tx_engine, tx_offload, rx_engine, board_host_mem,
-        /// board_uart_bridge, board_rgmii_rx, board_rgmii_tx, board_host_link, rdma_icrc, rdma_rx_parse, rdma_tx_build, rdma_tables, rdma_mr_check, rdma_responder, rdma_requester, rdma_cq or rdma_completer.
+        /// board_uart_bridge, board_rgmii_rx, board_rgmii_tx, board_host_link, rdma_icrc, rdma_rx_parse, rdma_tx_build, rdma_tables, rdma_mr_check, rdma_responder, rdma_requester, rdma_cq, rdma_completer or rdma_engine.
         #[arg(long, conflicts_with = "config")]
         block: Option<nic_fpga::flow::Block>,
         /// ECP5 speed grade: 6, 7 or 8 (default: 8 for ecp5-85k, the ECPIX-5's LFE5UM5G-85F-8;

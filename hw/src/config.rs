@@ -13,7 +13,7 @@ pub enum Config {
     /// for an iCE40 HX8K.
     Small,
     /// The growing full NIC (targets an ECP5-85F): deeper FIFOs, 8 RX queues with RSS,
-    /// 8 TX queues with a scheduler, a 32 KiB TX offload buffer; RDMA arrives with its issue.
+    /// 8 TX queues with a scheduler, a 32 KiB TX offload buffer, the RDMA engine.
     Full,
 }
 
@@ -86,6 +86,15 @@ impl Config {
             Config::Full => true,
         }
     }
+    /// Whether the build has the RDMA engine (`rdma::RdmaEngine`: RoCEv2 RC queue pairs,
+    /// the `rdma` register block, `FEATURES.RDMA`). `small` leaves it out: the engine's
+    /// tables and roles alone are several times the iCE40 HX8K.
+    pub fn has_rdma(self) -> bool {
+        match self {
+            Config::Small => false,
+            Config::Full => true,
+        }
+    }
     /// The `FEATURES` register of this build.
     pub fn features(self) -> u32 {
         nic_regmap::BuildFeatures {
@@ -93,9 +102,7 @@ impl Config {
             rx_offload: self.has_rx_offload(),
             irq_moderation: self.has_irq_moderation(),
             scatter_gather: self.has_scatter_gather(),
-            // the RoCEv2 engine's blocks are built and tested on their own
-            // (hw/src/rdma/); no configuration has it in nic_top yet
-            rdma: false,
+            rdma: self.has_rdma(),
         }
         .register()
     }

@@ -13,6 +13,7 @@
 use crate::csr::{CsrBlock, QueueDir, QueueRegs, RxcRegs};
 use crate::dma::{RxEngine, TxEngine};
 use crate::mac::{MacRx, MacTx};
+use crate::rdma::engine::{RdmaEngine, RD_TAG};
 use crate::rx::{RxClassifier, RxLeanClassifier};
 use crate::stream::RegSlice;
 use crate::tx::TxOffload;
@@ -34,7 +35,7 @@ pub const TAG_RX_WRITEBACK: u64 = 8;
 /// `RQ`: number of RX queues; `TQ`: number of TX queues; `BN`/`BNP1`: log2 of the TX
 /// offload buffer in 8-byte beats (+1).
 #[derive(LogicBlock)]
-pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize> {
+pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize, const RD: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     // AXI4-Lite register slave
@@ -92,8 +93,8 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     pub rx_axis_tuser: Signal<In, Bit>,
     pub rx_axis_tvalid: Signal<In, Bit>,
     pub rx_axis_tready: Signal<Out, Bit>,
-    // interrupts: bit q = TX queue q, bit 8 + q = RX queue q
-    pub irq: Signal<Out, Bits<16>>,
+    // interrupts: bit q = TX queue q, bit 8 + q = RX queue q, bit 16 + c = RDMA CQ c
+    pub irq: Signal<Out, Bits<32>>,
     csr: CsrBlock,
     tx: TxEngine<TN, TNP1, TQ>,
     tx_offload: TxOffload<BN, BNP1>,
@@ -114,23 +115,62 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     slice_tx: RegSlice<Bits<70>>,
     slice_wire: RegSlice<Bits<74>>,
     slice_rx: RegSlice<Bits<72>>,
-    wr_lock_rx: DFF<Bit>,
-    /// A TX write-back was offered and not yet taken: it keeps the port.
-    wr_hold_tx: DFF<Bit>,
-    /// The read client offered and not yet taken (0 none, 1 RX desc, 2 TX desc, 3 TX data).
-    rd_hold: DFF<Bits<2>>,
+    /// The RDMA engine: one in a build with `Config::has_rdma` (`RD` = 1), none otherwise.
+    rdma: [RdmaEngine; RD],
+    /// The DMA write port's holder (0 none, 1 RX engine, 2 TX write-back, 3 RDMA engine):
+    /// a beat offered and not yet taken, or a burst not yet over, keeps the port.
+    wr_cur: DFF<Bits<2>>,
+    wr_sel: Signal<Local, Bits<2>>,
+    /// The read client offered and not yet taken (0 none, 1 RX desc, 2 TX desc, 3 TX
+    /// data, 4 RDMA engine).
+    rd_hold: DFF<Bits<3>>,
     /// The register blocks' read data, ORed.
     rd_or: Signal<Local, Bits<32>>,
-    rd_sel: Signal<Local, Bits<2>>,
+    rd_sel: Signal<Local, Bits<3>>,
     loopback: Signal<Local, Bit>,
-    grant_rx_write: Signal<Local, Bit>,
+    /// MAC TX arbiter: the source of the frame under way (0 none, 1 the TX queues, 2 the
+    /// RDMA engine), held from its first beat offered to its last beat taken.
+    tx_owner: DFF<Bits<2>>,
+    /// The RDMA engine sent the last frame: the TX queues go first next (frames alternate).
+    tx_rdma_last: DFF<Bit>,
+    tx_sel: Signal<Local, Bits<2>>,
+    /// The TX queues' frame stream before the arbiter (the `slice_tx` layout), and its ready.
+    eth_tx: Signal<Local, Bits<70>>,
+    eth_tx_valid: Signal<Local, Bit>,
+    eth_tx_ready: Signal<Local, Bit>,
+    /// A classified frame for the RDMA engine (RoCEv2 to LOCAL_IPV4, accepted by the filter).
+    divert: Signal<Local, Bit>,
+    // the RDMA engine's outputs (0 without one)
+    rdma_tx: Signal<Local, Bits<70>>,
+    rdma_tx_valid: Signal<Local, Bit>,
+    rdma_tx_data: Signal<Local, Bits<64>>,
+    rdma_tx_nbytes: Signal<Local, Bits<4>>,
+    rdma_tx_last: Signal<Local, Bit>,
+    rdma_irq16: Signal<Local, Bits<16>>,
+    /// MAC_ADDR_LO/HI: the station address, the RDMA engine's source MAC.
+    station_mac: Signal<Local, Bits<48>>,
+    rdma_enabled: Signal<Local, Bit>,
+    rdma_local_ipv4: Signal<Local, Bits<32>>,
+    rdma_rdata: Signal<Local, Bits<32>>,
+    rdma_irq: Signal<Local, Bits<32>>,
+    rdma_rd_valid: Signal<Local, Bit>,
+    rdma_rd_addr: Signal<Local, Bits<64>>,
+    rdma_rd_len: Signal<Local, Bits<16>>,
+    rdma_rd_rsp_ready: Signal<Local, Bit>,
+    rdma_wr_valid: Signal<Local, Bit>,
+    rdma_wr_addr: Signal<Local, Bits<64>>,
+    rdma_wr_data: Signal<Local, Bits<128>>,
+    rdma_wr_strb: Signal<Local, Bits<16>>,
+    rdma_wr_last: Signal<Local, Bit>,
+    rdma_wr_tag: Signal<Local, Bits<4>>,
+    rd_tag_rdma: Constant<Bits<4>>,
     rx_meta: Signal<Local, Bits<72>>,
-    rx_irq_bits: Signal<Local, Bits<16>>,
-    tx_irq_bits: Signal<Local, Bits<16>>,
+    rx_irq_bits: Signal<Local, Bits<32>>,
+    tx_irq_bits: Signal<Local, Bits<32>>,
     /// IRQ_STATUS bit of TX queue q: q.
-    tx_irq_bit: [Constant<Bits<16>>; TQ],
+    tx_irq_bit: [Constant<Bits<32>>; TQ],
     /// IRQ_STATUS bit of RX queue q: 8 + q.
-    rx_irq_bit: [Constant<Bits<16>>; RQ],
+    rx_irq_bit: [Constant<Bits<32>>; RQ],
     /// RQ - 1: the classifier masks queue numbers with it.
     rx_queue_mask: Constant<Bits<8>>,
     /// The build has the TX offload engine (`Config::has_tx_offload`). Without it the
@@ -141,7 +181,7 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     has_rx_offload: Constant<Bit>,
 }
 
-impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize> NicTop<TN, TNP1, RN, RNP1, RQ, TQ, BN, BNP1> {
+impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize, const RD: usize> NicTop<TN, TNP1, RN, RNP1, RQ, TQ, BN, BNP1, RD> {
     pub fn new(config: Config) -> Self {
         Self {
             clock: Default::default(),
@@ -202,7 +242,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             tx_offload: Default::default(),
             rx: if config.has_rx_offload() { RxEngine::default() } else { RxEngine::without_rx_offload() }.with_narrow_fifo(config.narrow_rx_fifo()),
             txq_regs: std::array::from_fn(|q| QueueRegs::new(QueueDir::Tx, q as u32, config.has_irq_moderation())),
-            tx_irq_bit: std::array::from_fn(|q| Constant::new(Bits::<16>::from(1u64 << q))),
+            tx_irq_bit: std::array::from_fn(|q| Constant::new(Bits::<32>::from(1u64 << q))),
             rxq_regs: std::array::from_fn(|q| QueueRegs::new(QueueDir::Rx, q as u32, config.has_irq_moderation())),
             rxc_regs: RxcRegs::new(config),
             rx_class: Default::default(),
@@ -212,17 +252,49 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             slice_tx: RegSlice::with_skid(config.skid_slices()),
             slice_wire: RegSlice::with_skid(config.skid_slices()),
             slice_rx: if config.mac_rx_slice() { RegSlice::with_skid(config.skid_slices()) } else { RegSlice::wire() },
-            wr_lock_rx: Default::default(),
-            wr_hold_tx: Default::default(),
+            rdma: {
+                assert_eq!(RD, usize::from(config.has_rdma()), "NicTop<.., RD>: RD is 1 exactly in a build with RDMA");
+                std::array::from_fn(|_| RdmaEngine::default())
+            },
+            wr_cur: Default::default(),
+            wr_sel: Default::default(),
             rd_hold: Default::default(),
             rd_or: Default::default(),
             rd_sel: Default::default(),
             loopback: Default::default(),
-            grant_rx_write: Default::default(),
+            tx_owner: Default::default(),
+            tx_rdma_last: Default::default(),
+            tx_sel: Default::default(),
+            eth_tx: Default::default(),
+            eth_tx_valid: Default::default(),
+            eth_tx_ready: Default::default(),
+            divert: Default::default(),
+            rdma_tx: Default::default(),
+            rdma_tx_valid: Default::default(),
+            rdma_tx_data: Default::default(),
+            rdma_tx_nbytes: Default::default(),
+            rdma_tx_last: Default::default(),
+            rdma_irq16: Default::default(),
+            station_mac: Default::default(),
+            rdma_enabled: Default::default(),
+            rdma_local_ipv4: Default::default(),
+            rdma_rdata: Default::default(),
+            rdma_irq: Default::default(),
+            rdma_rd_valid: Default::default(),
+            rdma_rd_addr: Default::default(),
+            rdma_rd_len: Default::default(),
+            rdma_rd_rsp_ready: Default::default(),
+            rdma_wr_valid: Default::default(),
+            rdma_wr_addr: Default::default(),
+            rdma_wr_data: Default::default(),
+            rdma_wr_strb: Default::default(),
+            rdma_wr_last: Default::default(),
+            rdma_wr_tag: Default::default(),
+            rd_tag_rdma: Constant::new(RD_TAG.into()),
             rx_meta: Default::default(),
             rx_irq_bits: Default::default(),
             tx_irq_bits: Default::default(),
-            rx_irq_bit: std::array::from_fn(|q| Constant::new(Bits::<16>::from(1u64 << (nic_regmap::RX_IRQ_BASE as usize + q)))),
+            rx_irq_bit: std::array::from_fn(|q| Constant::new(Bits::<32>::from(1u64 << (nic_regmap::RX_IRQ_BASE as usize + q)))),
             rx_queue_mask: {
                 assert!(RQ.is_power_of_two(), "RX queue counts are powers of two (RSS masks with RQ - 1)");
                 Constant::new(Bits::<8>::from(RQ as u64 - 1))
@@ -233,10 +305,10 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
     }
 }
 
-impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize> Logic for NicTop<TN, TNP1, RN, RNP1, RQ, TQ, BN, BNP1> {
+impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize, const RD: usize> Logic for NicTop<TN, TNP1, RN, RNP1, RQ, TQ, BN, BNP1, RD> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wr_lock_rx, wr_hold_tx, rd_hold);
+        dff_setup!(self, clock, wr_cur, rd_hold, tx_owner, tx_rdma_last);
         clock!(self, clock, csr, tx, tx_offload, rx, rxc_regs, rx_class, rx_lean, mac_tx, mac_rx, slice_tx, slice_wire, slice_rx);
         self.slice_tx.reset.next = self.reset.val();
         self.slice_wire.reset.next = self.reset.val();
@@ -269,6 +341,59 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.s_axil_rvalid.next = self.csr.s_axil_rvalid.val();
         self.csr.s_axil_rready.next = self.s_axil_rready.val();
         self.loopback.next = self.csr.rw_value[0].val().get_bit(0);
+        // ---- the RDMA engine (none when RD = 0: its outputs read as 0) ----
+        self.station_mac.next = bit_cast::<48, 32>(self.csr.rw_value[1].val()) | (bit_cast::<48, 16>(self.csr.rw_value[2].val().get_bits::<16>(0)) << 32);
+        self.rdma_tx_data.next = 0.into();
+        self.rdma_tx_nbytes.next = 0.into();
+        self.rdma_tx_last.next = false;
+        self.rdma_irq16.next = 0.into();
+        self.rdma_tx_valid.next = false;
+        self.rdma_enabled.next = false;
+        self.rdma_local_ipv4.next = 0.into();
+        self.rdma_rdata.next = 0.into();
+        self.rdma_rd_valid.next = false;
+        self.rdma_rd_addr.next = 0.into();
+        self.rdma_rd_len.next = 0.into();
+        self.rdma_rd_rsp_ready.next = false;
+        self.rdma_wr_valid.next = false;
+        self.rdma_wr_addr.next = 0.into();
+        self.rdma_wr_data.next = 0.into();
+        self.rdma_wr_strb.next = 0.into();
+        self.rdma_wr_last.next = false;
+        self.rdma_wr_tag.next = 0.into();
+        for i in 0..RD {
+            self.rdma[i].clock.next = self.clock.val();
+            self.rdma[i].reset.next = self.reset.val();
+            self.rdma[i].bus_wr.next = self.csr.bus_wr.val();
+            self.rdma[i].bus_addr.next = self.csr.bus_addr.val();
+            self.rdma[i].bus_wdata.next = self.csr.bus_wdata.val();
+            self.rdma[i].bus_wmask.next = self.csr.bus_wmask.val();
+            self.rdma[i].bus_rd_addr.next = self.csr.bus_rd_addr.val();
+            self.rdma[i].station_mac.next = self.station_mac.val();
+            self.rdma_rdata.next = self.rdma[i].bus_rdata.val();
+            self.rdma_enabled.next = self.rdma[i].enabled.val();
+            self.rdma_local_ipv4.next = self.rdma[i].local_ipv4.val();
+            self.rdma_irq16.next = self.rdma[i].irq.val();
+            self.rdma_tx_data.next = self.rdma[i].tx_data.val();
+            self.rdma_tx_nbytes.next = self.rdma[i].tx_nbytes.val();
+            self.rdma_tx_last.next = self.rdma[i].tx_last.val();
+            self.rdma_tx_valid.next = self.rdma[i].tx_valid.val();
+            self.rdma_rd_valid.next = self.rdma[i].dma_rd_req_valid.val();
+            self.rdma_rd_addr.next = self.rdma[i].dma_rd_req_addr.val();
+            self.rdma_rd_len.next = self.rdma[i].dma_rd_req_len.val();
+            self.rdma_rd_rsp_ready.next = self.rdma[i].dma_rd_rsp_ready.val();
+            self.rdma_wr_valid.next = self.rdma[i].dma_wr_valid.val();
+            self.rdma_wr_addr.next = self.rdma[i].dma_wr_addr.val();
+            self.rdma_wr_data.next = self.rdma[i].dma_wr_data.val();
+            self.rdma_wr_strb.next = self.rdma[i].dma_wr_strb.val();
+            self.rdma_wr_last.next = self.rdma[i].dma_wr_last.val();
+            self.rdma_wr_tag.next = self.rdma[i].dma_wr_tag.val();
+        }
+        // (shifts stay outside the loops over arrays of blocks: hdl_gen does not take them there)
+        self.rdma_irq.next = bit_cast::<32, 16>(self.rdma_irq16.val()) << 16;
+        self.rdma_tx.next = bit_cast::<70, 64>(self.rdma_tx_data.val())
+            | (bit_cast::<70, 4>(self.rdma_tx_nbytes.val()) << 64)
+            | (bit_cast::<70, 1>(self.rdma_tx_last.val().into()) << 68);
         // TX queues: register windows on the CSR register bus, and the engine
         self.tx.max_frame_len.next = self.csr.rw_value[3].val().get_bits::<16>(0);
         self.tx_irq_bits.next = 0.into();
@@ -303,7 +428,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.rxc_regs.bus_wmask.next = self.csr.bus_wmask.val();
         self.rxc_regs.bus_rd_addr.next = self.csr.bus_rd_addr.val();
         // every block reads 0 where it has no register, so their read data are ORed
-        self.rd_or.next = self.rxc_regs.bus_rdata.val();
+        self.rd_or.next = self.rxc_regs.bus_rdata.val() | self.rdma_rdata.val();
         for i in 0..TQ {
             self.rd_or.next = self.rd_or.val() | self.txq_regs[i].bus_rdata.val();
         }
@@ -332,7 +457,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         }
         self.csr.bus_rdata.next = self.rd_or.val();
         // interrupts with moderation
-        self.csr.irq_set.next = self.tx_irq_bits.val() | self.rx_irq_bits.val();
+        self.csr.irq_set.next = self.tx_irq_bits.val() | self.rx_irq_bits.val() | self.rdma_irq.val();
         self.irq.next = self.csr.irq.val();
         // statistics (COUNTER_REGS indices: see csr::COUNTER_REGS)
         self.csr.count_inc[0].next = bit_cast::<18, 1>(self.mac_tx.stat_frame.val().into());
@@ -370,6 +495,9 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         if self.tx.data_req_valid.val() {
             self.rd_sel.next = 3.into();
         }
+        if self.rdma_rd_valid.val() {
+            self.rd_sel.next = 4.into();
+        }
         if self.tx.desc_req_valid.val() {
             self.rd_sel.next = 2.into();
         }
@@ -401,6 +529,12 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             self.dma_rd_req_valid.next = self.tx.data_req_valid.val();
             self.tx.data_req_ready.next = self.dma_rd_req_ready.val();
         }
+        if self.rd_sel.val() == 4 {
+            self.dma_rd_req_valid.next = self.rdma_rd_valid.val();
+            self.dma_rd_req_addr.next = self.rdma_rd_addr.val();
+            self.dma_rd_req_len.next = self.rdma_rd_len.val();
+            self.dma_rd_req_tag.next = self.rd_tag_rdma.val();
+        }
         // hold the grant while offered and not taken (a client that withdraws, e.g. a
         // queue stopped by an error, releases it)
         self.rd_hold.d.next = 0.into();
@@ -421,11 +555,24 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         if self.dma_rd_rsp_tag.val() == 1 {
             self.dma_rd_rsp_ready.next = self.tx.data_rsp_ready.val();
         }
-        // ---- DMA writes: a burst stays together; RX before TX write-back
-        self.grant_rx_write.next = self.wr_lock_rx.q.val() | (self.rx.wr_valid.val() & !self.wr_hold_tx.q.val());
+        if self.dma_rd_rsp_tag.val() == self.rd_tag_rdma.val() {
+            self.dma_rd_rsp_ready.next = self.rdma_rd_rsp_ready.val();
+        }
+        // ---- DMA writes: a burst stays together; RX first, then the RDMA engine, then TX
+        // write-back
+        self.wr_sel.next = self.wr_cur.q.val();
+        if self.wr_cur.q.val() == 0 {
+            if self.rx.wr_valid.val() {
+                self.wr_sel.next = 1.into();
+            } else if self.rdma_wr_valid.val() {
+                self.wr_sel.next = 3.into();
+            } else {
+                self.wr_sel.next = 2.into();
+            }
+        }
         self.rx.wr_ready.next = false;
         self.tx.wb_ready.next = false;
-        if self.grant_rx_write.val() {
+        if self.wr_sel.val() == 1 {
             self.dma_wr_valid.next = self.rx.wr_valid.val();
             self.dma_wr_addr.next = self.rx.wr_addr.val();
             self.dma_wr_data.next = self.rx.wr_data.val();
@@ -433,9 +580,13 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             self.dma_wr_last.next = self.rx.wr_last.val();
             self.dma_wr_tag.next = self.rx.wr_tag.val();
             self.rx.wr_ready.next = self.dma_wr_ready.val();
-            if self.rx.wr_valid.val() & self.dma_wr_ready.val() {
-                self.wr_lock_rx.d.next = !self.rx.wr_last.val();
-            }
+        } else if self.wr_sel.val() == 3 {
+            self.dma_wr_valid.next = self.rdma_wr_valid.val();
+            self.dma_wr_addr.next = self.rdma_wr_addr.val();
+            self.dma_wr_data.next = self.rdma_wr_data.val();
+            self.dma_wr_strb.next = self.rdma_wr_strb.val();
+            self.dma_wr_last.next = self.rdma_wr_last.val();
+            self.dma_wr_tag.next = self.rdma_wr_tag.val();
         } else {
             self.dma_wr_valid.next = self.tx.wb_valid.val();
             self.dma_wr_addr.next = self.tx.wb_addr.val();
@@ -445,7 +596,10 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             self.dma_wr_tag.next = 2.into(); // TAG_TX_WRITEBACK
             self.tx.wb_ready.next = self.dma_wr_ready.val();
         }
-        self.wr_hold_tx.d.next = !self.grant_rx_write.val() & self.tx.wb_valid.val() & !self.dma_wr_ready.val();
+        self.wr_cur.d.next = 0.into();
+        if self.dma_wr_valid.val() & !(self.dma_wr_ready.val() & self.dma_wr_last.val()) {
+            self.wr_cur.d.next = self.wr_sel.val();
+        }
         self.rx.wr_rsp_valid.next = self.dma_wr_rsp_valid.val() & (self.dma_wr_rsp_tag.val() == 0);
         self.rx.wr_rsp_error.next = self.dma_wr_rsp_error.val();
         self.rx.wb_rsp.next = self.dma_wr_rsp_valid.val() & self.dma_wr_rsp_tag.val().get_bit(3);
@@ -470,12 +624,12 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.tx_offload.s_hdr_len.next = self.tx.m_ctx.val().get_bits::<16>(96);
         self.tx.v_valid.next = self.tx_offload.v_valid.val();
         self.tx.v_error.next = self.tx_offload.v_error.val();
-        self.slice_tx.s_data.next = bit_cast::<70, 64>(self.tx_offload.m_data.val())
+        self.eth_tx.next = bit_cast::<70, 64>(self.tx_offload.m_data.val())
             | (bit_cast::<70, 4>(self.tx_offload.m_len.val()) << 64)
             | (bit_cast::<70, 1>(self.tx_offload.m_last.val().into()) << 68)
             | (bit_cast::<70, 1>(self.tx_offload.m_user.val().into()) << 69);
-        self.slice_tx.s_valid.next = self.tx_offload.m_valid.val();
-        self.tx_offload.m_ready.next = self.slice_tx.s_ready.val();
+        self.eth_tx_valid.next = self.tx_offload.m_valid.val();
+        self.tx_offload.m_ready.next = self.eth_tx_ready.val();
         self.tx.ctx_supported.next = self.has_tx_offload.val();
         if !self.has_tx_offload.val() {
             // no offload engine: frames go out as the engine gives them, and each frame's
@@ -483,14 +637,38 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             // given as its last beat leaves
             self.tx_offload.s_valid.next = false;
             self.tx_offload.m_ready.next = false;
-            self.tx.m_ready.next = self.slice_tx.s_ready.val();
-            self.tx.v_valid.next = self.tx.m_valid.val() & self.slice_tx.s_ready.val() & self.tx.m_last.val();
+            self.tx.m_ready.next = self.eth_tx_ready.val();
+            self.tx.v_valid.next = self.tx.m_valid.val() & self.eth_tx_ready.val() & self.tx.m_last.val();
             self.tx.v_error.next = false;
-            self.slice_tx.s_data.next = bit_cast::<70, 64>(self.tx.m_data.val())
+            self.eth_tx.next = bit_cast::<70, 64>(self.tx.m_data.val())
                 | (bit_cast::<70, 4>(self.tx.m_len.val()) << 64)
                 | (bit_cast::<70, 1>(self.tx.m_last.val().into()) << 68)
                 | (bit_cast::<70, 1>(self.tx.m_user.val().into()) << 69);
-            self.slice_tx.s_valid.next = self.tx.m_valid.val();
+            self.eth_tx_valid.next = self.tx.m_valid.val();
+        }
+        // ---- MAC TX arbiter: whole frames, the TX queues and the RDMA engine in turn ----
+        self.tx_sel.next = self.tx_owner.q.val();
+        if self.tx_owner.q.val() == 0 {
+            if self.rdma_tx_valid.val() & (!self.eth_tx_valid.val() | !self.tx_rdma_last.q.val()) {
+                self.tx_sel.next = 2.into();
+            } else {
+                self.tx_sel.next = 1.into();
+            }
+        }
+        self.eth_tx_ready.next = self.slice_tx.s_ready.val() & (self.tx_sel.val() == 1);
+        self.slice_tx.s_data.next = self.eth_tx.val();
+        self.slice_tx.s_valid.next = self.eth_tx_valid.val();
+        if self.tx_sel.val() == 2 {
+            self.slice_tx.s_data.next = self.rdma_tx.val();
+            self.slice_tx.s_valid.next = self.rdma_tx_valid.val();
+        }
+        self.tx_owner.d.next = 0.into();
+        if self.slice_tx.s_valid.val() {
+            if self.slice_tx.s_ready.val() & self.slice_tx.s_data.val().get_bit(68) {
+                self.tx_rdma_last.d.next = self.tx_sel.val() == 2;
+            } else {
+                self.tx_owner.d.next = self.tx_sel.val();
+            }
         }
         self.mac_tx.s_data.next = self.slice_tx.m_data.val().get_bits::<64>(0);
         self.mac_tx.s_len.next = self.slice_tx.m_data.val().get_bits::<4>(64);
@@ -554,6 +732,12 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.rx_class.reta_wr_addr.next = self.rxc_regs.reta_wr_addr.val();
         self.rx_class.reta_wr_data.next = self.rxc_regs.reta_wr_data.val();
         self.rx_class.queue_mask.next = self.rx_queue_mask.val();
+        self.rx_class.rdma_enable.next = self.rdma_enabled.val();
+        self.rx_class.local_ipv4.next = self.rdma_local_ipv4.val();
+        // RoCEv2 for this NIC that the filter accepted goes to the RDMA engine whole (the
+        // classifier's metadata is there before the frame's first beat); the engine takes
+        // a beat every cycle
+        self.divert.next = self.rx_class.m_roce.val() & (self.rx_class.m_drop.val() == 0);
         self.rx_meta.next = bit_cast::<72, 32>(self.rx_class.m_hash.val())
             | (bit_cast::<72, 16>(self.rx_class.m_ptype.val()) << 32)
             | (bit_cast::<72, 4>(self.rx_class.m_hash_type.val()) << 48)
@@ -566,8 +750,8 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.rx.s_len.next = self.rx_class.m_len.val();
         self.rx.s_last.next = self.rx_class.m_last.val();
         self.rx.s_meta.next = self.rx_meta.val();
-        self.rx.s_valid.next = self.rx_class.m_valid.val();
-        self.rx_class.m_ready.next = self.rx.s_ready.val();
+        self.rx.s_valid.next = self.rx_class.m_valid.val() & !self.divert.val();
+        self.rx_class.m_ready.next = self.rx.s_ready.val() | self.divert.val();
         // without RSS and checksum validation: the filter alone (metadata layout as above)
         self.rx_lean.s_data.next = self.slice_rx.m_data.val().get_bits::<64>(0);
         self.rx_lean.s_len.next = self.slice_rx.m_data.val().get_bits::<4>(64);
@@ -597,18 +781,36 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             self.rx.s_valid.next = self.rx_lean.m_valid.val();
             self.rx_lean.m_ready.next = self.rx.s_ready.val();
         }
+        // ---- the RDMA engine's inputs from the arbiters and the classifier ----
+        for i in 0..RD {
+            self.rdma[i].tx_ready.next = self.slice_tx.s_ready.val() & (self.tx_sel.val() == 2);
+            self.rdma[i].rx_valid.next = self.rx_class.m_valid.val() & self.divert.val() & self.has_rx_offload.val();
+            self.rdma[i].rx_data.next = self.rx_class.m_data.val();
+            self.rdma[i].rx_nbytes.next = self.rx_class.m_len.val();
+            self.rdma[i].rx_last.next = self.rx_class.m_last.val();
+            self.rdma[i].dma_rd_req_ready.next = self.dma_rd_req_ready.val() & (self.rd_sel.val() == 4);
+            self.rdma[i].dma_rd_rsp_valid.next = self.dma_rd_rsp_valid.val() & (self.dma_rd_rsp_tag.val() == self.rd_tag_rdma.val());
+            self.rdma[i].dma_rd_rsp_data.next = self.dma_rd_rsp_data.val();
+            self.rdma[i].dma_rd_rsp_last.next = self.dma_rd_rsp_last.val();
+            self.rdma[i].dma_rd_rsp_error.next = self.dma_rd_rsp_error.val();
+            self.rdma[i].dma_wr_ready.next = self.dma_wr_ready.val() & (self.wr_sel.val() == 3);
+            self.rdma[i].dma_wr_rsp_valid.next = self.dma_wr_rsp_valid.val();
+            self.rdma[i].dma_wr_rsp_error.next = self.dma_wr_rsp_error.val();
+            self.rdma[i].dma_wr_rsp_tag.next = self.dma_wr_rsp_tag.val();
+        }
         if self.reset.val() {
-            self.wr_lock_rx.d.next = false;
-            self.wr_hold_tx.d.next = false;
+            self.wr_cur.d.next = 0.into();
             self.rd_hold.d.next = 0.into();
+            self.tx_owner.d.next = 0.into();
+            self.tx_rdma_last.d.next = false;
         }
     }
 }
 
 /// `small`: 256-beat TX and RX FIFOs.
-pub type NicTopSmall = NicTop<8, 9, 8, 9, 1, 1, 9, 10>;
+pub type NicTopSmall = NicTop<8, 9, 8, 9, 1, 1, 9, 10, 0>;
 /// `full`: 512-beat TX FIFO, 1024-beat RX FIFO, 8 RX queues.
-pub type NicTopFull = NicTop<9, 10, 10, 11, 8, 8, 12, 13>;
+pub type NicTopFull = NicTop<9, 10, 10, 11, 8, 8, 12, 13, 1>;
 
 #[cfg(test)]
 mod tests {
@@ -617,8 +819,8 @@ mod tests {
     /// The offload buffer the configurations declare is the one `NicTop` instantiates.
     #[test]
     fn offload_buffer_matches_the_configurations() {
-        fn bn<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize>(
-            _: &super::NicTop<TN, TNP1, RN, RNP1, RQ, TQ, BN, BNP1>,
+        fn bn<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize, const RD: usize>(
+            _: &super::NicTop<TN, TNP1, RN, RNP1, RQ, TQ, BN, BNP1, RD>,
         ) -> (usize, u32) {
             (8 << BN, TQ as u32)
         }

@@ -8,7 +8,7 @@ use crate::Config;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
-pub struct NicTopAxi<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize> {
+pub struct NicTopAxi<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize, const RD: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub s_axil_awaddr: Signal<In, Bits<16>>,
@@ -40,7 +40,7 @@ pub struct NicTopAxi<const TN: usize, const TNP1: usize, const RN: usize, const 
     pub rx_axis_tuser: Signal<In, Bit>,
     pub rx_axis_tvalid: Signal<In, Bit>,
     pub rx_axis_tready: Signal<Out, Bit>,
-    pub irq: Signal<Out, Bits<16>>,
+    pub irq: Signal<Out, Bits<32>>,
     // AXI4 master (host memory), 128-bit data
     pub m_axi_araddr: Signal<Out, Bits<64>>,
     pub m_axi_arlen: Signal<Out, Bits<8>>,
@@ -67,11 +67,11 @@ pub struct NicTopAxi<const TN: usize, const TNP1: usize, const RN: usize, const 
     pub m_axi_bresp: Signal<In, Bits<2>>,
     pub m_axi_bvalid: Signal<In, Bit>,
     pub m_axi_bready: Signal<Out, Bit>,
-    nic: NicTop<TN, TNP1, RN, RNP1, RQ, TQ, BN, BNP1>,
+    nic: NicTop<TN, TNP1, RN, RNP1, RQ, TQ, BN, BNP1, RD>,
     bridge: DmaAxiBridge,
 }
 
-impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize> NicTopAxi<TN, TNP1, RN, RNP1, RQ, TQ, BN, BNP1> {
+impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize, const RD: usize> NicTopAxi<TN, TNP1, RN, RNP1, RQ, TQ, BN, BNP1, RD> {
     pub fn new(config: Config) -> Self {
         Self {
             clock: Default::default(),
@@ -137,7 +137,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
     }
 }
 
-impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize> Logic for NicTopAxi<TN, TNP1, RN, RNP1, RQ, TQ, BN, BNP1> {
+impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize, const RD: usize> Logic for NicTopAxi<TN, TNP1, RN, RNP1, RQ, TQ, BN, BNP1, RD> {
     #[hdl_gen]
     fn update(&mut self) {
         clock!(self, clock, nic, bridge);
@@ -223,6 +223,6 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
 }
 
 /// `small` with the AXI4 bridge.
-pub type NicTopAxiSmall = NicTopAxi<8, 9, 8, 9, 1, 1, 9, 10>;
+pub type NicTopAxiSmall = NicTopAxi<8, 9, 8, 9, 1, 1, 9, 10, 0>;
 /// `full` with the AXI4 bridge.
-pub type NicTopAxiFull = NicTopAxi<9, 10, 10, 11, 8, 8, 12, 13>;
+pub type NicTopAxiFull = NicTopAxi<9, 10, 10, 11, 8, 8, 12, 13, 1>;

@@ -60,7 +60,7 @@ fn tx_blocks_export_and_lint() {
 /// `verilator --lint-only -Wall` with only the generator waivers.
 #[test]
 fn rdma_blocks_export_and_lint() {
-    use nic_hw::rdma::{RdmaCompleter, RdmaCqWriter, RdmaIcrc, RdmaMrCheck, RdmaRequester, RdmaResponder, RdmaRxParse, RdmaTables, RdmaTxBuild};
+    use nic_hw::rdma::{RdmaCompleter, RdmaCqWriter, RdmaEngine, RdmaIcrc, RdmaMrCheck, RdmaRequester, RdmaResponder, RdmaRxParse, RdmaTables, RdmaTxBuild};
     use rust_hdl::prelude::*;
     fn verilog<U: Block>(mut uut: U) -> String {
         uut.connect_all();
@@ -73,6 +73,7 @@ fn rdma_blocks_export_and_lint() {
         ("rdma_requester", verilog(RdmaRequester::default())),
         ("rdma_cq", verilog(RdmaCqWriter::default())),
         ("rdma_completer", verilog(RdmaCompleter::default())),
+        ("rdma_engine", verilog(RdmaEngine::default())),
     ];
     lint_blocks("rdma", &blocks);
 }

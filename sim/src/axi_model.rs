@@ -87,7 +87,7 @@ mod ffi {
         tx_axis_tuser: bool,
         tx_axis_tvalid: bool,
         rx_axis_tready: bool,
-        irq: u16,
+        irq: u32,
         /// The DMA port between `nic_top` and the bridge inside `nic_top_axi` (not ports
         /// of `nic_top_axi`; for checking the NIC's side of it): read requests ...
         dma_rd_req_valid: bool,

@@ -84,7 +84,7 @@ mod ffi {
         tx_axis_tuser: bool,
         tx_axis_tvalid: bool,
         rx_axis_tready: bool,
-        irq: u16,
+        irq: u32,
     }
 
     unsafe extern "C++" {

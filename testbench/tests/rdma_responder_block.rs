@@ -319,6 +319,14 @@ fn run(t: &Tables, sched: Vec<Input>, seed: u64) -> Outcome {
                 }
             }
             if x.ack_valid.val() && x.ack_ready.val() {
+                // the ACK carries its QP's path as the context holds it
+                let w = &qp[x.ack_qpn.val().to_u64() as usize];
+                let mac = u64::from(qpc::DEST_MAC_LO.get(w)) | u64::from(qpc::DEST_MAC_HI.get(w)) << 32;
+                let mac_be = u64::from_be_bytes({ let b = mac.to_le_bytes(); [0, 0, b[0], b[1], b[2], b[3], b[4], b[5]] });
+                assert_eq!(x.ack_dst_mac.val().to_u64(), mac_be, "ACK destination MAC");
+                assert_eq!(x.ack_dst_ip.val().to_u64() as u32, qpc::DEST_IPV4.get(w), "ACK destination IPv4");
+                assert_eq!(x.ack_udp_src_port.val().to_u64() as u32, qpc::UDP_SPORT.get(w), "ACK UDP source port");
+                assert_eq!(x.ack_dest_qp.val().to_u64() as u32, qpc::DEST_QPN.get(w), "ACK destination QP");
                 out.acks.entry(x.ack_qpn.val().to_u64() as usize).or_default().push((
                     x.ack_psn.val().to_u64() as u32,
                     x.ack_syndrome.val().to_u64() as u8,

@@ -29,7 +29,7 @@ use rust_hdl::prelude::*;
 const HEARTBEAT_BITS: usize = 27;
 
 #[derive(LogicBlock)]
-pub struct BoardCore<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize, const AW: usize> {
+pub struct BoardCore<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize, const AW: usize, const RD: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub tx_clock: Signal<In, Clock>,
@@ -53,7 +53,7 @@ pub struct BoardCore<const TN: usize, const TNP1: usize, const RN: usize, const 
     /// 0: heartbeat; 1: toggles per received frame; 2: toggles per sent frame;
     /// 3: a DMA fault is logged (cleared when the host reads the log).
     pub led: Signal<Out, Bits<4>>,
-    nic: NicTop<TN, TNP1, RN, RNP1, RQ, TQ, BN, BNP1>,
+    nic: NicTop<TN, TNP1, RN, RNP1, RQ, TQ, BN, BNP1, RD>,
     mem: HostMem<AW>,
     uart_in: UartRx,
     uart_out: UartTx,
@@ -65,8 +65,8 @@ pub struct BoardCore<const TN: usize, const TNP1: usize, const RN: usize, const 
     tx_toggle: DFF<Bit>,
 }
 
-impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize, const AW: usize>
-    BoardCore<TN, TNP1, RN, RNP1, RQ, TQ, BN, BNP1, AW>
+impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize, const AW: usize, const RD: usize>
+    BoardCore<TN, TNP1, RN, RNP1, RQ, TQ, BN, BNP1, AW, RD>
 {
     pub fn new(config: Config) -> Self {
         Self {
@@ -102,8 +102,8 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
     }
 }
 
-impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize, const AW: usize> Logic
-    for BoardCore<TN, TNP1, RN, RNP1, RQ, TQ, BN, BNP1, AW>
+impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize, const AW: usize, const RD: usize> Logic
+    for BoardCore<TN, TNP1, RN, RNP1, RQ, TQ, BN, BNP1, AW, RD>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -144,7 +144,8 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.bridge.m_axil_rresp.next = self.nic.s_axil_rresp.val();
         self.bridge.m_axil_rvalid.next = self.nic.s_axil_rvalid.val();
         self.nic.s_axil_rready.next = self.bridge.m_axil_rready.val();
-        self.bridge.irq.next = self.nic.irq.val();
+        // the bridge's poll answer carries the Ethernet queues' vectors (bits 15:0)
+        self.bridge.irq.next = self.nic.irq.val().get_bits::<16>(0);
 
         // ---- bridge → host memory (the CPU's side of DMA memory)
         self.mem.mem_addr.next = self.bridge.mem_addr.val();
@@ -241,5 +242,5 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
 pub const HOST_MEM_AW: usize = 12;
 
 /// The board cores of the two configurations.
-pub type BoardCoreSmall = BoardCore<8, 9, 8, 9, 1, 1, 9, 10, HOST_MEM_AW>;
-pub type BoardCoreFull = BoardCore<9, 10, 10, 11, 8, 8, 12, 13, HOST_MEM_AW>;
+pub type BoardCoreSmall = BoardCore<8, 9, 8, 9, 1, 1, 9, 10, HOST_MEM_AW, 0>;
+pub type BoardCoreFull = BoardCore<9, 10, 10, 11, 8, 8, 12, 13, HOST_MEM_AW, 1>;

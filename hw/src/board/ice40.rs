@@ -66,7 +66,7 @@ pub struct Ice40Core {
     /// 0: heartbeat; 1: toggles per frame looped; 2: a read response beat was lost
     /// (`HostLink` overrun); 3: any interrupt line is high; 7:4 off.
     pub led: Signal<Out, Bits<8>>,
-    nic: NicTop<8, 9, 8, 9, 1, 1, 9, 10>,
+    nic: NicTop<8, 9, 8, 9, 1, 1, 9, 10, 0>,
     uart_in: UartRx,
     uart_out: UartTx,
     link: HostLink,
@@ -139,7 +139,8 @@ impl Logic for Ice40Core {
         self.link.m_axil_rresp.next = self.nic.s_axil_rresp.val();
         self.link.m_axil_rvalid.next = self.nic.s_axil_rvalid.val();
         self.nic.s_axil_rready.next = self.link.m_axil_rready.val();
-        self.link.irq.next = self.nic.irq.val();
+        // the host link carries the Ethernet queues' vectors (bits 15:0); `small` has no others
+        self.link.irq.next = self.nic.irq.val().get_bits::<16>(0);
 
         // ---- the NIC's DMA port → host link
         self.link.dma_rd_req_valid.next = self.nic.dma_rd_req_valid.val();

@@ -129,9 +129,9 @@ pub struct CsrBlock {
     pub bus_rd_addr: Signal<Out, Bits<16>>,
     pub bus_rdata: Signal<In, Bits<32>>,
     /// Pulses that set IRQ_STATUS bits.
-    pub irq_set: Signal<In, Bits<16>>,
+    pub irq_set: Signal<In, Bits<32>>,
     /// IRQ_STATUS & IRQ_MASK.
-    pub irq: Signal<Out, Bits<16>>,
+    pub irq: Signal<Out, Bits<32>>,
     /// Per-cycle increments of the statistics counters (COUNTER_REGS order).
     pub count_inc: [Signal<In, stats::Acc>; N_COUNTERS],
     const_addr: [Constant<Bits<16>>; 17],
@@ -152,14 +152,14 @@ pub struct CsrBlock {
     byte_lane: Constant<Bits<32>>,
     addr_irq_status: Constant<Bits<16>>,
     addr_cycle_count: Constant<Bits<16>>,
-    irq_status: DFF<Bits<16>>,
+    irq_status: DFF<Bits<32>>,
     cycle_count: DFF<Bits<32>>,
     b_valid: DFF<Bit>,
     r_valid: DFF<Bit>,
     r_data: DFF<Bits<32>>,
     do_write: Signal<Local, Bit>,
     strb_mask: Signal<Local, Bits<32>>,
-    w_clear: Signal<Local, Bits<16>>,
+    w_clear: Signal<Local, Bits<32>>,
     read_value: Signal<Local, Bits<32>>,
 }
 
@@ -280,7 +280,7 @@ impl Logic for CsrBlock {
             self.strb_mask.next = self.strb_mask.val() | (self.byte_lane.val() << 24);
         }
         self.irq_status.d.next = self.irq_status.q.val() | self.irq_set.val();
-        self.w_clear.next = self.s_axil_wdata.val().get_bits::<16>(0) & self.strb_mask.val().get_bits::<16>(0);
+        self.w_clear.next = self.s_axil_wdata.val() & self.strb_mask.val();
         self.bus_wr.next = self.do_write.val();
         self.bus_addr.next = self.s_axil_awaddr.val();
         self.bus_wdata.next = self.s_axil_wdata.val();
@@ -325,7 +325,7 @@ impl Logic for CsrBlock {
         }
         self.bus_rd_addr.next = self.s_axil_araddr.val();
         if self.s_axil_araddr.val() == self.addr_irq_status.val() {
-            self.read_value.next = self.read_value.val() | bit_cast::<32, 16>(self.irq_status.q.val());
+            self.read_value.next = self.read_value.val() | self.irq_status.q.val();
         }
         if self.s_axil_araddr.val() == self.addr_cycle_count.val() {
             self.read_value.next = self.read_value.val() | self.cycle_count.q.val();
@@ -352,7 +352,7 @@ impl Logic for CsrBlock {
         }
         self.s_axil_rvalid.next = self.r_valid.q.val();
         self.s_axil_rdata.next = self.r_data.q.val();
-        self.irq.next = self.irq_status.q.val() & self.rw[4].q.val().get_bits::<16>(0);
+        self.irq.next = self.irq_status.q.val() & self.rw[4].q.val();
         if self.reset.val() {
             for i in 0..5 {
                 self.rw[i].d.next = self.rw_reset[i].val();

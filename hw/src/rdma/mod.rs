@@ -1,6 +1,9 @@
 //! The RDMA transport engine (RoCEv2, reliable connected), one role per file as Linux's
-//! rdma_rxe splits it. Built so far:
+//! rdma_rxe splits it:
 //!
+//! * [`engine`]: the engine's top: the roles below wired together, the `rdma` register
+//!   block's registers and counters, and the arbiters of the QP table port, transmit and
+//!   DMA writes.
 //! * [`icrc`]: the invariant CRC of a frame as it streams, pipelined for 156.25 MHz,
 //!   for the TX side (appended after the pad) and the RX side (checked before anything
 //!   of the packet reaches memory).
@@ -25,6 +28,7 @@
 
 pub mod completer;
 pub mod cq;
+pub mod engine;
 pub mod icrc;
 pub mod mr_check;
 pub mod opcode;
@@ -37,6 +41,7 @@ pub mod xor_net;
 
 pub use completer::RdmaCompleter;
 pub use cq::{RdmaCqRun, RdmaCqWriter};
+pub use engine::RdmaEngine;
 pub use icrc::RdmaIcrc;
 pub use mr_check::RdmaMrCheck;
 pub use opcode::RdmaOpcodeInfo;

@@ -44,7 +44,7 @@
 
 use super::super::stream::{NicFifo, NicRam};
 use super::mr_check::RdmaMrCheck;
-use super::opcode::{RdmaOpcodeInfo, CLASS_WRITE};
+use super::opcode::{RdmaOpcodeInfo, CLASS_ACKNOWLEDGE, CLASS_READ_RESPONSE, CLASS_WRITE};
 use nic_regmap::rdma::{access, qpc, syndrome, QpState};
 use rust_hdl::prelude::*;
 
@@ -115,6 +115,12 @@ pub struct RdmaResponder {
     pub ack_psn: Signal<Out, Bits<24>>,
     pub ack_syndrome: Signal<Out, Bits<8>>,
     pub ack_msn: Signal<Out, Bits<24>>,
+    /// The QP's path, as `RdmaTxBuild` takes it (the MAC's first byte in bits 47:40).
+    pub ack_dst_mac: Signal<Out, Bits<48>>,
+    pub ack_dst_ip: Signal<Out, Bits<32>>,
+    pub ack_udp_src_port: Signal<Out, Bits<16>>,
+    /// The remote QP (the QP context's DEST_QPN).
+    pub ack_dest_qp: Signal<Out, Bits<24>>,
     // ---- counter pulses ----
     pub cnt_rx_packet: Signal<Out, Bit>,
     pub cnt_rx_bytes: Signal<Out, Bits<16>>,
@@ -130,7 +136,10 @@ pub struct RdmaResponder {
     payload: NicFifo<Bits<72>, 10, 11>,
     /// Records: see `update` for the layout.
     records: NicFifo<Bits<256>, 4, 5>,
-    acks: NicFifo<Bits<64>, 3, 4>,
+    /// ACKs and NAKs owed: QP 5:0, PSN 31:8, syndrome 39:32, MSN 63:40, then the QP
+    /// context's path (its words 4..6: destination IPv4, MAC, UDP source port) 159:64 and
+    /// DEST_QPN 183:160, so the transmit side frames the ACK without a table read.
+    acks: NicFifo<Bits<184>, 3, 4>,
     /// Per QP: in a message 0, its class 3:1, MSN 31:8, next bus address 95:32, bytes to come 127:96.
     msg_ram: NicRam<Bits<128>, 6>,
     mr_check: RdmaMrCheck,
@@ -157,6 +166,8 @@ pub struct RdmaResponder {
     r_kept: DFF<Bits<16>>,
     r_orphans: DFF<Bits<16>>,
     qpc: DFF<Bits<384>>,
+    /// The ACK's destination MAC as the QP context stores it (byte 0 in bits 7:0).
+    ack_mac_le: Signal<Local, Bits<48>>,
     msg: DFF<Bits<128>>,
     fresh: DFF<Bit>,
     // Check's verdicts
@@ -206,6 +217,8 @@ pub struct RdmaResponder {
     // ---- constants from the map ----
     state_rtr: Constant<Bits<3>>,
     class_write: Constant<Bits<3>>,
+    class_read_response: Constant<Bits<3>>,
+    class_acknowledge: Constant<Bits<3>>,
     state_rts: Constant<Bits<3>>,
     state_reset: Constant<Bits<3>>,
     state_err: Constant<Bits<384>>,
@@ -222,6 +235,8 @@ impl Default for RdmaResponder {
         let field = |f: nic_regmap::rdma::TableField| Bits::<384>::from(u64::from(f.mask())) << (32 * f.word as u64 + u64::from(f.lsb));
         assert!(qpc::STATE.word == 0 && qpc::PMTU.word == 0 && qpc::PMTU.lsb == 4 && qpc::PD.word == 0 && qpc::PD.lsb == 16);
         assert!(qpc::ACCESS.word == 1 && qpc::ACCESS.lsb == 24 && qpc::RQ_PSN.word == 3 && qpc::RQ_PSN.lsb == 0);
+        assert!(qpc::DEST_QPN.word == 1 && qpc::DEST_QPN.lsb == 0 && qpc::DEST_IPV4.word == 4 && qpc::DEST_MAC_LO.word == 5);
+        assert!(qpc::DEST_MAC_HI.word == 6 && qpc::DEST_MAC_HI.lsb == 0 && qpc::UDP_SPORT.word == 6 && qpc::UDP_SPORT.lsb == 16);
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -264,6 +279,11 @@ impl Default for RdmaResponder {
             ack_psn: Default::default(),
             ack_syndrome: Default::default(),
             ack_msn: Default::default(),
+            ack_dst_mac: Default::default(),
+            ack_dst_ip: Default::default(),
+            ack_udp_src_port: Default::default(),
+            ack_dest_qp: Default::default(),
+            ack_mac_le: Default::default(),
             cnt_rx_packet: Default::default(),
             cnt_rx_bytes: Default::default(),
             cnt_drop_qp: Default::default(),
@@ -338,6 +358,8 @@ impl Default for RdmaResponder {
             qp_id: std::array::from_fn(|q| Constant::new(Bits::<6>::from(q as u64))),
             state_rtr: Constant::new((QpState::Rtr as u64).into()),
             class_write: Constant::new(CLASS_WRITE.into()),
+            class_read_response: Constant::new(CLASS_READ_RESPONSE.into()),
+            class_acknowledge: Constant::new(CLASS_ACKNOWLEDGE.into()),
             state_rts: Constant::new((QpState::Rts as u64).into()),
             state_reset: Constant::new((QpState::Reset as u64).into()),
             state_err: Constant::new(Bits::<384>::from(QpState::Err as u64)),
@@ -407,8 +429,10 @@ impl Logic for RdmaResponder {
         self.records.read.next = false;
         self.payload.read.next = false;
         self.acks.write.next = false;
-        self.acks.data_in.next = bit_cast::<64, 6>(self.r_qpn.q.val().get_bits::<6>(0)) | (bit_cast::<64, 24>(self.r_psn.q.val()) << 8)
-            | (bit_cast::<64, 8>(self.syn.q.val()) << 32) | (bit_cast::<64, 24>(self.msg.q.val().get_bits::<24>(8)) << 40);
+        self.acks.data_in.next = bit_cast::<184, 6>(self.r_qpn.q.val().get_bits::<6>(0)) | (bit_cast::<184, 24>(self.r_psn.q.val()) << 8)
+            | (bit_cast::<184, 8>(self.syn.q.val()) << 32) | (bit_cast::<184, 24>(self.msg.q.val().get_bits::<24>(8)) << 40)
+            | (bit_cast::<184, 96>(self.qpc.q.val().get_bits::<96>(128)) << 64)
+            | (bit_cast::<184, 24>(self.qpc.q.val().get_bits::<24>(32)) << 160);
         self.qp_valid.next = false;
         self.qp_index.next = self.r_qpn.q.val().get_bits::<6>(0);
         self.qp_write.next = false;
@@ -483,7 +507,10 @@ impl Logic for RdmaResponder {
                 self.left_nz.d.next = self.r_kept.q.val().any();
                 self.state.d.next = ResponderState::Discard;
                 if self.r_status.q.val() == 0 {
-                    if self.r_lost.q.val() {
+                    if (self.op_info.op_class.val() == self.class_read_response.val()) | (self.op_info.op_class.val() == self.class_acknowledge.val()) {
+                        // a response: the completer's (it sees every record too); its
+                        // payload beats are dropped here, uncounted
+                    } else if self.r_lost.q.val() {
                         self.cnt_drop_nobuf.next = true;
                     } else if (self.r_qpn.q.val() >= 64) | (self.r_qpn.q.val() < 2) {
                         self.cnt_drop_qp.next = true;
@@ -716,6 +743,13 @@ impl Logic for RdmaResponder {
         self.ack_psn.next = self.acks.data_out.val().get_bits::<24>(8);
         self.ack_syndrome.next = self.acks.data_out.val().get_bits::<8>(32);
         self.ack_msn.next = self.acks.data_out.val().get_bits::<24>(40);
+        self.ack_dst_ip.next = self.acks.data_out.val().get_bits::<32>(64);
+        self.ack_mac_le.next = self.acks.data_out.val().get_bits::<48>(96);
+        self.ack_dst_mac.next = (bit_cast::<48, 8>(self.ack_mac_le.val().get_bits::<8>(0)) << 40) | (bit_cast::<48, 8>(self.ack_mac_le.val().get_bits::<8>(8)) << 32)
+            | (bit_cast::<48, 8>(self.ack_mac_le.val().get_bits::<8>(16)) << 24) | (bit_cast::<48, 8>(self.ack_mac_le.val().get_bits::<8>(24)) << 16)
+            | (bit_cast::<48, 8>(self.ack_mac_le.val().get_bits::<8>(32)) << 8) | bit_cast::<48, 8>(self.ack_mac_le.val().get_bits::<8>(40));
+        self.ack_udp_src_port.next = self.acks.data_out.val().get_bits::<16>(144);
+        self.ack_dest_qp.next = self.acks.data_out.val().get_bits::<24>(160);
         self.acks.read.next = !self.acks.empty.val() & self.ack_ready.val();
         if self.reset.val() {
             self.state.d.next = ResponderState::Idle;

@@ -34,8 +34,9 @@ pub type ClassOutBeat = Bits<76>;
 /// Info FIFO word: l3, l4, l4end, addr_start, addr_end, pconst (17 bits each from bit 0),
 /// [102] chk3, [103] chk4, [104] udp0, [105] v6.
 pub type ClassInfo = Bits<106>;
-/// Meta FIFO word: [15:0] ptype, [17:16] drop, [25:18] queue, [57:26] hash, [61:58] type.
-pub type ClassMeta = Bits<62>;
+/// Meta FIFO word: [15:0] ptype, [17:16] drop, [25:18] queue, [57:26] hash, [61:58] type,
+/// [62] RoCEv2 for this NIC.
+pub type ClassMeta = Bits<63>;
 
 /// Beats buffered before a frame may start out (when its last beat is not in yet):
 /// covers the longest record path (window closed at beat 12, +3 parser, +8 RSS, +2 FIFO).
@@ -67,6 +68,9 @@ pub struct RxClassifier {
     pub reta_wr_addr: Signal<In, Bits<5>>,
     pub reta_wr_data: Signal<In, Bits<32>>,
     pub queue_mask: Signal<In, Bits<8>>,
+    /// The RDMA engine's CONTROL.ENABLE and LOCAL_IPV4 (0 in a build without the engine).
+    pub rdma_enable: Signal<In, Bit>,
+    pub local_ipv4: Signal<In, Bits<32>>,
     // frames out
     pub m_data: Signal<Out, Bits<64>>,
     pub m_len: Signal<Out, Bits<4>>,
@@ -79,6 +83,10 @@ pub struct RxClassifier {
     pub m_hash: Signal<Out, Bits<32>>,
     pub m_hash_type: Signal<Out, Bits<4>>,
     pub m_ptype: Signal<Out, Bits<16>>,
+    /// RoCEv2 for this NIC (untagged IPv4 without options or fragmentation, UDP to port
+    /// 4791, destination LOCAL_IPV4, the engine enabled): the RDMA engine's frame, when
+    /// the filter accepts it.
+    pub m_roce: Signal<Out, Bit>,
     // last beat
     pub m_status: Signal<Out, Bits<3>>,
     pub m_l3_csum: Signal<Out, Bits<2>>,
@@ -99,6 +107,11 @@ pub struct RxClassifier {
     h_has_dst: DFF<Bit>,
     h_ptype: DFF<Bits<16>>,
     h_info: DFF<ClassInfo>,
+    h_roce: DFF<Bit>,
+    roce: Signal<Local, Bit>,
+    l3_untagged: Constant<Bits<17>>,
+    l4_no_options: Constant<Bits<17>>,
+    roce_port: Constant<Bits<16>>,
     start_fill: Constant<Bits<7>>,
     /// Reserved configuration bits (Verilator's `*unused*` convention).
     unused_cfg: Signal<Local, Bits<26>>,
@@ -145,6 +158,9 @@ impl Default for RxClassifier {
             reta_wr_addr: Default::default(),
             reta_wr_data: Default::default(),
             queue_mask: Default::default(),
+            rdma_enable: Default::default(),
+            local_ipv4: Default::default(),
+            m_roce: Default::default(),
             m_data: Default::default(),
             m_len: Default::default(),
             m_last: Default::default(),
@@ -173,6 +189,11 @@ impl Default for RxClassifier {
             h_dst: Default::default(),
             h_has_dst: Default::default(),
             h_ptype: Default::default(),
+            h_roce: Default::default(),
+            roce: Default::default(),
+            l3_untagged: Constant::new(14u64.into()),
+            l4_no_options: Constant::new(34u64.into()),
+            roce_port: Constant::new(4791u64.into()),
             h_info: Default::default(),
             start_fill: Constant::new(Bits::<7>::from(START_FILL)),
             unused_cfg: Default::default(),
@@ -202,7 +223,7 @@ impl Default for RxClassifier {
 impl Logic for RxClassifier {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, in_mid, eng_mid, frames, lasts, h_dst, h_has_dst, h_ptype, h_info);
+        dff_setup!(self, clock, in_mid, eng_mid, frames, lasts, h_dst, h_has_dst, h_ptype, h_info, h_roce);
         clock!(self, clock, parser, filter, rss, csum, fifo, info_fifo, meta_fifo, out);
         self.parser.reset.next = self.reset.val();
         self.filter.reset.next = self.reset.val();
@@ -275,7 +296,12 @@ impl Logic for RxClassifier {
         if self.parser.v6ok.val() {
             self.info.next = self.info.val() | (bit_cast::<106, 1>(1.into()) << 105);
         }
+        self.roce.next = self.rdma_enable.val() & self.parser.v4ok.val() & self.parser.udp_ok.val()
+            & (self.parser.l3.val() == self.l3_untagged.val()) & (self.parser.l4.val() == self.l4_no_options.val())
+            & (self.parser.tuple[0].val().get_bits::<32>(0) == self.local_ipv4.val())
+            & (self.parser.tuple[1].val().get_bits::<16>(32) == self.roce_port.val());
         if self.rss_go.val() {
+            self.h_roce.d.next = self.roce.val();
             self.h_dst.d.next = self.parser.dst.val();
             self.h_has_dst.d.next = self.parser.has_dst.val();
             self.h_ptype.d.next = self.parser.ptype.val();
@@ -303,11 +329,12 @@ impl Logic for RxClassifier {
             self.queue.next = self.rss.reta_queue.val();
         }
         self.meta_fifo.write.next = self.rss.done.val();
-        self.meta_fifo.data_in.next = bit_cast::<62, 16>(self.h_ptype.q.val())
-            | (bit_cast::<62, 2>(self.drop.val()) << 16)
-            | (bit_cast::<62, 8>(self.queue.val() & self.queue_mask.val()) << 18)
-            | (bit_cast::<62, 32>(self.rss.hash.val()) << 26)
-            | (bit_cast::<62, 4>(self.rss.hash_type.val()) << 58);
+        self.meta_fifo.data_in.next = bit_cast::<63, 16>(self.h_ptype.q.val())
+            | (bit_cast::<63, 2>(self.drop.val()) << 16)
+            | (bit_cast::<63, 8>(self.queue.val() & self.queue_mask.val()) << 18)
+            | (bit_cast::<63, 32>(self.rss.hash.val()) << 26)
+            | (bit_cast::<63, 4>(self.rss.hash_type.val()) << 58)
+            | (bit_cast::<63, 1>(self.h_roce.q.val().into()) << 62);
         self.info_fifo.write.next = self.rss.done.val();
         self.info_fifo.data_in.next = self.h_info.q.val();
         // ---- data FIFO -> checksum pipeline ----
@@ -368,6 +395,7 @@ impl Logic for RxClassifier {
         self.m_queue.next = self.meta_fifo.data_out.val().get_bits::<8>(18);
         self.m_hash.next = self.meta_fifo.data_out.val().get_bits::<32>(26);
         self.m_hash_type.next = self.meta_fifo.data_out.val().get_bits::<4>(58);
+        self.m_roce.next = self.meta_fifo.data_out.val().get_bit(62);
         self.out_fire.next = self.m_valid.val() & self.m_ready.val();
         self.meta_fifo.read.next = self.out_fire.val() & self.m_last.val();
         // ---- counters ----

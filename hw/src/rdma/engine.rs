@@ -1,0 +1,611 @@
+//! The RDMA engine's top (`rdma` register block): the roles of this folder wired
+//! together, with the engine's own registers and counters, for `nic_top` to place between
+//! its RX classifier, its MAC TX arbiter and its DMA port.
+//!
+//! ```text
+//!  RX (diverted frames) ─► RdmaRxParse ─┬─► RdmaResponder ─► DMA writes (tag WR_TAG_DATA)
+//!                                      │        └─► ACKs/NAKs owed ─┐
+//!                                      └─► RdmaCompleter ─► RdmaCqWriter ─► DMA writes (tag WR_TAG_CQ), irq
+//!  SQ_DOORBELL ─► RdmaRequester ─► requests + payload (DMA reads) ─┴─► RdmaTxBuild ─► TX frames
+//!                      └─► WQEs on the wire ─► RdmaCompleter
+//!  register bus ─► RdmaTables (QP, MR, CQ tables; one QP port shared by three roles)
+//! ```
+//!
+//! Arbitration inside the engine:
+//! * **the QP table port**: requester, responder and completer in turn (round robin); the
+//!   tables run one access at a time, so its answer goes to the role whose access was taken;
+//! * **transmit**: an ACK or NAK owed goes before the requester's next packet (the model's
+//!   "responses before requests"; the requester's packets of different QPs already take
+//!   turns inside the requester);
+//! * **DMA writes**: the CQ writer's two-beat CQEs before the responder's payload, a burst
+//!   kept together; the host's write answers are routed back by tag.
+//!
+//! The engine's registers (`nic_regmap::rdma::REGS`): the constants, CONTROL and
+//! LOCAL_IPV4, the three doorbells, and the counters, each a wrapping 32-bit register
+//! fed by the roles' count pulses. `TABLE_*` are decoded by `RdmaTables` on the same bus.
+
+use super::{RdmaCompleter, RdmaCqWriter, RdmaRequester, RdmaResponder, RdmaRxParse, RdmaTables, RdmaTxBuild};
+use nic_regmap::rdma as map;
+use rust_hdl::prelude::*;
+
+/// Tag of the requester's DMA reads on the NIC's read port.
+pub const RD_TAG: u64 = 2;
+/// Tags of the engine's DMA writes: the responder's payload, the CQ writer's CQEs.
+pub const WR_TAG_DATA: u64 = 4;
+pub const WR_TAG_CQ: u64 = 5;
+
+/// The counter registers, in `nic_regmap::rdma` order from `TX_PACKETS` (0xC0).
+pub const COUNTERS: [&str; 12] = [
+    "TX_PACKETS", "TX_BYTES", "RX_PACKETS", "RX_BYTES", "RX_DROP_ICRC", "RX_DROP_MALFORMED", "RX_DROP_QP", "RX_DROP_PSN", "TX_ACKS", "TX_NAKS", "RX_NAKS",
+    "CQ_OVERFLOWS",
+];
+
+#[derive(LogicBlock)]
+pub struct RdmaEngine {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    // ---- register bus (the CSR block's) ----
+    pub bus_wr: Signal<In, Bit>,
+    pub bus_addr: Signal<In, Bits<16>>,
+    pub bus_wdata: Signal<In, Bits<32>>,
+    pub bus_wmask: Signal<In, Bits<32>>,
+    pub bus_rd_addr: Signal<In, Bits<16>>,
+    pub bus_rdata: Signal<Out, Bits<32>>,
+    /// CONTROL.ENABLE and LOCAL_IPV4, for the classifier's divert.
+    pub enabled: Signal<Out, Bit>,
+    pub local_ipv4: Signal<Out, Bits<32>>,
+    /// The station address (MAC_ADDR_LO/HI: byte 0 in bits 7:0), the source of every frame.
+    pub station_mac: Signal<In, Bits<48>>,
+    // ---- RX: a diverted frame without its FCS, one beat a cycle, no backpressure ----
+    pub rx_valid: Signal<In, Bit>,
+    pub rx_data: Signal<In, Bits<64>>,
+    pub rx_nbytes: Signal<In, Bits<4>>,
+    pub rx_last: Signal<In, Bit>,
+    // ---- TX: frames without FCS for MAC TX ----
+    pub tx_valid: Signal<Out, Bit>,
+    pub tx_ready: Signal<In, Bit>,
+    pub tx_data: Signal<Out, Bits<64>>,
+    pub tx_nbytes: Signal<Out, Bits<4>>,
+    pub tx_last: Signal<Out, Bit>,
+    // ---- DMA reads (tag RD_TAG; responses already routed) ----
+    pub dma_rd_req_valid: Signal<Out, Bit>,
+    pub dma_rd_req_ready: Signal<In, Bit>,
+    pub dma_rd_req_addr: Signal<Out, Bits<64>>,
+    pub dma_rd_req_len: Signal<Out, Bits<16>>,
+    pub dma_rd_rsp_valid: Signal<In, Bit>,
+    pub dma_rd_rsp_ready: Signal<Out, Bit>,
+    pub dma_rd_rsp_data: Signal<In, Bits<128>>,
+    pub dma_rd_rsp_last: Signal<In, Bit>,
+    pub dma_rd_rsp_error: Signal<In, Bit>,
+    // ---- DMA writes (tags WR_TAG_DATA, WR_TAG_CQ); every write answer of the port ----
+    pub dma_wr_valid: Signal<Out, Bit>,
+    pub dma_wr_ready: Signal<In, Bit>,
+    pub dma_wr_addr: Signal<Out, Bits<64>>,
+    pub dma_wr_data: Signal<Out, Bits<128>>,
+    pub dma_wr_strb: Signal<Out, Bits<16>>,
+    pub dma_wr_last: Signal<Out, Bit>,
+    pub dma_wr_tag: Signal<Out, Bits<4>>,
+    pub dma_wr_rsp_valid: Signal<In, Bit>,
+    pub dma_wr_rsp_error: Signal<In, Bit>,
+    pub dma_wr_rsp_tag: Signal<In, Bits<4>>,
+    /// CQ c's interrupt pulse in bit c (vector 16 + c of IRQ_STATUS).
+    pub irq: Signal<Out, Bits<16>>,
+    // ---- the roles ----
+    tables: RdmaTables,
+    rx_parse: RdmaRxParse,
+    responder: RdmaResponder,
+    requester: RdmaRequester,
+    completer: RdmaCompleter,
+    cq_writer: RdmaCqWriter,
+    tx_build: RdmaTxBuild,
+    // ---- registers ----
+    control: DFF<Bit>,
+    local_ip: DFF<Bits<32>>,
+    counters: [DFF<Bits<32>>; 12],
+    // ---- arbitration ----
+    /// The QP port's access in flight belongs to: 0 requester, 1 responder, 2 completer.
+    qp_owner: DFF<Bits<2>>,
+    /// Who goes first at the QP port next (the one after the last granted).
+    qp_first: DFF<Bits<2>>,
+    /// The write port is held by: 0 nobody, 1 the responder, 2 the CQ writer (a burst
+    /// under way, or a beat offered and not yet taken).
+    wr_owner: DFF<Bits<2>>,
+    // ---- scratch ----
+    qp_grant: Signal<Local, Bits<2>>,
+    qp_any: Signal<Local, Bit>,
+    wr_sel: Signal<Local, Bits<2>>,
+    tx_ack: Signal<Local, Bit>,
+    tx_fire: Signal<Local, Bit>,
+    rd_or: Signal<Local, Bits<32>>,
+    inc: [Signal<Local, Bits<32>>; 12],
+    wdata_masked: Signal<Local, Bits<32>>,
+    station_be: Signal<Local, Bits<48>>,
+    // ---- constants ----
+    addr_id: Constant<Bits<16>>,
+    addr_version: Constant<Bits<16>>,
+    addr_next: Constant<Bits<16>>,
+    addr_qp_count: Constant<Bits<16>>,
+    addr_mr_count: Constant<Bits<16>>,
+    addr_cq_count: Constant<Bits<16>>,
+    addr_control: Constant<Bits<16>>,
+    addr_local_ipv4: Constant<Bits<16>>,
+    addr_sq_db: Constant<Bits<16>>,
+    addr_cq_db: Constant<Bits<16>>,
+    addr_counter: [Constant<Bits<16>>; 12],
+    value_id: Constant<Bits<32>>,
+    value_version: Constant<Bits<32>>,
+    value_qp_count: Constant<Bits<32>>,
+    value_mr_count: Constant<Bits<32>>,
+    value_cq_count: Constant<Bits<32>>,
+    wr_tag_data: Constant<Bits<4>>,
+    wr_tag_cq: Constant<Bits<4>>,
+    opcode_ack: Constant<Bits<8>>,
+    default_pkey: Constant<Bits<16>>,
+    default_ttl: Constant<Bits<8>>,
+    status_bad_icrc: Constant<Bits<2>>,
+    status_malformed: Constant<Bits<2>>,
+    status_unsupported: Constant<Bits<2>>,
+}
+
+impl Default for RdmaEngine {
+    fn default() -> Self {
+        let reg = |name: &str| -> u32 { map::REGS.iter().find(|r| r.name == name).unwrap_or_else(|| panic!("rdma register {name}")).offset };
+        let a16 = |name: &str| Constant::new(Bits::<16>::from(u64::from(map::BASE + reg(name))));
+        let c32 = |v: u32| Constant::new(Bits::<32>::from(u64::from(v)));
+        let reset_of = |name: &str| -> u32 { map::REGS.iter().find(|r| r.name == name).unwrap().reset };
+        assert_eq!(reg("NEXT"), 0x08);
+        for (i, name) in COUNTERS.iter().enumerate() {
+            assert_eq!(reg(name), reg("TX_PACKETS") + 4 * i as u32, "counter {name} out of order");
+        }
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            bus_wr: Default::default(),
+            bus_addr: Default::default(),
+            bus_wdata: Default::default(),
+            bus_wmask: Default::default(),
+            bus_rd_addr: Default::default(),
+            bus_rdata: Default::default(),
+            enabled: Default::default(),
+            local_ipv4: Default::default(),
+            station_mac: Default::default(),
+            rx_valid: Default::default(),
+            rx_data: Default::default(),
+            rx_nbytes: Default::default(),
+            rx_last: Default::default(),
+            tx_valid: Default::default(),
+            tx_ready: Default::default(),
+            tx_data: Default::default(),
+            tx_nbytes: Default::default(),
+            tx_last: Default::default(),
+            dma_rd_req_valid: Default::default(),
+            dma_rd_req_ready: Default::default(),
+            dma_rd_req_addr: Default::default(),
+            dma_rd_req_len: Default::default(),
+            dma_rd_rsp_valid: Default::default(),
+            dma_rd_rsp_ready: Default::default(),
+            dma_rd_rsp_data: Default::default(),
+            dma_rd_rsp_last: Default::default(),
+            dma_rd_rsp_error: Default::default(),
+            dma_wr_valid: Default::default(),
+            dma_wr_ready: Default::default(),
+            dma_wr_addr: Default::default(),
+            dma_wr_data: Default::default(),
+            dma_wr_strb: Default::default(),
+            dma_wr_last: Default::default(),
+            dma_wr_tag: Default::default(),
+            dma_wr_rsp_valid: Default::default(),
+            dma_wr_rsp_error: Default::default(),
+            dma_wr_rsp_tag: Default::default(),
+            irq: Default::default(),
+            tables: Default::default(),
+            rx_parse: Default::default(),
+            responder: Default::default(),
+            requester: Default::default(),
+            completer: Default::default(),
+            cq_writer: Default::default(),
+            tx_build: Default::default(),
+            control: Default::default(),
+            local_ip: Default::default(),
+            counters: Default::default(),
+            qp_owner: Default::default(),
+            qp_first: Default::default(),
+            wr_owner: Default::default(),
+            qp_grant: Default::default(),
+            qp_any: Default::default(),
+            wr_sel: Default::default(),
+            tx_ack: Default::default(),
+            tx_fire: Default::default(),
+            rd_or: Default::default(),
+            inc: Default::default(),
+            wdata_masked: Default::default(),
+            station_be: Default::default(),
+            addr_id: a16("ID"),
+            addr_version: a16("VERSION"),
+            addr_next: a16("NEXT"),
+            addr_qp_count: a16("QP_COUNT"),
+            addr_mr_count: a16("MR_COUNT"),
+            addr_cq_count: a16("CQ_COUNT"),
+            addr_control: a16("CONTROL"),
+            addr_local_ipv4: a16("LOCAL_IPV4"),
+            addr_sq_db: a16("SQ_DOORBELL"),
+            addr_cq_db: a16("CQ_DOORBELL"),
+            addr_counter: std::array::from_fn(|i| a16(COUNTERS[i])),
+            value_id: c32(reset_of("ID")),
+            value_version: c32(reset_of("VERSION")),
+            value_qp_count: c32(reset_of("QP_COUNT")),
+            value_mr_count: c32(reset_of("MR_COUNT")),
+            value_cq_count: c32(reset_of("CQ_COUNT")),
+            wr_tag_data: Constant::new(WR_TAG_DATA.into()),
+            wr_tag_cq: Constant::new(WR_TAG_CQ.into()),
+            opcode_ack: Constant::new(0x11u64.into()),
+            default_pkey: Constant::new(0xffffu64.into()),
+            default_ttl: Constant::new(64u64.into()),
+            status_bad_icrc: Constant::new(super::rx_parse::status::BAD_ICRC.into()),
+            status_malformed: Constant::new(super::rx_parse::status::MALFORMED.into()),
+            status_unsupported: Constant::new(super::rx_parse::status::UNSUPPORTED_OPCODE.into()),
+        }
+    }
+}
+
+impl Logic for RdmaEngine {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, control, local_ip, qp_owner, qp_first, wr_owner);
+        for i in 0..12 {
+            self.counters[i].clock.next = self.clock.val();
+            self.counters[i].d.next = self.counters[i].q.val();
+        }
+        clock!(self, clock, tables, rx_parse, responder, requester, completer, cq_writer, tx_build);
+        self.tables.reset.next = self.reset.val();
+        self.rx_parse.reset.next = self.reset.val();
+        self.responder.reset.next = self.reset.val();
+        self.requester.reset.next = self.reset.val();
+        self.completer.reset.next = self.reset.val();
+        self.cq_writer.reset.next = self.reset.val();
+        self.tx_build.reset.next = self.reset.val();
+        // ---- registers ----
+        self.tables.bus_wr.next = self.bus_wr.val();
+        self.tables.bus_addr.next = self.bus_addr.val();
+        self.tables.bus_wdata.next = self.bus_wdata.val();
+        self.tables.bus_wmask.next = self.bus_wmask.val();
+        self.tables.bus_rd_addr.next = self.bus_rd_addr.val();
+        self.wdata_masked.next = self.bus_wdata.val() & self.bus_wmask.val();
+        self.requester.sq_db_valid.next = false;
+        self.requester.sq_db_qpn.next = self.bus_wdata.val().get_bits::<8>(0);
+        self.requester.sq_db_pi.next = self.bus_wdata.val().get_bits::<16>(16);
+        self.cq_writer.db_valid.next = false;
+        self.cq_writer.db_cq.next = self.bus_wdata.val().get_bits::<4>(0);
+        self.cq_writer.db_arm.next = self.bus_wdata.val().get_bit(8);
+        self.cq_writer.db_solicited.next = self.bus_wdata.val().get_bit(9);
+        self.cq_writer.db_ci.next = self.bus_wdata.val().get_bits::<16>(16);
+        if self.bus_wr.val() {
+            if self.bus_addr.val() == self.addr_control.val() {
+                self.control.d.next = (self.control.q.val() & !self.bus_wmask.val().get_bit(0)) | self.wdata_masked.val().get_bit(0);
+            }
+            if self.bus_addr.val() == self.addr_local_ipv4.val() {
+                self.local_ip.d.next = (self.local_ip.q.val() & !self.bus_wmask.val()) | self.wdata_masked.val();
+            }
+            // doorbells are whole-word writes; a disabled engine serves none
+            if self.control.q.val() & (self.bus_addr.val() == self.addr_sq_db.val()) {
+                self.requester.sq_db_valid.next = true;
+            }
+            if self.bus_addr.val() == self.addr_cq_db.val() {
+                self.cq_writer.db_valid.next = true;
+            }
+        }
+        self.enabled.next = self.control.q.val();
+        self.local_ipv4.next = self.local_ip.q.val();
+        self.rd_or.next = self.tables.bus_rdata.val();
+        if self.bus_rd_addr.val() == self.addr_id.val() {
+            self.rd_or.next = self.rd_or.val() | self.value_id.val();
+        }
+        if self.bus_rd_addr.val() == self.addr_version.val() {
+            self.rd_or.next = self.rd_or.val() | self.value_version.val();
+        }
+        // NEXT reads 0: the end of the block chain
+        if self.bus_rd_addr.val() == self.addr_qp_count.val() {
+            self.rd_or.next = self.rd_or.val() | self.value_qp_count.val();
+        }
+        if self.bus_rd_addr.val() == self.addr_mr_count.val() {
+            self.rd_or.next = self.rd_or.val() | self.value_mr_count.val();
+        }
+        if self.bus_rd_addr.val() == self.addr_cq_count.val() {
+            self.rd_or.next = self.rd_or.val() | self.value_cq_count.val();
+        }
+        if self.bus_rd_addr.val() == self.addr_control.val() {
+            self.rd_or.next = self.rd_or.val() | bit_cast::<32, 1>(self.control.q.val().into());
+        }
+        if self.bus_rd_addr.val() == self.addr_local_ipv4.val() {
+            self.rd_or.next = self.rd_or.val() | self.local_ip.q.val();
+        }
+        for i in 0..12 {
+            if self.bus_rd_addr.val() == self.addr_counter[i].val() {
+                self.rd_or.next = self.rd_or.val() | self.counters[i].q.val();
+            }
+        }
+        self.bus_rdata.next = self.rd_or.val();
+        // ---- the tables' broadcasts ----
+        self.responder.mr_wr.next = self.tables.mr_wr.val();
+        self.responder.mr_wr_index.next = self.tables.mr_wr_index.val();
+        self.responder.mr_wr_entry.next = self.tables.mr_wr_entry.val();
+        self.requester.mr_wr.next = self.tables.mr_wr.val();
+        self.requester.mr_wr_index.next = self.tables.mr_wr_index.val();
+        self.requester.mr_wr_entry.next = self.tables.mr_wr_entry.val();
+        self.responder.qp_store.next = self.tables.qp_store.val();
+        self.responder.qp_store_index.next = self.tables.qp_store_index.val();
+        self.responder.qp_store_state.next = self.tables.qp_store_state.val();
+        self.requester.qp_store.next = self.tables.qp_store.val();
+        self.requester.qp_store_index.next = self.tables.qp_store_index.val();
+        self.requester.qp_store_state.next = self.tables.qp_store_state.val();
+        self.completer.qp_store.next = self.tables.qp_store.val();
+        self.completer.qp_store_index.next = self.tables.qp_store_index.val();
+        self.completer.qp_store_state.next = self.tables.qp_store_state.val();
+        self.cq_writer.cq_restart.next = self.tables.cq_restart.val();
+        self.cq_writer.cq_restart_index.next = self.tables.cq_restart_index.val();
+        // ---- the QP port: round robin from qp_first among the roles offering ----
+        self.qp_any.next = self.requester.qp_valid.val() | self.responder.qp_valid.val() | self.completer.qp_valid.val();
+        self.qp_grant.next = self.qp_first.q.val();
+        if self.qp_first.q.val() == 0 {
+            if self.requester.qp_valid.val() {
+                self.qp_grant.next = 0.into();
+            } else if self.responder.qp_valid.val() {
+                self.qp_grant.next = 1.into();
+            } else {
+                self.qp_grant.next = 2.into();
+            }
+        } else if self.qp_first.q.val() == 1 {
+            if self.responder.qp_valid.val() {
+                self.qp_grant.next = 1.into();
+            } else if self.completer.qp_valid.val() {
+                self.qp_grant.next = 2.into();
+            } else {
+                self.qp_grant.next = 0.into();
+            }
+        } else {
+            if self.completer.qp_valid.val() {
+                self.qp_grant.next = 2.into();
+            } else if self.requester.qp_valid.val() {
+                self.qp_grant.next = 0.into();
+            } else {
+                self.qp_grant.next = 1.into();
+            }
+        }
+        self.tables.qp_valid.next = self.qp_any.val();
+        self.tables.qp_index.next = self.requester.qp_index.val();
+        self.tables.qp_write.next = self.requester.qp_write.val();
+        self.tables.qp_mask.next = self.requester.qp_mask.val();
+        self.tables.qp_wdata.next = self.requester.qp_wdata.val();
+        if self.qp_grant.val() == 1 {
+            self.tables.qp_index.next = self.responder.qp_index.val();
+            self.tables.qp_write.next = self.responder.qp_write.val();
+            self.tables.qp_mask.next = self.responder.qp_mask.val();
+            self.tables.qp_wdata.next = self.responder.qp_wdata.val();
+        }
+        if self.qp_grant.val() == 2 {
+            self.tables.qp_index.next = self.completer.qp_index.val();
+            self.tables.qp_write.next = self.completer.qp_write.val();
+            self.tables.qp_mask.next = self.completer.qp_mask.val();
+            self.tables.qp_wdata.next = self.completer.qp_wdata.val();
+        }
+        self.requester.qp_ready.next = self.tables.qp_ready.val() & (self.qp_grant.val() == 0);
+        self.responder.qp_ready.next = self.tables.qp_ready.val() & (self.qp_grant.val() == 1);
+        self.completer.qp_ready.next = self.tables.qp_ready.val() & (self.qp_grant.val() == 2);
+        if self.qp_any.val() & self.tables.qp_ready.val() {
+            self.qp_owner.d.next = self.qp_grant.val();
+            self.qp_first.d.next = self.qp_grant.val() + 1;
+            if self.qp_grant.val() == 2 {
+                self.qp_first.d.next = 0.into();
+            }
+        }
+        self.requester.qp_rvalid.next = self.tables.qp_rvalid.val() & (self.qp_owner.q.val() == 0);
+        self.responder.qp_rvalid.next = self.tables.qp_rvalid.val() & (self.qp_owner.q.val() == 1);
+        self.completer.qp_rvalid.next = self.tables.qp_rvalid.val() & (self.qp_owner.q.val() == 2);
+        self.requester.qp_rdata.next = self.tables.qp_rdata.val();
+        self.responder.qp_rdata.next = self.tables.qp_rdata.val();
+        self.completer.qp_rdata.next = self.tables.qp_rdata.val();
+        // ---- the CQ port: the CQ writer's alone ----
+        self.tables.cq_valid.next = self.cq_writer.cq_valid.val();
+        self.cq_writer.cq_ready.next = self.tables.cq_ready.val();
+        self.tables.cq_index.next = self.cq_writer.cq_index.val();
+        self.tables.cq_write.next = self.cq_writer.cq_write.val();
+        self.tables.cq_mask.next = self.cq_writer.cq_mask.val();
+        self.tables.cq_wdata.next = self.cq_writer.cq_wdata.val();
+        self.cq_writer.cq_rvalid.next = self.tables.cq_rvalid.val();
+        self.cq_writer.cq_rdata.next = self.tables.cq_rdata.val();
+        // ---- RX: the parser feeds the responder (requests) and the completer (responses) ----
+        self.rx_parse.in_valid.next = self.rx_valid.val();
+        self.rx_parse.in_data.next = self.rx_data.val();
+        self.rx_parse.in_nbytes.next = self.rx_nbytes.val();
+        self.rx_parse.in_last.next = self.rx_last.val();
+        self.responder.pay_valid.next = self.rx_parse.pay_valid.val();
+        self.responder.pay_data.next = self.rx_parse.pay_data.val();
+        self.responder.pay_nbytes.next = self.rx_parse.pay_nbytes.val();
+        self.responder.rec_valid.next = self.rx_parse.rec_valid.val();
+        self.responder.rec_status.next = self.rx_parse.rec_status.val();
+        self.responder.rec_opcode.next = self.rx_parse.rec_opcode.val();
+        self.responder.rec_ack_req.next = self.rx_parse.rec_ack_req.val();
+        self.responder.rec_dest_qp.next = self.rx_parse.rec_dest_qp.val();
+        self.responder.rec_psn.next = self.rx_parse.rec_psn.val();
+        self.responder.rec_va.next = self.rx_parse.rec_va.val();
+        self.responder.rec_rkey.next = self.rx_parse.rec_rkey.val();
+        self.responder.rec_dma_len.next = self.rx_parse.rec_dma_len.val();
+        self.responder.rec_payload_len.next = self.rx_parse.rec_payload_len.val();
+        self.completer.rec_valid.next = self.rx_parse.rec_valid.val();
+        self.completer.rec_status.next = self.rx_parse.rec_status.val();
+        self.completer.rec_opcode.next = self.rx_parse.rec_opcode.val();
+        self.completer.rec_dest_qp.next = self.rx_parse.rec_dest_qp.val();
+        self.completer.rec_psn.next = self.rx_parse.rec_psn.val();
+        self.completer.rec_syndrome.next = self.rx_parse.rec_syndrome.val();
+        self.completer.rec_payload_len.next = self.rx_parse.rec_payload_len.val();
+        // ---- requester → completer ----
+        self.completer.out_valid.next = self.requester.out_valid.val();
+        self.requester.out_ready.next = self.completer.out_ready.val();
+        self.completer.out_qpn.next = self.requester.out_qpn.val();
+        self.completer.out_wr_id.next = self.requester.out_wr_id.val();
+        self.completer.out_opcode.next = self.requester.out_opcode.val();
+        self.completer.out_signalled.next = self.requester.out_flags.val().get_bit(0);
+        self.completer.out_last_psn.next = self.requester.out_last_psn.val();
+        self.completer.out_len.next = self.requester.out_len.val();
+        self.completer.out_status.next = self.requester.out_status.val();
+        self.requester.sq_full.next = self.completer.sq_full.val();
+        // ---- completer → CQ writer ----
+        self.cq_writer.cqe_valid.next = self.completer.cqe_valid.val();
+        self.completer.cqe_ready.next = self.cq_writer.cqe_ready.val();
+        self.cq_writer.cqe_cq.next = self.completer.cqe_cq.val();
+        self.cq_writer.cqe_entry.next = self.completer.cqe_entry.val();
+        self.irq.next = self.cq_writer.irq.val();
+        // ---- DMA reads: the requester's ----
+        self.dma_rd_req_valid.next = self.requester.dma_rd_req_valid.val();
+        self.requester.dma_rd_req_ready.next = self.dma_rd_req_ready.val();
+        self.dma_rd_req_addr.next = self.requester.dma_rd_req_addr.val();
+        self.dma_rd_req_len.next = self.requester.dma_rd_req_len.val();
+        self.requester.dma_rd_rsp_valid.next = self.dma_rd_rsp_valid.val();
+        self.dma_rd_rsp_ready.next = self.requester.dma_rd_rsp_ready.val();
+        self.requester.dma_rd_rsp_data.next = self.dma_rd_rsp_data.val();
+        self.requester.dma_rd_rsp_last.next = self.dma_rd_rsp_last.val();
+        self.requester.dma_rd_rsp_error.next = self.dma_rd_rsp_error.val();
+        // ---- DMA writes: the CQ writer first, a burst kept together ----
+        self.wr_sel.next = self.wr_owner.q.val();
+        if self.wr_owner.q.val() == 0 {
+            if self.cq_writer.dma_wr_valid.val() {
+                self.wr_sel.next = 2.into();
+            } else if self.responder.dma_wr_valid.val() {
+                self.wr_sel.next = 1.into();
+            }
+        }
+        self.responder.dma_wr_ready.next = self.dma_wr_ready.val() & (self.wr_sel.val() == 1);
+        self.cq_writer.dma_wr_ready.next = self.dma_wr_ready.val() & (self.wr_sel.val() == 2);
+        self.dma_wr_valid.next = false;
+        self.dma_wr_addr.next = self.responder.dma_wr_addr.val();
+        self.dma_wr_data.next = self.responder.dma_wr_data.val();
+        self.dma_wr_strb.next = self.responder.dma_wr_strb.val();
+        self.dma_wr_last.next = self.responder.dma_wr_last.val();
+        self.dma_wr_tag.next = self.wr_tag_data.val();
+        if self.wr_sel.val() == 1 {
+            self.dma_wr_valid.next = self.responder.dma_wr_valid.val();
+        }
+        if self.wr_sel.val() == 2 {
+            self.dma_wr_valid.next = self.cq_writer.dma_wr_valid.val();
+            self.dma_wr_addr.next = self.cq_writer.dma_wr_addr.val();
+            self.dma_wr_data.next = self.cq_writer.dma_wr_data.val();
+            self.dma_wr_strb.next = self.cq_writer.dma_wr_strb.val();
+            self.dma_wr_last.next = self.cq_writer.dma_wr_last.val();
+            self.dma_wr_tag.next = self.wr_tag_cq.val();
+        }
+        // held while a beat is offered and not taken, or a burst is not over
+        self.wr_owner.d.next = 0.into();
+        if self.dma_wr_valid.val() & !(self.dma_wr_ready.val() & self.dma_wr_last.val()) {
+            self.wr_owner.d.next = self.wr_sel.val();
+        }
+        self.cq_writer.dma_wr_rsp_valid.next = self.dma_wr_rsp_valid.val() & (self.dma_wr_rsp_tag.val() == self.wr_tag_cq.val());
+        self.cq_writer.dma_wr_rsp_error.next = self.dma_wr_rsp_error.val();
+        // ---- transmit: an ACK/NAK owed first, then the requester's packet ----
+        self.tx_ack.next = self.responder.ack_valid.val();
+        self.station_be.next = (bit_cast::<48, 8>(self.station_mac.val().get_bits::<8>(0)) << 40) | (bit_cast::<48, 8>(self.station_mac.val().get_bits::<8>(8)) << 32)
+            | (bit_cast::<48, 8>(self.station_mac.val().get_bits::<8>(16)) << 24) | (bit_cast::<48, 8>(self.station_mac.val().get_bits::<8>(24)) << 16)
+            | (bit_cast::<48, 8>(self.station_mac.val().get_bits::<8>(32)) << 8) | bit_cast::<48, 8>(self.station_mac.val().get_bits::<8>(40));
+        self.tx_build.req_src_mac.next = self.station_be.val();
+        self.tx_build.req_src_ip.next = self.local_ip.q.val();
+        self.tx_build.req_tos.next = 0.into();
+        self.tx_build.req_ttl.next = self.default_ttl.val();
+        self.tx_build.req_pkey.next = self.default_pkey.val();
+        self.tx_build.req_valid.next = self.requester.tx_valid.val();
+        self.tx_build.req_dst_mac.next = self.requester.tx_dst_mac.val();
+        self.tx_build.req_dst_ip.next = self.requester.tx_dst_ip.val();
+        self.tx_build.req_udp_src_port.next = self.requester.tx_udp_src_port.val();
+        self.tx_build.req_opcode.next = self.requester.tx_opcode.val();
+        self.tx_build.req_solicited.next = self.requester.tx_solicited.val();
+        self.tx_build.req_ack_req.next = self.requester.tx_ack_req.val();
+        self.tx_build.req_dest_qp.next = self.requester.tx_dest_qp.val();
+        self.tx_build.req_psn.next = self.requester.tx_psn.val();
+        self.tx_build.req_va.next = self.requester.tx_va.val();
+        self.tx_build.req_rkey.next = self.requester.tx_rkey.val();
+        self.tx_build.req_dma_len.next = self.requester.tx_dma_len.val();
+        self.tx_build.req_syndrome.next = 0.into();
+        self.tx_build.req_msn.next = 0.into();
+        self.tx_build.req_immdt.next = self.requester.tx_immdt.val();
+        self.tx_build.req_payload_len.next = self.requester.tx_payload_len.val();
+        if self.tx_ack.val() {
+            self.tx_build.req_valid.next = true;
+            self.tx_build.req_dst_mac.next = self.responder.ack_dst_mac.val();
+            self.tx_build.req_dst_ip.next = self.responder.ack_dst_ip.val();
+            self.tx_build.req_udp_src_port.next = self.responder.ack_udp_src_port.val();
+            self.tx_build.req_opcode.next = self.opcode_ack.val();
+            self.tx_build.req_solicited.next = false;
+            self.tx_build.req_ack_req.next = false;
+            self.tx_build.req_dest_qp.next = self.responder.ack_dest_qp.val();
+            self.tx_build.req_psn.next = self.responder.ack_psn.val();
+            self.tx_build.req_va.next = 0.into();
+            self.tx_build.req_rkey.next = 0.into();
+            self.tx_build.req_dma_len.next = 0.into();
+            self.tx_build.req_syndrome.next = self.responder.ack_syndrome.val();
+            self.tx_build.req_msn.next = self.responder.ack_msn.val();
+            self.tx_build.req_immdt.next = 0.into();
+            self.tx_build.req_payload_len.next = 0.into();
+        }
+        self.responder.ack_ready.next = self.tx_ack.val() & self.tx_build.req_ready.val();
+        self.requester.tx_ready.next = !self.tx_ack.val() & self.tx_build.req_ready.val();
+        self.tx_fire.next = self.tx_build.req_valid.val() & self.tx_build.req_ready.val();
+        // the payload port is the requester's alone (an ACK has none)
+        self.tx_build.pay_valid.next = self.requester.pay_valid.val();
+        self.requester.pay_ready.next = self.tx_build.pay_ready.val();
+        self.tx_build.pay_data.next = self.requester.pay_data.val();
+        self.tx_valid.next = self.tx_build.out_valid.val();
+        self.tx_build.out_ready.next = self.tx_ready.val();
+        self.tx_data.next = self.tx_build.out_data.val();
+        self.tx_nbytes.next = self.tx_build.out_nbytes.val();
+        self.tx_last.next = self.tx_build.out_last.val();
+        // ---- counters (COUNTERS order) ----
+        for i in 0..12 {
+            self.inc[i].next = 0.into();
+        }
+        if self.tx_fire.val() {
+            self.inc[0].next = 1.into();
+            self.inc[1].next = bit_cast::<32, 16>(self.tx_build.req_payload_len.val());
+            if self.tx_ack.val() {
+                // AETH syndrome 000xxxxx: ACK; anything else a NAK (RNR 001, NAK 011)
+                if self.responder.ack_syndrome.val().get_bits::<3>(5) == 0 {
+                    self.inc[8].next = 1.into();
+                } else {
+                    self.inc[9].next = 1.into();
+                }
+            }
+        }
+        self.inc[2].next = bit_cast::<32, 1>(self.responder.cnt_rx_packet.val().into()) + bit_cast::<32, 1>(self.completer.cnt_rx_packet.val().into());
+        if self.responder.cnt_rx_packet.val() {
+            self.inc[3].next = bit_cast::<32, 16>(self.responder.cnt_rx_bytes.val());
+        }
+        if self.completer.cnt_rx_packet.val() {
+            self.inc[3].next = self.inc[3].val() + bit_cast::<32, 16>(self.completer.cnt_rx_bytes.val());
+        }
+        if self.rx_parse.rec_valid.val() {
+            if self.rx_parse.rec_status.val() == self.status_bad_icrc.val() {
+                self.inc[4].next = 1.into();
+            }
+            if (self.rx_parse.rec_status.val() == self.status_malformed.val()) | (self.rx_parse.rec_status.val() == self.status_unsupported.val()) {
+                self.inc[5].next = 1.into();
+            }
+        }
+        if self.completer.cnt_drop_malformed.val() {
+            self.inc[5].next = self.inc[5].val() + 1;
+        }
+        self.inc[6].next = bit_cast::<32, 1>(self.responder.cnt_drop_qp.val().into()) + bit_cast::<32, 1>(self.completer.cnt_drop_qp.val().into());
+        self.inc[7].next = bit_cast::<32, 1>(self.responder.cnt_drop_psn.val().into()) + bit_cast::<32, 1>(self.completer.cnt_drop_psn.val().into());
+        self.inc[10].next = bit_cast::<32, 1>(self.completer.cnt_nak.val().into());
+        self.inc[11].next = bit_cast::<32, 1>(self.cq_writer.cnt_overflow.val().into());
+        for i in 0..12 {
+            self.counters[i].d.next = self.counters[i].q.val() + self.inc[i].val();
+        }
+        if self.reset.val() {
+            self.control.d.next = false;
+            self.local_ip.d.next = 0.into();
+            self.qp_owner.d.next = 0.into();
+            self.qp_first.d.next = 0.into();
+            self.wr_owner.d.next = 0.into();
+            for i in 0..12 {
+                self.counters[i].d.next = 0.into();
+            }
+        }
+    }
+}
