@@ -138,6 +138,9 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     eth_tx: Signal<Local, Bits<70>>,
     eth_tx_valid: Signal<Local, Bit>,
     eth_tx_ready: Signal<Local, Bit>,
+    /// The arbiter's choice, into `slice_tx`.
+    arb_tx: Signal<Local, Bits<70>>,
+    arb_tx_valid: Signal<Local, Bit>,
     /// A classified frame for the RDMA engine (RoCEv2 to LOCAL_IPV4, accepted by the filter).
     divert: Signal<Local, Bit>,
     // the RDMA engine's outputs (0 without one)
@@ -147,8 +150,6 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     rdma_tx_nbytes: Signal<Local, Bits<4>>,
     rdma_tx_last: Signal<Local, Bit>,
     rdma_irq16: Signal<Local, Bits<16>>,
-    /// MAC_ADDR_LO/HI: the station address, the RDMA engine's source MAC.
-    station_mac: Signal<Local, Bits<48>>,
     rdma_enabled: Signal<Local, Bit>,
     rdma_local_ipv4: Signal<Local, Bits<32>>,
     rdma_rdata: Signal<Local, Bits<32>>,
@@ -268,6 +269,8 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             eth_tx: Default::default(),
             eth_tx_valid: Default::default(),
             eth_tx_ready: Default::default(),
+            arb_tx: Default::default(),
+            arb_tx_valid: Default::default(),
             divert: Default::default(),
             rdma_tx: Default::default(),
             rdma_tx_valid: Default::default(),
@@ -275,7 +278,6 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             rdma_tx_nbytes: Default::default(),
             rdma_tx_last: Default::default(),
             rdma_irq16: Default::default(),
-            station_mac: Default::default(),
             rdma_enabled: Default::default(),
             rdma_local_ipv4: Default::default(),
             rdma_rdata: Default::default(),
@@ -342,7 +344,6 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.csr.s_axil_rready.next = self.s_axil_rready.val();
         self.loopback.next = self.csr.rw_value[0].val().get_bit(0);
         // ---- the RDMA engine (none when RD = 0: its outputs read as 0) ----
-        self.station_mac.next = bit_cast::<48, 32>(self.csr.rw_value[1].val()) | (bit_cast::<48, 16>(self.csr.rw_value[2].val().get_bits::<16>(0)) << 32);
         self.rdma_tx_data.next = 0.into();
         self.rdma_tx_nbytes.next = 0.into();
         self.rdma_tx_last.next = false;
@@ -369,7 +370,8 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             self.rdma[i].bus_wdata.next = self.csr.bus_wdata.val();
             self.rdma[i].bus_wmask.next = self.csr.bus_wmask.val();
             self.rdma[i].bus_rd_addr.next = self.csr.bus_rd_addr.val();
-            self.rdma[i].station_mac.next = self.station_mac.val();
+            self.rdma[i].station_mac_lo.next = self.csr.rw_value[1].val();
+            self.rdma[i].station_mac_hi.next = self.csr.rw_value[2].val().get_bits::<16>(0);
             self.rdma_rdata.next = self.rdma[i].bus_rdata.val();
             self.rdma_enabled.next = self.rdma[i].enabled.val();
             self.rdma_local_ipv4.next = self.rdma[i].local_ipv4.val();
@@ -624,22 +626,14 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.tx_offload.s_hdr_len.next = self.tx.m_ctx.val().get_bits::<16>(96);
         self.tx.v_valid.next = self.tx_offload.v_valid.val();
         self.tx.v_error.next = self.tx_offload.v_error.val();
+        // the TX queues' frames: through the offload engine, or (without one) as the queue
+        // engine gives them
         self.eth_tx.next = bit_cast::<70, 64>(self.tx_offload.m_data.val())
             | (bit_cast::<70, 4>(self.tx_offload.m_len.val()) << 64)
             | (bit_cast::<70, 1>(self.tx_offload.m_last.val().into()) << 68)
             | (bit_cast::<70, 1>(self.tx_offload.m_user.val().into()) << 69);
         self.eth_tx_valid.next = self.tx_offload.m_valid.val();
-        self.tx_offload.m_ready.next = self.eth_tx_ready.val();
-        self.tx.ctx_supported.next = self.has_tx_offload.val();
         if !self.has_tx_offload.val() {
-            // no offload engine: frames go out as the engine gives them, and each frame's
-            // verdict (never an error: a context descriptor stops the queue instead) is
-            // given as its last beat leaves
-            self.tx_offload.s_valid.next = false;
-            self.tx_offload.m_ready.next = false;
-            self.tx.m_ready.next = self.eth_tx_ready.val();
-            self.tx.v_valid.next = self.tx.m_valid.val() & self.eth_tx_ready.val() & self.tx.m_last.val();
-            self.tx.v_error.next = false;
             self.eth_tx.next = bit_cast::<70, 64>(self.tx.m_data.val())
                 | (bit_cast::<70, 4>(self.tx.m_len.val()) << 64)
                 | (bit_cast::<70, 1>(self.tx.m_last.val().into()) << 68)
@@ -656,19 +650,33 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             }
         }
         self.eth_tx_ready.next = self.slice_tx.s_ready.val() & (self.tx_sel.val() == 1);
-        self.slice_tx.s_data.next = self.eth_tx.val();
-        self.slice_tx.s_valid.next = self.eth_tx_valid.val();
+        self.arb_tx.next = self.eth_tx.val();
+        self.arb_tx_valid.next = self.eth_tx_valid.val();
         if self.tx_sel.val() == 2 {
-            self.slice_tx.s_data.next = self.rdma_tx.val();
-            self.slice_tx.s_valid.next = self.rdma_tx_valid.val();
+            self.arb_tx.next = self.rdma_tx.val();
+            self.arb_tx_valid.next = self.rdma_tx_valid.val();
         }
+        self.slice_tx.s_data.next = self.arb_tx.val();
+        self.slice_tx.s_valid.next = self.arb_tx_valid.val();
         self.tx_owner.d.next = 0.into();
-        if self.slice_tx.s_valid.val() {
-            if self.slice_tx.s_ready.val() & self.slice_tx.s_data.val().get_bit(68) {
+        if self.arb_tx_valid.val() {
+            if self.slice_tx.s_ready.val() & self.arb_tx.val().get_bit(68) {
                 self.tx_rdma_last.d.next = self.tx_sel.val() == 2;
             } else {
                 self.tx_owner.d.next = self.tx_sel.val();
             }
+        }
+        self.tx_offload.m_ready.next = self.eth_tx_ready.val();
+        self.tx.ctx_supported.next = self.has_tx_offload.val();
+        if !self.has_tx_offload.val() {
+            // no offload engine: frames go out as the engine gives them, and each frame's
+            // verdict (never an error: a context descriptor stops the queue instead) is
+            // given as its last beat leaves
+            self.tx_offload.s_valid.next = false;
+            self.tx_offload.m_ready.next = false;
+            self.tx.m_ready.next = self.eth_tx_ready.val();
+            self.tx.v_valid.next = self.tx.m_valid.val() & self.eth_tx_ready.val() & self.tx.m_last.val();
+            self.tx.v_error.next = false;
         }
         self.mac_tx.s_data.next = self.slice_tx.m_data.val().get_bits::<64>(0);
         self.mac_tx.s_len.next = self.slice_tx.m_data.val().get_bits::<4>(64);

@@ -54,8 +54,10 @@ pub struct RdmaEngine {
     /// CONTROL.ENABLE and LOCAL_IPV4, for the classifier's divert.
     pub enabled: Signal<Out, Bit>,
     pub local_ipv4: Signal<Out, Bits<32>>,
-    /// The station address (MAC_ADDR_LO/HI: byte 0 in bits 7:0), the source of every frame.
-    pub station_mac: Signal<In, Bits<48>>,
+    /// The station address, the source of every frame: MAC_ADDR_LO (bytes 0..3, byte 0 in
+    /// bits 7:0) and MAC_ADDR_HI (bytes 4, 5).
+    pub station_mac_lo: Signal<In, Bits<32>>,
+    pub station_mac_hi: Signal<In, Bits<16>>,
     // ---- RX: a diverted frame without its FCS, one beat a cycle, no backpressure ----
     pub rx_valid: Signal<In, Bit>,
     pub rx_data: Signal<In, Bits<64>>,
@@ -168,7 +170,8 @@ impl Default for RdmaEngine {
             bus_rdata: Default::default(),
             enabled: Default::default(),
             local_ipv4: Default::default(),
-            station_mac: Default::default(),
+            station_mac_lo: Default::default(),
+            station_mac_hi: Default::default(),
             rx_valid: Default::default(),
             rx_data: Default::default(),
             rx_nbytes: Default::default(),
@@ -502,9 +505,9 @@ impl Logic for RdmaEngine {
         self.cq_writer.dma_wr_rsp_error.next = self.dma_wr_rsp_error.val();
         // ---- transmit: an ACK/NAK owed first, then the requester's packet ----
         self.tx_ack.next = self.responder.ack_valid.val();
-        self.station_be.next = (bit_cast::<48, 8>(self.station_mac.val().get_bits::<8>(0)) << 40) | (bit_cast::<48, 8>(self.station_mac.val().get_bits::<8>(8)) << 32)
-            | (bit_cast::<48, 8>(self.station_mac.val().get_bits::<8>(16)) << 24) | (bit_cast::<48, 8>(self.station_mac.val().get_bits::<8>(24)) << 16)
-            | (bit_cast::<48, 8>(self.station_mac.val().get_bits::<8>(32)) << 8) | bit_cast::<48, 8>(self.station_mac.val().get_bits::<8>(40));
+        self.station_be.next = (bit_cast::<48, 8>(self.station_mac_lo.val().get_bits::<8>(0)) << 40) | (bit_cast::<48, 8>(self.station_mac_lo.val().get_bits::<8>(8)) << 32)
+            | (bit_cast::<48, 8>(self.station_mac_lo.val().get_bits::<8>(16)) << 24) | (bit_cast::<48, 8>(self.station_mac_lo.val().get_bits::<8>(24)) << 16)
+            | (bit_cast::<48, 8>(self.station_mac_hi.val().get_bits::<8>(0)) << 8) | bit_cast::<48, 8>(self.station_mac_hi.val().get_bits::<8>(8));
         self.tx_build.req_src_mac.next = self.station_be.val();
         self.tx_build.req_src_ip.next = self.local_ip.q.val();
         self.tx_build.req_tos.next = 0.into();
