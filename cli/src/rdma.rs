@@ -1,17 +1,17 @@
 //! `nic sim rdma`: two NICs back to back, QPs connected to each other, RDMA operations
 //! through the driver's verbs, every byte that landed checked against what was sent.
 //!
-//! Until the RTL has the engine (issue 18: no build sets `FEATURES.RDMA` yet) this runs
-//! on the behavioural model only, and says so: its DMA is instantaneous, so its cycle
-//! figures are the wire's, not the hardware's.
+//! On the RTL (`--backend rtl`, the default: two Verilated `full` NICs) the engine does
+//! RDMA WRITE so far; the behavioural model does every operation, and says that its
+//! figures are the wire's (its DMA is instantaneous), not the hardware's.
 
+use crate::loopback::{open_device, SimArgs};
 use crate::{BackendArg, HwArg};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use nic_driver::verbs::{Mtu, RecvWr, SendOp, SendWr, Sge, WcStatus};
 use nic_driver::Device;
 use nic_testbench::rdma_pair::{Pair, PairConfig};
-use nic_testbench::refnic::{RefNic, RefNicConfig};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::path::PathBuf;
@@ -43,13 +43,12 @@ pub struct SimRdmaArgs {
     mtu: u32,
     #[arg(long, value_enum, default_value_t = HwArg::Full)]
     config: HwArg,
-    /// Which NIC implementation to drive (the RTL has no RDMA engine yet).
-    #[arg(long, value_enum, default_value_t = BackendArg::Model)]
-    backend: BackendArg,
+    #[command(flatten)]
+    sim: SimArgs,
     /// Write every frame that crossed the wire, both directions, to this pcap.
     #[arg(long, value_name = "OUT.pcap")]
     wire: Option<PathBuf>,
-    /// Write a waveform (RTL backend only).
+    /// Write host A's NIC's waveform (RTL backend only).
     #[arg(long, value_name = "FILE")]
     wave: Option<PathBuf>,
     /// Seed of the payloads.
@@ -66,11 +65,12 @@ fn parse_mtu(s: &str) -> Result<u32, String> {
 const LINE_BYTES_PER_CYCLE: f64 = 10e9 / 8.0 / 156.25e6;
 
 pub fn run_sim(a: SimRdmaArgs) -> Result<()> {
-    if a.backend == BackendArg::Rtl || a.wave.is_some() {
-        bail!("the RTL has no RDMA engine yet (no configuration sets FEATURES.RDMA; issue 18): run with --backend model, which has no waveform");
-    }
     if a.config == HwArg::Small {
         bail!("the `small` configuration has no RDMA engine (FEATURES.RDMA clear); use --config full");
+    }
+    let rtl = a.sim.backend == BackendArg::Rtl;
+    if rtl && a.op != OpArg::Write {
+        bail!("--op {:?}: the RTL engine does RDMA WRITE so far (SEND, WRITE with immediate and READ are the responder's and completer's next steps, docs/rdma.md); run it with --backend model", a.op);
     }
     let (size, qps) = (a.size as usize, a.qps as usize);
     // each QP has a source and a destination slot on both sides
@@ -80,8 +80,9 @@ pub fn run_sim(a: SimRdmaArgs) -> Result<()> {
     }
     let mtu = Mtu::from_bytes(a.mtu).expect("parsed");
     let cfg = PairConfig { mtu, qps, buf_len, queue_log2: 8, cq_log2: 12, ..PairConfig::default() };
-    let nic = || RefNic::new(RefNicConfig::full().with_rdma());
-    let mut p = Pair::new(nic(), nic(), cfg).map_err(anyhow::Error::new).context("setting up two hosts")?;
+    let dev_a = open_device(&a.sim, a.config, a.wave.clone())?;
+    let dev_b = open_device(&a.sim, a.config, None)?;
+    let mut p = Pair::new(dev_a, dev_b, cfg).map_err(anyhow::Error::new).context("setting up two hosts")?;
     p.capture = a.wire.is_some();
     let mut rng = StdRng::seed_from_u64(a.seed);
     let pattern_a: Vec<u8> = (0..buf_len).map(|_| rng.gen()).collect();
@@ -156,7 +157,8 @@ pub fn run_sim(a: SimRdmaArgs) -> Result<()> {
         }
     }
     let bytes = u64::from(a.count) * u64::from(a.size);
-    println!("RDMA {:?}, {} messages of {} bytes over {} QP(s), path MTU {}, behavioural model (DMA instantaneous: wire-bound figures)", a.op, a.count, a.size, a.qps, a.mtu);
+    let what = if rtl { "Verilated RTL".to_string() } else { "behavioural model (DMA instantaneous: wire-bound figures)".to_string() };
+    println!("RDMA {:?}, {} messages of {} bytes over {} QP(s), path MTU {}, {what}", a.op, a.count, a.size, a.qps, a.mtu);
     println!("  every byte checked: ok");
     println!("  payload bytes: {bytes} in {cycles} cycles: goodput {:.1}% of 10 GbE at 156.25 MHz", 100.0 * bytes as f64 / cycles.max(1) as f64 / LINE_BYTES_PER_CYCLE);
     println!("  latency of the first message, doorbell to CQE: {} cycles", first_latency.unwrap_or(0));

@@ -60,12 +60,11 @@ impl RefNicConfig {
     pub fn small() -> Self {
         RefNicConfig { tx_queues: 1, rx_queues: 1, tx_offload: false, rx_offload: false, mac_filters: rxc::MAC_FILTERS_SMALL, irq_moderation: false, scatter_gather: false, tx_offload_buffer: 0, rdma: false }
     }
-    /// The `full` configuration: eight each way.
+    /// The `full` configuration: eight each way, the RDMA engine.
     pub fn full() -> Self {
-        RefNicConfig { tx_queues: 8, rx_queues: 8, tx_offload: true, rx_offload: true, mac_filters: rxc::MAC_FILTERS, irq_moderation: true, scatter_gather: true, tx_offload_buffer: 32768, rdma: false }
+        RefNicConfig { tx_queues: 8, rx_queues: 8, tx_offload: true, rx_offload: true, mac_filters: rxc::MAC_FILTERS, irq_moderation: true, scatter_gather: true, tx_offload_buffer: 32768, rdma: true }
     }
-    /// This configuration with the RDMA engine, which the RTL's `full` does not have yet:
-    /// the engine's behaviour is specified here first (docs/rdma.md).
+    /// This configuration with the RDMA engine (`full` has it already).
     pub fn with_rdma(mut self) -> Self {
         self.rdma = true;
         self

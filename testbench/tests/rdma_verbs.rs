@@ -197,7 +197,7 @@ fn one_mebibyte_write_read_and_send() {
 fn random_mixes_on_many_qps_complete_in_order() {
   for backend in Backend::selected() {
     let mut rng = StdRng::seed_from_u64(0xd1ff);
-    let ops: Vec<Op> = [Op::Write, Op::WriteImm, Op::Read, Op::Send].into_iter().filter(|&op| supports(backend, op)).collect();
+    let op_mix: Vec<Op> = [Op::Write, Op::WriteImm, Op::Read, Op::Send].into_iter().filter(|&op| supports(backend, op)).collect();
     for (qps, mtu) in [(4, Mtu::M512), (8, Mtu::M2048)] {
         let mut p = pair(backend, PairConfig { mtu, qps, buf_len: 1 << 20, queue_log2: 5, ..PairConfig::default() });
         let mut m = Mirror::fill(&mut p, &mut rng);
@@ -219,7 +219,7 @@ fn random_mixes_on_many_qps_complete_in_order() {
                         _ => rng.gen_range(0..(slot as u32 / 2)),
                     };
                     let (src, dst) = (base, base + slot / 2);
-                    let op = ops[rng.gen_range(0..ops.len())];
+                    let op = op_mix[rng.gen_range(0..op_mix.len())];
                     let imm = rng.gen::<u32>();
                     let wr_id = (round << 32 | qi << 16 | k) as u64;
                     let signaled = rng.gen_bool(0.7);
@@ -326,7 +326,29 @@ fn protection_violations_complete_with_errors_and_move_nothing() {
             let op = if read { SendOp::Read { remote_addr, rkey } } else { SendOp::Write { remote_addr, rkey } };
             let behind = SendWr { wr_id: 8, op: SendOp::Write { remote_addr: p.b.mr.addr, rkey: p.b.mr.rkey }, sg_list: sg.clone(), signaled: true, solicited: false };
             p.a.nic.post_send(p.a.qps[0], &[SendWr { wr_id: 7, op, sg_list: sg, signaled: true, solicited: false }, behind]).unwrap();
-            let got = p.collect(&[(true, p.a.send_cq)], 2, STALL).unwrap();
+            if std::env::var("DBG").is_ok() {
+                p.run(20_000);
+                eprintln!("polled {:?}", p.a.nic.poll_cq(p.a.send_cq, 8));
+            }
+            let got = p.collect(&[(true, p.a.send_cq)], 2, 20_000);
+            if std::env::var("DBG").is_ok() {
+                let ca = p.a.nic.rdma_counters().unwrap();
+                let cb = p.b.nic.rdma_counters().unwrap();
+                eprintln!("{name}: {got:?}\nA {ca:?}\nB {cb:?}\nA qp {:?} B qp {:?}", p.a.nic.query_qp(p.a.qps[0]), p.b.nic.query_qp(p.b.qps[0]));
+                for cqn in 0..2u32 {
+                    let d = p.a.nic.device_mut();
+                    d.set_reg32(map::BASE + map::TABLE_CMD, cqn | map::TABLE_CQ << 8).unwrap();
+                    d.idle(20);
+                    let w: Vec<u32> = (0..5).map(|i| d.get_reg32(map::BASE + map::TABLE_DATA + 4 * i).unwrap()).collect();
+                    eprintln!("A CQ {cqn}: {w:08x?}");
+                }
+                eprintln!("A send_cq {:?} recv_cq {:?}", p.a.send_cq, p.a.recv_cq);
+                eprintln!("A faults {:x?}", p.a.nic.device_mut().take_dma_faults());
+                let mut ring = vec![0u8; 64];
+                p.a.nic.device_mut().mem_read(0x1_0048_6000, &mut ring).unwrap();
+                eprintln!("A ring {:02x?}", ring);
+            }
+            let got = got.unwrap();
             let st: Vec<(u64, WcStatus)> = got.iter().map(|(_, w)| (w.wr_id, w.status)).collect();
             assert_eq!(st, vec![(7, WcStatus::RemAccessErr), (8, WcStatus::WrFlushErr)], "{name}, read {read}");
             assert_eq!(got[0].1.syndrome, map::syndrome::NAK_REMOTE_ACCESS, "{name}");

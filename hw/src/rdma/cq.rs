@@ -435,14 +435,19 @@ impl Logic for RdmaCqWriter {
                 }
             }
             CqWriterState::Store => {
-                // PI + 1, or OVERFLOW; not into a ring the driver has reset meanwhile
-                self.cq_valid.next = !self.stale.q.val();
+                // PI + 1, or OVERFLOW; not into a ring the driver has reset meanwhile. The
+                // store's answer is waited for, so that it is not taken for the answer to
+                // the next CQE's context read.
+                self.cq_valid.next = !self.stale.q.val() & !self.asked.q.val();
                 self.cq_write.next = true;
                 self.cq_mask.next = self.pi_mask.val();
                 if self.refused.q.val() {
                     self.cq_mask.next = self.overflow_mask.val();
                 }
-                if self.cq_ready.val() | self.stale.q.val() {
+                if self.cq_ready.val() {
+                    self.asked.d.next = true;
+                }
+                if self.cq_rvalid.val() | (self.stale.q.val() & !self.asked.q.val()) {
                     self.state.d.next = CqWriterState::Idle;
                     self.store_pi.next = !self.stale.q.val() & !self.refused.q.val();
                     self.store_overflow.next = self.stale.q.val() | self.refused.q.val();

@@ -141,6 +141,34 @@ pub struct RdmaRequester {
     list_ram: NicRam<Bits<456>, 6>,
     /// Reads in flight, in order: payload 16, the packet's last 17, bytes 15:0 (a WQE: 0).
     reads: NicFifo<Bits<18>, 4, 5>,
+    /// Every read response beat lands here first (data 127:0, last 128, error 129): a read
+    /// is issued only while the longest one (257 beats: a 4,096-byte packet's payload, or
+    /// a WQE) has room beside what is buffered and promised, so the DMA port's responses, which all clients share in request order,
+    /// never wait for this requester's packet to reach the wire (MAC TX may be busy with an
+    /// Ethernet frame that needs the port's next response).
+    rsp_buf: NicFifo<Bits<130>, 10, 11>,
+    /// Beats each read in flight promised (its length in 16-byte beats), oldest first.
+    promises: NicFifo<Bits<9>, 4, 5>,
+    /// Beats promised to reads in flight, and of them arrived (the oldest read's).
+    promised: DFF<Bits<11>>,
+    arrived: DFF<Bits<9>>,
+    /// The room left, registered; no read is issued in the cycle after one (the register
+    /// does not know of it yet).
+    room: DFF<Bits<11>>,
+    issued: DFF<Bit>,
+    req_len15: Signal<Local, Bits<17>>,
+    req_beats: Signal<Local, Bits<13>>,
+    fire_rd: Signal<Local, Bit>,
+    prom_next: Signal<Local, Bits<11>>,
+    room_for_one: Constant<Bits<11>>,
+    may_issue: Signal<Local, Bit>,
+    rd_ready: Signal<Local, Bit>,
+    b_valid: Signal<Local, Bit>,
+    b_ready: Signal<Local, Bit>,
+    b_data: Signal<Local, Bits<128>>,
+    b_last: Signal<Local, Bit>,
+    b_error: Signal<Local, Bit>,
+    rsp_depth: Constant<Bits<11>>,
     // ---- QPs ----
     work: DFF<Bits<64>>,
     forget: DFF<Bits<64>>,
@@ -436,6 +464,25 @@ impl Default for RdmaRequester {
             cursor_bits: Constant::new(Bits::<384>::from(0x7_ffff_ffffu64) << 15u64),
             sent_bits: Constant::new(Bits::<384>::from(0xffff_ffffu64) << 82u64),
             sge_beat: std::array::from_fn(|i| Constant::new(Bits::<4>::from(i as u64 + 2))),
+            rsp_buf: Default::default(),
+            promises: Default::default(),
+            promised: Default::default(),
+            arrived: Default::default(),
+            room: Default::default(),
+            issued: Default::default(),
+            req_len15: Default::default(),
+            req_beats: Default::default(),
+            fire_rd: Default::default(),
+            prom_next: Default::default(),
+            room_for_one: Constant::new(257u64.into()),
+            may_issue: Default::default(),
+            rd_ready: Default::default(),
+            b_valid: Default::default(),
+            b_ready: Default::default(),
+            b_data: Default::default(),
+            b_last: Default::default(),
+            b_error: Default::default(),
+            rsp_depth: Constant::new(1024u64.into()),
             sge_count: std::array::from_fn(|i| Constant::new(Bits::<8>::from(i as u64))),
         }
     }
@@ -446,7 +493,7 @@ impl Logic for RdmaRequester {
     fn update(&mut self) {
         dff_setup!(self, clock, work, forget, scan, db_seen, flushing, state, qp_asked, ctx, pi, job, list, beat_no, w_wr_id, w_opcode, w_flags,
             w_num, w_imm, w_raddr, w_rkey, w_error, sge_i, pieces, total, status, mtu, mtu_log2, chunk, starts, ends, psn, left, phase, n_sum, n_pkts_q, p_addr, p_rest, p_take, p_next_piece, sp_valid,
-            sp_half, sp_data, in_req, req_left, h_valid, h_data, h_len, h_end);
+            sp_half, sp_data, in_req, req_left, h_valid, h_data, h_len, h_end, promised, arrived, room, issued);
         for i in 0..6 {
             self.w_sge_addr[i].clock.next = self.clock.val();
             self.w_sge_addr[i].d.next = self.w_sge_addr[i].q.val();
@@ -455,10 +502,35 @@ impl Logic for RdmaRequester {
             self.w_sge_key[i].clock.next = self.clock.val();
             self.w_sge_key[i].d.next = self.w_sge_key[i].q.val();
         }
-        clock!(self, clock, mr_check, packer, pi_ram, job_ram, list_ram, reads);
+        clock!(self, clock, mr_check, packer, pi_ram, job_ram, list_ram, reads, rsp_buf, promises);
         self.mr_check.reset.next = self.reset.val();
         self.packer.reset.next = self.reset.val();
         self.reads.reset.next = self.reset.val();
+        self.rsp_buf.reset.next = self.reset.val();
+        self.promises.reset.next = self.reset.val();
+        // ---- the response buffer: room for a read before it is issued ----
+        self.may_issue.next = !self.issued.q.val() & !self.promises.full.val() & (self.room.q.val() >= self.room_for_one.val());
+        self.rd_ready.next = self.dma_rd_req_ready.val() & self.may_issue.val();
+        self.rsp_buf.write.next = self.dma_rd_rsp_valid.val() & !self.rsp_buf.full.val();
+        self.rsp_buf.data_in.next = bit_cast::<130, 128>(self.dma_rd_rsp_data.val())
+            | (bit_cast::<130, 1>(self.dma_rd_rsp_last.val().into()) << 128)
+            | (bit_cast::<130, 1>(self.dma_rd_rsp_error.val().into()) << 129);
+        self.dma_rd_rsp_ready.next = !self.rsp_buf.full.val();
+        self.promises.read.next = false;
+        self.prom_next.next = self.promised.q.val();
+        if self.dma_rd_rsp_valid.val() & !self.rsp_buf.full.val() {
+            self.arrived.d.next = self.arrived.q.val() + 1;
+            if self.dma_rd_rsp_last.val() {
+                // the read is whole (or refused, in one beat): its promise is kept or void
+                self.arrived.d.next = 0.into();
+                self.prom_next.next = self.promised.q.val() - bit_cast::<11, 9>(self.promises.data_out.val());
+                self.promises.read.next = true;
+            }
+        }
+        self.b_valid.next = !self.rsp_buf.empty.val();
+        self.b_data.next = self.rsp_buf.data_out.val().get_bits::<128>(0);
+        self.b_last.next = self.rsp_buf.data_out.val().get_bit(128);
+        self.b_error.next = self.rsp_buf.data_out.val().get_bit(129);
         self.mr_check.mr_wr.next = self.mr_wr.val();
         self.mr_check.mr_wr_index.next = self.mr_wr_index.val();
         self.mr_check.mr_wr_entry.next = self.mr_wr_entry.val();
@@ -658,7 +730,7 @@ impl Logic for RdmaRequester {
                     + (bit_cast::<64, 16>(self.sq_ci.val() & !(self.ones16.val() << bit_cast::<16, 4>(self.ctx.q.val().get_bits::<4>(272)))) << 7);
                 self.dma_rd_req_len.next = 128.into();
                 self.reads.data_in.next = 128.into();
-                if self.dma_rd_req_ready.val() & !self.reads.full.val() {
+                if self.rd_ready.val() & !self.reads.full.val() {
                     self.reads.write.next = true;
                     self.state.d.next = RequesterState::FetchData;
                     self.beat_no.d.next = 0.into();
@@ -824,7 +896,7 @@ impl Logic for RdmaRequester {
                             self.reads.data_in.next = bit_cast::<18, 16>(self.p_take.q.val()) | 0x3_0000;
                         }
                         // an exhausted piece moves on without a read
-                        if (self.dma_rd_req_valid.val() & self.dma_rd_req_ready.val()) | !self.p_take.q.val().any() {
+                        if (self.dma_rd_req_valid.val() & self.rd_ready.val()) | !self.p_take.q.val().any() {
                             self.reads.write.next = self.p_take.q.val().any();
                             self.left.d.next = self.left.q.val() - self.p_take.q.val();
                             self.phase.d.next = 0.into();
@@ -936,25 +1008,25 @@ impl Logic for RdmaRequester {
         self.tx_payload_len.next = self.chunk.q.val();
         // ---- responses: the WQE's beats to the fields above, payload beats to the packer ----
         self.head_payload.next = self.reads.data_out.val().get_bit(16);
-        self.dma_rd_rsp_ready.next = false;
+        self.b_ready.next = false;
         self.reads.read.next = false;
         if !self.reads.empty.val() & !self.head_payload.val() {
-            self.dma_rd_rsp_ready.next = self.state.q.val() == RequesterState::FetchData;
-            if self.dma_rd_rsp_valid.val() & (self.state.q.val() == RequesterState::FetchData) {
+            self.b_ready.next = self.state.q.val() == RequesterState::FetchData;
+            if self.b_valid.val() & (self.state.q.val() == RequesterState::FetchData) {
                 self.beat_no.d.next = self.beat_no.q.val() + 1;
-                if self.dma_rd_rsp_error.val() {
+                if self.b_error.val() {
                     self.w_error.d.next = true;
                 }
                 if self.beat_no.q.val() == 0 {
-                    self.w_wr_id.d.next = self.dma_rd_rsp_data.val().get_bits::<64>(0);
-                    if self.dma_rd_rsp_error.val() {
+                    self.w_wr_id.d.next = self.b_data.val().get_bits::<64>(0);
+                    if self.b_error.val() {
                         // nothing names the WQE but its place
                         self.w_wr_id.d.next = 0.into();
                     }
-                    self.w_opcode.d.next = self.dma_rd_rsp_data.val().get_bits::<8>(64);
-                    self.w_flags.d.next = self.dma_rd_rsp_data.val().get_bits::<8>(72);
-                    self.w_num.d.next = self.dma_rd_rsp_data.val().get_bits::<8>(80);
-                    self.w_imm.d.next = self.dma_rd_rsp_data.val().get_bits::<32>(96);
+                    self.w_opcode.d.next = self.b_data.val().get_bits::<8>(64);
+                    self.w_flags.d.next = self.b_data.val().get_bits::<8>(72);
+                    self.w_num.d.next = self.b_data.val().get_bits::<8>(80);
+                    self.w_imm.d.next = self.b_data.val().get_bits::<32>(96);
                     for i in 0..6 {
                         self.w_sge_addr[i].d.next = 0.into();
                         self.w_sge_len[i].d.next = 0.into();
@@ -962,18 +1034,18 @@ impl Logic for RdmaRequester {
                     }
                 }
                 if self.beat_no.q.val() == 1 {
-                    self.w_raddr.d.next = self.dma_rd_rsp_data.val().get_bits::<64>(0);
-                    self.w_rkey.d.next = self.dma_rd_rsp_data.val().get_bits::<32>(64);
+                    self.w_raddr.d.next = self.b_data.val().get_bits::<64>(0);
+                    self.w_rkey.d.next = self.b_data.val().get_bits::<32>(64);
                 }
                 // SGE i in beat 2 + i, kept only below num_sge
                 for i in 0..6 {
                     if (self.beat_no.q.val() == self.sge_beat[i].val()) & (self.w_num.q.val() > self.sge_count[i].val()) {
-                        self.w_sge_addr[i].d.next = self.dma_rd_rsp_data.val().get_bits::<64>(0);
-                        self.w_sge_len[i].d.next = self.dma_rd_rsp_data.val().get_bits::<32>(64);
-                        self.w_sge_key[i].d.next = self.dma_rd_rsp_data.val().get_bits::<32>(96);
+                        self.w_sge_addr[i].d.next = self.b_data.val().get_bits::<64>(0);
+                        self.w_sge_len[i].d.next = self.b_data.val().get_bits::<32>(64);
+                        self.w_sge_key[i].d.next = self.b_data.val().get_bits::<32>(96);
                     }
                 }
-                if self.dma_rd_rsp_last.val() {
+                if self.b_last.val() {
                     self.reads.read.next = true;
                     self.state.d.next = RequesterState::Check;
                 }
@@ -984,11 +1056,11 @@ impl Logic for RdmaRequester {
             self.in_req.d.next = true;
             self.req_left.d.next = self.reads.data_out.val().get_bits::<16>(0);
         }
-        self.dma_rd_rsp_ready.next = self.dma_rd_rsp_ready.val() | (self.in_req.q.val() & !self.sp_valid.q.val());
-        if self.in_req.q.val() & !self.sp_valid.q.val() & self.dma_rd_rsp_valid.val() {
+        self.b_ready.next = self.b_ready.val() | (self.in_req.q.val() & !self.sp_valid.q.val());
+        if self.in_req.q.val() & !self.sp_valid.q.val() & self.b_valid.val() {
             self.sp_valid.d.next = true;
             self.sp_half.d.next = false;
-            self.sp_data.d.next = self.dma_rd_rsp_data.val();
+            self.sp_data.d.next = self.b_data.val();
         }
         self.half_len.next = self.req_left.q.val();
         if self.req_left.q.val() > 8 {
@@ -1019,6 +1091,22 @@ impl Logic for RdmaRequester {
                 self.sp_half.d.next = true;
             }
         }
+        self.rsp_buf.read.next = self.b_ready.val() & self.b_valid.val();
+        // ---- reads issued: their beats promised; the room for the next ----
+        self.req_len15.next = bit_cast::<17, 16>(self.dma_rd_req_len.val()) + 15;
+        self.req_beats.next = self.req_len15.val().get_bits::<13>(4);
+        if !self.may_issue.val() {
+            self.dma_rd_req_valid.next = false;
+        }
+        self.fire_rd.next = self.dma_rd_req_valid.val() & self.dma_rd_req_ready.val();
+        self.issued.d.next = self.fire_rd.val();
+        self.promises.write.next = self.fire_rd.val();
+        self.promises.data_in.next = self.req_beats.val().get_bits::<9>(0);
+        if self.fire_rd.val() {
+            self.prom_next.next = self.prom_next.val() + self.req_beats.val().get_bits::<11>(0);
+        }
+        self.promised.d.next = self.prom_next.val();
+        self.room.d.next = self.rsp_depth.val() - self.rsp_buf.count.val() - (self.promised.q.val() - bit_cast::<11, 9>(self.arrived.q.val()));
         self.packer.s_valid.next = self.h_valid.q.val();
         self.packer.s_data.next = self.h_data.q.val();
         self.packer.s_len.next = self.h_len.q.val();
@@ -1060,6 +1148,10 @@ impl Logic for RdmaRequester {
             self.sp_valid.d.next = false;
             self.in_req.d.next = false;
             self.h_valid.d.next = false;
+            self.promised.d.next = 0.into();
+            self.arrived.d.next = 0.into();
+            self.room.d.next = 0.into();
+            self.issued.d.next = false;
         }
     }
 }
