@@ -120,6 +120,8 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     /// The DMA write port's holder (0 none, 1 RX engine, 2 TX write-back, 3 RDMA engine):
     /// a beat offered and not yet taken, or a burst not yet over, keeps the port.
     wr_cur: DFF<Bits<2>>,
+    /// A beat of the holder's burst was taken and its last is still to come.
+    wr_mid: DFF<Bit>,
     wr_sel: Signal<Local, Bits<2>>,
     /// The read client offered and not yet taken (0 none, 1 RX desc, 2 TX desc, 3 TX
     /// data, 4 RDMA engine).
@@ -131,6 +133,8 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     /// MAC TX arbiter: the source of the frame under way (0 none, 1 the TX queues, 2 the
     /// RDMA engine), held from its first beat offered to its last beat taken.
     tx_owner: DFF<Bits<2>>,
+    /// A beat of the frame under way was taken and its last is still to come.
+    tx_mid: DFF<Bit>,
     /// The RDMA engine sent the last frame: the TX queues go first next (frames alternate).
     tx_rdma_last: DFF<Bit>,
     tx_sel: Signal<Local, Bits<2>>,
@@ -258,12 +262,14 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
                 std::array::from_fn(|_| RdmaEngine::default())
             },
             wr_cur: Default::default(),
+            wr_mid: Default::default(),
             wr_sel: Default::default(),
             rd_hold: Default::default(),
             rd_or: Default::default(),
             rd_sel: Default::default(),
             loopback: Default::default(),
             tx_owner: Default::default(),
+            tx_mid: Default::default(),
             tx_rdma_last: Default::default(),
             tx_sel: Default::default(),
             eth_tx: Default::default(),
@@ -310,7 +316,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
 impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, const RQ: usize, const TQ: usize, const BN: usize, const BNP1: usize, const RD: usize> Logic for NicTop<TN, TNP1, RN, RNP1, RQ, TQ, BN, BNP1, RD> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wr_cur, rd_hold, tx_owner, tx_rdma_last);
+        dff_setup!(self, clock, wr_cur, wr_mid, rd_hold, tx_owner, tx_mid, tx_rdma_last);
         clock!(self, clock, csr, tx, tx_offload, rx, rxc_regs, rx_class, rx_lean, mac_tx, mac_rx, slice_tx, slice_wire, slice_rx);
         self.slice_tx.reset.next = self.reset.val();
         self.slice_wire.reset.next = self.reset.val();
@@ -598,9 +604,19 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             self.dma_wr_tag.next = 2.into(); // TAG_TX_WRITEBACK
             self.tx.wb_ready.next = self.dma_wr_ready.val();
         }
-        self.wr_cur.d.next = 0.into();
-        if self.dma_wr_valid.val() & !(self.dma_wr_ready.val() & self.dma_wr_last.val()) {
-            self.wr_cur.d.next = self.wr_sel.val();
+        // held from a beat offered to its burst's last beat taken, through gaps in the burst
+        if self.dma_wr_valid.val() {
+            if self.dma_wr_ready.val() & self.dma_wr_last.val() {
+                self.wr_cur.d.next = 0.into();
+                self.wr_mid.d.next = false;
+            } else {
+                self.wr_cur.d.next = self.wr_sel.val();
+                if self.dma_wr_ready.val() {
+                    self.wr_mid.d.next = true;
+                }
+            }
+        } else if !self.wr_mid.q.val() {
+            self.wr_cur.d.next = 0.into();
         }
         self.rx.wr_rsp_valid.next = self.dma_wr_rsp_valid.val() & (self.dma_wr_rsp_tag.val() == 0);
         self.rx.wr_rsp_error.next = self.dma_wr_rsp_error.val();
@@ -658,13 +674,21 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         }
         self.slice_tx.s_data.next = self.arb_tx.val();
         self.slice_tx.s_valid.next = self.arb_tx_valid.val();
-        self.tx_owner.d.next = 0.into();
+        // the source keeps MAC TX from its first beat offered to its last beat taken, through
+        // any gap inside the frame
         if self.arb_tx_valid.val() {
             if self.slice_tx.s_ready.val() & self.arb_tx.val().get_bit(68) {
                 self.tx_rdma_last.d.next = self.tx_sel.val() == 2;
+                self.tx_owner.d.next = 0.into();
+                self.tx_mid.d.next = false;
             } else {
                 self.tx_owner.d.next = self.tx_sel.val();
+                if self.slice_tx.s_ready.val() {
+                    self.tx_mid.d.next = true;
+                }
             }
+        } else if !self.tx_mid.q.val() {
+            self.tx_owner.d.next = 0.into();
         }
         self.tx_offload.m_ready.next = self.eth_tx_ready.val();
         self.tx.ctx_supported.next = self.has_tx_offload.val();
@@ -808,8 +832,10 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         }
         if self.reset.val() {
             self.wr_cur.d.next = 0.into();
+            self.wr_mid.d.next = false;
             self.rd_hold.d.next = 0.into();
             self.tx_owner.d.next = 0.into();
+            self.tx_mid.d.next = false;
             self.tx_rdma_last.d.next = false;
         }
     }

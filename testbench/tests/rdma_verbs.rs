@@ -606,7 +606,14 @@ fn ethernet_traffic_shares_the_wire() {
     }).collect();
     let tx: Vec<TxFrame> = frames.iter().map(|f| TxFrame::new(f)).collect();
     assert_eq!(p.a.nic.tx_burst(&tx).unwrap(), frames.len());
-    let got = p.collect(&[(true, p.a.send_cq)], 1, STALL).unwrap();
+    let got = p.collect(&[(true, p.a.send_cq)], 1, STALL);
+    if got.is_err() && std::env::var("DBG").is_ok() {
+        eprintln!("A {:?}\nB {:?}", p.a.nic.rdma_counters().unwrap(), p.b.nic.rdma_counters().unwrap());
+        eprintln!("A stats {:?}\nB stats {:?}", p.a.nic.stats().unwrap(), p.b.nic.stats().unwrap());
+        eprintln!("faults A {:x?} B {:x?}", p.a.nic.device_mut().take_dma_faults(), p.b.nic.device_mut().take_dma_faults());
+        eprintln!("B rx {:?}", p.b.nic.rx_burst(64).map(|v| v.len()));
+    }
+    let got = got.unwrap();
     assert_eq!(got[0].1.status, WcStatus::Success);
     let rx = p.b.nic.rx_burst(64).unwrap();
     let rx: Vec<Vec<u8>> = rx.into_iter().map(|r| r.data).collect();

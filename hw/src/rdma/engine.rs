@@ -112,6 +112,8 @@ pub struct RdmaEngine {
     /// The write port is held by: 0 nobody, 1 the responder, 2 the CQ writer (a burst
     /// under way, or a beat offered and not yet taken).
     wr_owner: DFF<Bits<2>>,
+    /// A beat of the holder's burst was taken and its last is still to come.
+    wr_mid: DFF<Bit>,
     // ---- scratch ----
     qp_grant: Signal<Local, Bits<2>>,
     qp_any: Signal<Local, Bit>,
@@ -214,6 +216,7 @@ impl Default for RdmaEngine {
             qp_owner: Default::default(),
             qp_first: Default::default(),
             wr_owner: Default::default(),
+            wr_mid: Default::default(),
             qp_grant: Default::default(),
             qp_any: Default::default(),
             wr_sel: Default::default(),
@@ -254,7 +257,7 @@ impl Default for RdmaEngine {
 impl Logic for RdmaEngine {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, control, local_ip, qp_owner, qp_first, wr_owner);
+        dff_setup!(self, clock, control, local_ip, qp_owner, qp_first, wr_owner, wr_mid);
         for i in 0..12 {
             self.counters[i].clock.next = self.clock.val();
             self.counters[i].d.next = self.counters[i].q.val();
@@ -496,10 +499,19 @@ impl Logic for RdmaEngine {
             self.dma_wr_last.next = self.cq_writer.dma_wr_last.val();
             self.dma_wr_tag.next = self.wr_tag_cq.val();
         }
-        // held while a beat is offered and not taken, or a burst is not over
-        self.wr_owner.d.next = 0.into();
-        if self.dma_wr_valid.val() & !(self.dma_wr_ready.val() & self.dma_wr_last.val()) {
-            self.wr_owner.d.next = self.wr_sel.val();
+        // held from a beat offered to its burst's last beat taken, through gaps in the burst
+        if self.dma_wr_valid.val() {
+            if self.dma_wr_ready.val() & self.dma_wr_last.val() {
+                self.wr_owner.d.next = 0.into();
+                self.wr_mid.d.next = false;
+            } else {
+                self.wr_owner.d.next = self.wr_sel.val();
+                if self.dma_wr_ready.val() {
+                    self.wr_mid.d.next = true;
+                }
+            }
+        } else if !self.wr_mid.q.val() {
+            self.wr_owner.d.next = 0.into();
         }
         self.cq_writer.dma_wr_rsp_valid.next = self.dma_wr_rsp_valid.val() & (self.dma_wr_rsp_tag.val() == self.wr_tag_cq.val());
         self.cq_writer.dma_wr_rsp_error.next = self.dma_wr_rsp_error.val();
@@ -606,6 +618,7 @@ impl Logic for RdmaEngine {
             self.qp_owner.d.next = 0.into();
             self.qp_first.d.next = 0.into();
             self.wr_owner.d.next = 0.into();
+            self.wr_mid.d.next = false;
             for i in 0..12 {
                 self.counters[i].d.next = 0.into();
             }
