@@ -103,7 +103,8 @@ enum SimCmd {
     Tx(tx::SimTxArgs),
     /// Two NICs back to back, QPs connected: RDMA WRITE, READ, SEND or WRITE with
     /// immediate through the verbs, every landed byte checked; goodput, latency,
-    /// counters (behavioural model until the RTL has the engine; docs/rdma.md).
+    /// counters (the RTL's engine does WRITE so far, the model every operation;
+    /// docs/rdma.md).
     Rdma(rdma::SimRdmaArgs),
     /// A board simulated at its pins (docs/fpga.md). ECPIX-5: the driver over the board's
     /// UART bridge, frames from and to a model of the PHY through RGMII. iCE40: the driver
@@ -122,6 +123,10 @@ enum BenchCmd {
     /// Back-to-back TCP/IPv4 onto the wire with checksum insertion, per size, and TSO of
     /// the largest IPv4 requests at MSS 1448: cycles per frame and share of line rate.
     Tx(bench_tx::BenchTxArgs),
+    /// Two NICs back to back: RDMA goodput per operation, message size (64 B, 4 KiB,
+    /// 1 MiB), path MTU (1024, 4096) and QP count (1, 8), and the latency of a 64-byte
+    /// message, every byte checked (the RTL: the operations its engine has).
+    Rdma(rdma::BenchRdmaArgs),
 }
 
 /// Hardware configuration.
@@ -239,6 +244,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Board(a) => board::run_board(a),
         Cmd::Bench { cmd: BenchCmd::Rx(a) } => rx::run_bench(a),
         Cmd::Bench { cmd: BenchCmd::Tx(a) } => bench_tx::run_bench(a),
+        Cmd::Bench { cmd: BenchCmd::Rdma(a) } => rdma::run_bench(a),
     }
 }
 

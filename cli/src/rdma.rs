@@ -64,54 +64,84 @@ fn parse_mtu(s: &str) -> Result<u32, String> {
 /// 10 GbE's payload-free line rate in bytes per cycle of a 156.25 MHz core clock.
 const LINE_BYTES_PER_CYCLE: f64 = 10e9 / 8.0 / 156.25e6;
 
-pub fn run_sim(a: SimRdmaArgs) -> Result<()> {
-    if a.config == HwArg::Small {
+/// One run: `count` messages of `size` bytes from host A to host B over `qps` QPs.
+pub struct Transfer {
+    pub op: OpArg,
+    pub size: u32,
+    pub count: u32,
+    pub qps: u32,
+    pub mtu: u32,
+    pub seed: u64,
+    pub capture: bool,
+}
+
+/// What a run measured.
+pub struct Outcome {
+    pub bytes: u64,
+    /// Cycles of host A's NIC from the first doorbell to the last CQE polled.
+    pub cycles: u64,
+    /// Of the first message: doorbell to its CQE seen by the driver (polled every
+    /// `PairConfig::step` cycles).
+    pub first_latency: u64,
+    pub counters: [Vec<(&'static str, u32)>; 2],
+    pub wire: Vec<Vec<u8>>,
+}
+
+impl Outcome {
+    /// Goodput (payload bytes) as a share of 10 GbE at 156.25 MHz, in percent.
+    pub fn goodput_pct(&self) -> f64 {
+        100.0 * self.bytes as f64 / self.cycles.max(1) as f64 / LINE_BYTES_PER_CYCLE
+    }
+}
+
+/// Sets up two hosts, runs `t` and checks every byte that landed and every completion.
+pub fn transfer(t: &Transfer, sim: &SimArgs, config: HwArg, wave: Option<PathBuf>) -> Result<Outcome> {
+    if config == HwArg::Small {
         bail!("the `small` configuration has no RDMA engine (FEATURES.RDMA clear); use --config full");
     }
-    let rtl = a.sim.backend == BackendArg::Rtl;
-    if rtl && a.op != OpArg::Write {
-        bail!("--op {:?}: the RTL engine does RDMA WRITE so far (SEND, WRITE with immediate and READ are the responder's and completer's next steps, docs/rdma.md); run it with --backend model", a.op);
+    if sim.backend == BackendArg::Rtl && t.op != OpArg::Write {
+        bail!("--op {:?}: the RTL engine does RDMA WRITE so far (SEND, WRITE with immediate and READ are the responder's and completer's next steps, docs/rdma.md); run it with --backend model", t.op);
     }
-    let (size, qps) = (a.size as usize, a.qps as usize);
+    let (size, qps) = (t.size as usize, t.qps as usize);
     // each QP has a source and a destination slot on both sides
     let buf_len = (2 * qps * size.max(64)).next_power_of_two();
     if buf_len > 1 << 30 {
         bail!("{qps} QPs of {size}-byte messages need {buf_len} bytes of registered memory per host; at most 1 GiB");
     }
-    let mtu = Mtu::from_bytes(a.mtu).expect("parsed");
+    let mtu = Mtu::from_bytes(t.mtu).expect("parsed");
     let cfg = PairConfig { mtu, qps, buf_len, queue_log2: 8, cq_log2: 12, ..PairConfig::default() };
-    let dev_a = open_device(&a.sim, a.config, a.wave.clone())?;
-    let dev_b = open_device(&a.sim, a.config, None)?;
+    let dev_a = open_device(sim, config, wave)?;
+    let dev_b = open_device(sim, config, None)?;
     let mut p = Pair::new(dev_a, dev_b, cfg).map_err(anyhow::Error::new).context("setting up two hosts")?;
-    p.capture = a.wire.is_some();
-    let mut rng = StdRng::seed_from_u64(a.seed);
+    p.capture = t.capture;
+    let mut rng = StdRng::seed_from_u64(t.seed);
     let pattern_a: Vec<u8> = (0..buf_len).map(|_| rng.gen()).collect();
     let pattern_b: Vec<u8> = (0..buf_len).map(|_| rng.gen()).collect();
     p.a.nic.device_mut().mem_write(p.a.buf.bus_addr, &pattern_a)?;
     p.b.nic.device_mut().mem_write(p.b.buf.bus_addr, &pattern_b)?;
     let slot = buf_len / (2 * qps);
     let (mr_a, mr_b) = (p.a.mr, p.b.mr);
-    let receiver = matches!(a.op, OpArg::Send | OpArg::WriteImm);
+    let receiver = matches!(t.op, OpArg::Send | OpArg::WriteImm);
     let start = p.a.nic.device().cycles();
     let mut first_latency = None;
     let mut posted = 0u32;
     let mut done = 0u32;
     let window = 1u32 << (cfg.queue_log2 - 1);
-    while done < a.count {
-        // keep up to half a queue per QP in flight
-        while posted < a.count && posted - done < window * a.qps {
-            let q = (posted % a.qps) as usize;
+    while done < t.count {
+        // keep up to half a queue per QP in flight (the first message alone, for its latency)
+        while posted < t.count && posted - done < window * t.qps {
+            let q = (posted % t.qps) as usize;
             let (src, dst) = ((2 * q * slot) as u64, ((2 * q + 1) * slot) as u64);
-            let local = if a.op == OpArg::Read { dst } else { src };
-            let sg = vec![Sge { addr: mr_a.addr + local, length: a.size, lkey: mr_a.lkey }];
-            let op = match a.op {
+            let local = if t.op == OpArg::Read { dst } else { src };
+            let sg = vec![Sge { addr: mr_a.addr + local, length: t.size, lkey: mr_a.lkey }];
+            let op = match t.op {
                 OpArg::Write => SendOp::Write { remote_addr: mr_b.addr + dst, rkey: mr_b.rkey },
                 OpArg::WriteImm => SendOp::WriteImm { remote_addr: mr_b.addr + dst, rkey: mr_b.rkey, imm: posted },
                 OpArg::Read => SendOp::Read { remote_addr: mr_b.addr + src, rkey: mr_b.rkey },
                 OpArg::Send => SendOp::Send,
             };
             if receiver {
-                let rsg = if a.op == OpArg::Send { vec![Sge { addr: mr_b.addr + dst, length: a.size, lkey: mr_b.lkey }] } else { Vec::new() };
+                let rsg = if t.op == OpArg::Send { vec![Sge { addr: mr_b.addr + dst, length: t.size, lkey: mr_b.lkey }] } else { Vec::new() };
                 p.b.nic.post_recv(p.b.qps[q], &[RecvWr { wr_id: u64::from(posted), sg_list: rsg }])?;
             }
             p.a.nic.post_send(p.a.qps[q], &[SendWr { wr_id: u64::from(posted), op, sg_list: sg, signaled: true, solicited: false }])?;
@@ -125,8 +155,8 @@ pub fn run_sim(a: SimRdmaArgs) -> Result<()> {
             if w.status != WcStatus::Success {
                 bail!("message {} completed with {:?} (syndrome {:#04x})", w.wr_id, w.status, w.syndrome);
             }
-            if w.byte_len != a.size {
-                bail!("message {} completed with {} bytes, sent {}", w.wr_id, w.byte_len, a.size);
+            if w.byte_len != t.size {
+                bail!("message {} completed with {} bytes, sent {}", w.wr_id, w.byte_len, t.size);
             }
         }
         done += wcs.len() as u32;
@@ -136,8 +166,8 @@ pub fn run_sim(a: SimRdmaArgs) -> Result<()> {
     }
     let cycles = p.a.nic.device().cycles() - start;
     if receiver {
-        let got = p.collect(&[(false, p.b.recv_cq)], a.count as usize, 2_000_000)?;
-        if let Some((_, w)) = got.iter().find(|(_, w)| w.status != WcStatus::Success || w.byte_len != a.size) {
+        let got = p.collect(&[(false, p.b.recv_cq)], t.count as usize, 2_000_000)?;
+        if let Some((_, w)) = got.iter().find(|(_, w)| w.status != WcStatus::Success || w.byte_len != t.size) {
             bail!("receive completion {:?}", w);
         }
     }
@@ -146,9 +176,9 @@ pub fn run_sim(a: SimRdmaArgs) -> Result<()> {
     let mut b_mem = vec![0; buf_len];
     p.a.nic.device_mut().mem_read(p.a.buf.bus_addr, &mut a_mem)?;
     p.b.nic.device_mut().mem_read(p.b.buf.bus_addr, &mut b_mem)?;
-    for q in 0..qps.min(a.count as usize) {
+    for q in 0..qps.min(t.count as usize) {
         let (src, dst) = (2 * q * slot, (2 * q + 1) * slot);
-        let (got, want) = match a.op {
+        let (got, want) = match t.op {
             OpArg::Read => (&a_mem[dst..dst + size], &pattern_b[src..src + size]),
             _ => (&b_mem[dst..dst + size], &pattern_a[src..src + size]),
         };
@@ -156,21 +186,95 @@ pub fn run_sim(a: SimRdmaArgs) -> Result<()> {
             bail!("QP {q}: byte {i} of the landed data is {:#04x}, {:#04x} was sent", got[i], want[i]);
         }
     }
-    let bytes = u64::from(a.count) * u64::from(a.size);
-    let what = if rtl { "Verilated RTL".to_string() } else { "behavioural model (DMA instantaneous: wire-bound figures)".to_string() };
+    let counters = [p.a.nic.rdma_counters()?, p.b.nic.rdma_counters()?];
+    let wire = p.wire.iter().map(|f| f.frame.clone()).collect();
+    Ok(Outcome { bytes: u64::from(t.count) * u64::from(t.size), cycles, first_latency: first_latency.unwrap_or(0), counters, wire })
+}
+
+pub fn run_sim(a: SimRdmaArgs) -> Result<()> {
+    let t = Transfer { op: a.op, size: a.size, count: a.count, qps: a.qps, mtu: a.mtu, seed: a.seed, capture: a.wire.is_some() };
+    let o = transfer(&t, &a.sim, a.config, a.wave.clone())?;
+    let what = if a.sim.backend == BackendArg::Rtl { "Verilated RTL".to_string() } else { "behavioural model (DMA instantaneous: wire-bound figures)".to_string() };
     println!("RDMA {:?}, {} messages of {} bytes over {} QP(s), path MTU {}, {what}", a.op, a.count, a.size, a.qps, a.mtu);
     println!("  every byte checked: ok");
-    println!("  payload bytes: {bytes} in {cycles} cycles: goodput {:.1}% of 10 GbE at 156.25 MHz", 100.0 * bytes as f64 / cycles.max(1) as f64 / LINE_BYTES_PER_CYCLE);
-    println!("  latency of the first message, doorbell to CQE: {} cycles", first_latency.unwrap_or(0));
-    for (name, side) in [("A", &mut p.a.nic), ("B", &mut p.b.nic)] {
-        let c = side.rdma_counters()?;
+    println!("  payload bytes: {} in {} cycles: goodput {:.1}% of 10 GbE at 156.25 MHz", o.bytes, o.cycles, o.goodput_pct());
+    println!("  latency of the first message, doorbell to CQE: {} cycles", o.first_latency);
+    for (name, c) in [("A", &o.counters[0]), ("B", &o.counters[1])] {
         let text: Vec<String> = c.iter().filter(|(_, v)| *v != 0).map(|(n, v)| format!("{n} {v}")).collect();
         println!("  NIC {name}: {}", text.join(", "));
     }
     if let Some(path) = a.wire {
-        let frames: Vec<Vec<u8>> = p.wire.iter().map(|f| f.frame.clone()).collect();
-        nic_testbench::pcap::write_file(&path, &frames).with_context(|| format!("writing {}", path.display()))?;
-        println!("  wire: {} frames to {}", frames.len(), path.display());
+        nic_testbench::pcap::write_file(&path, &o.wire).with_context(|| format!("writing {}", path.display()))?;
+        println!("  wire: {} frames to {}", o.wire.len(), path.display());
+    }
+    Ok(())
+}
+
+#[derive(Args, Debug)]
+pub struct BenchRdmaArgs {
+    #[arg(long, value_enum, default_value_t = HwArg::Full)]
+    config: HwArg,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    sim: SimArgs,
+}
+
+/// `nic bench rdma`: goodput per operation, message size, path MTU and QP count, and the
+/// latency of a 64-byte message; every run checks its bytes and completions. On the RTL,
+/// the operations the engine has (WRITE so far); the others are listed as not measured.
+pub fn run_bench(a: BenchRdmaArgs) -> Result<()> {
+    let rtl = a.sim.backend == BackendArg::Rtl;
+    let mut rows = Vec::new();
+    let mut skipped = Vec::new();
+    for op in [OpArg::Write, OpArg::Read, OpArg::Send] {
+        if rtl && op != OpArg::Write {
+            skipped.push(format!("{op:?}"));
+            continue;
+        }
+        for mtu in [1024u32, 4096] {
+            for qps in [1u32, 8] {
+                for size in [64u32, 4096, 1 << 20] {
+                    // about a mebibyte per run, at least one message per QP
+                    let count = ((1u32 << 20) / size).clamp(qps, 256 * qps);
+                    let t = Transfer { op, size, count, qps, mtu, seed: 1, capture: false };
+                    let o = transfer(&t, &a.sim, a.config, None).with_context(|| format!("{op:?} of {count} x {size} bytes, MTU {mtu}, {qps} QP(s)"))?;
+                    rows.push((op, mtu, qps, size, count, o));
+                }
+            }
+        }
+    }
+    let mut lat = Vec::new();
+    for op in [OpArg::Write, OpArg::Read] {
+        if rtl && op != OpArg::Write {
+            continue;
+        }
+        let t = Transfer { op, size: 64, count: 1, qps: 1, mtu: 1024, seed: 2, capture: false };
+        lat.push((op, transfer(&t, &a.sim, a.config, None)?.first_latency));
+    }
+    if a.json {
+        let items: Vec<String> = rows
+            .iter()
+            .map(|(op, mtu, qps, size, count, o)| {
+                format!("{{\"op\":\"{op:?}\",\"mtu\":{mtu},\"qps\":{qps},\"size\":{size},\"messages\":{count},\"cycles\":{},\"goodput_pct\":{:.2}}}", o.cycles, o.goodput_pct())
+            })
+            .collect();
+        let lats: Vec<String> = lat.iter().map(|(op, c)| format!("{{\"op\":\"{op:?}\",\"size\":64,\"cycles\":{c}}}")).collect();
+        let skip: Vec<String> = skipped.iter().map(|s| format!("\"{s}\"")).collect();
+        println!("{{\"backend\":\"{}\",\"goodput\":[{}],\"latency\":[{}],\"not_measured\":[{}]}}", if rtl { "rtl" } else { "model" }, items.join(","), lats.join(","), skip.join(","));
+        return Ok(());
+    }
+    println!("RDMA goodput, {} (payload bytes as a share of 10 GbE at 156.25 MHz; every byte checked)", if rtl { "Verilated RTL" } else { "behavioural model (DMA instantaneous)" });
+    println!("{:<6} {:>5} {:>4} {:>8} {:>6} {:>10} {:>9}", "op", "MTU", "QPs", "size", "msgs", "cycles", "goodput");
+    for (op, mtu, qps, size, count, o) in &rows {
+        println!("{:<6} {:>5} {:>4} {:>8} {:>6} {:>10} {:>8.1}%", format!("{op:?}"), mtu, qps, size, count, o.cycles, o.goodput_pct());
+    }
+    for (op, c) in &lat {
+        println!("latency of a 64-byte {op:?}, doorbell to CQE polled (polls every {} cycles): {c} cycles", PairConfig::default().step);
+    }
+    if !skipped.is_empty() {
+        println!("not measured on the RTL (not in its engine yet): {}", skipped.join(", "));
     }
     Ok(())
 }

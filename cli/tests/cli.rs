@@ -224,14 +224,15 @@ fn sim_tx_reports_refusals_and_keeps_going() {
 
 /// `nic sim rdma` moves and checks the bytes, and its wire capture is RoCEv2 as
 /// Wireshark's dissector reads it: per frame, tshark's BTH opcode, destination QP, PSN
-/// and AckReq equal the golden parse's. Bad arguments fail with a message.
+/// and AckReq (and, from the RTL, RETH and AETH) equal the golden parse's. Bad
+/// arguments fail with a message.
 #[test]
 fn sim_rdma_checks_bytes_and_writes_a_wire_tshark_decodes() {
     use nic_testbench::roce::RoceRepr;
     let dir = tmpdir("rdma");
     std::fs::create_dir_all(&dir).unwrap();
     let pcap = dir.join("wire.pcap");
-    let (code, out, err) = nic(&["sim", "rdma", "--op", "read", "--size", "5000", "--count", "6", "--qps", "2", "--mtu", "1024", "--wire", pcap.to_str().unwrap()]);
+    let (code, out, err) = nic(&["sim", "rdma", "--backend", "model", "--op", "read", "--size", "5000", "--count", "6", "--qps", "2", "--mtu", "1024", "--wire", pcap.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     for needle in ["every byte checked: ok", "goodput", "doorbell to CQE", "RX_PACKETS 30"] {
         assert!(out.contains(needle), "output lacks `{needle}`:\n{out}");
@@ -252,10 +253,57 @@ fn sim_rdma_checks_bytes_and_writes_a_wire_tshark_decodes() {
     let theirs: Vec<String> = String::from_utf8_lossy(&t.stdout).lines().map(|l| l.to_string()).collect();
     assert_eq!(theirs, ours, "tshark's BTH fields against the golden parse");
 
+    // the RTL: WRITEs of 5000 bytes cut at 1024 (First, 3 Middle, Last), each message's
+    // Last asking for the ACK that B's responder sends back
+    let pcap = dir.join("wire-rtl.pcap");
+    let (code, out, err) = nic(&["sim", "rdma", "--op", "write", "--size", "5000", "--count", "6", "--qps", "2", "--mtu", "1024", "--wire", pcap.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    for needle in ["Verilated RTL", "every byte checked: ok", "TX_PACKETS 30", "TX_ACKS 6"] {
+        assert!(out.contains(needle), "output lacks `{needle}`:\n{out}");
+    }
+    let frames = nic_testbench::pcap::read_file(&pcap).unwrap();
+    assert_eq!(frames.len(), 6 * 5 + 6, "{out}");
+    let reprs: Vec<RoceRepr> = frames.iter().map(|f| RoceRepr::parse_frame(&f[..f.len() - 4]).expect("a RoCEv2 frame with a good ICRC").0).collect();
+    assert_eq!(reprs.iter().filter(|r| r.reth.as_ref().is_some_and(|h| h.dma_len == 5000)).count(), 6, "one RETH of 5000 bytes per message");
+    let ours: Vec<Vec<Option<u64>>> = reprs
+        .iter()
+        .map(|r| {
+            let b = &r.bth;
+            let mut v = vec![Some(u64::from(b.opcode)), Some(u64::from(b.dest_qp)), Some(u64::from(b.psn)), Some(u64::from(b.ack_req))];
+            v.extend(match &r.reth {
+                Some(h) => [Some(h.virtual_addr), Some(u64::from(h.rkey)), Some(u64::from(h.dma_len))],
+                None => [None; 3],
+            });
+            v.extend(match &r.aeth {
+                Some(h) => [Some(u64::from(h.syndrome.to_byte())), Some(u64::from(h.msn))],
+                None => [None; 2],
+            });
+            v
+        })
+        .collect();
+    let fields = [
+        "-T", "fields", "-E", "separator=;", "-e", "infiniband.bth.opcode", "-e", "infiniband.bth.destqp", "-e", "infiniband.bth.psn", "-e", "infiniband.bth.a", "-e", "infiniband.reth.va",
+        "-e", "infiniband.reth.r_key", "-e", "infiniband.reth.dmalen", "-e", "infiniband.aeth.syndrome", "-e", "infiniband.aeth.msn",
+    ];
+    let t = Command::new("tshark").arg("-r").arg(&pcap).args(["--disable-protocol", "rpcordma"]).args(fields).output().expect("tshark (make setup installs it)");
+    assert!(t.status.success(), "{}", String::from_utf8_lossy(&t.stderr));
+    let num = |s: &str| -> Option<u64> {
+        let s = s.trim();
+        match s {
+            "" => None,
+            "True" => Some(1),
+            "False" => Some(0),
+            _ if s.starts_with("0x") => Some(u64::from_str_radix(&s[2..], 16).unwrap()),
+            _ => Some(s.parse().unwrap_or_else(|_| panic!("tshark printed `{s}`"))),
+        }
+    };
+    let theirs: Vec<Vec<Option<u64>>> = String::from_utf8_lossy(&t.stdout).lines().map(|l| l.split(';').map(num).collect()).collect();
+    assert_eq!(theirs, ours, "tshark's BTH, RETH and AETH fields of the RTL's frames against the golden parse");
+
     for (args, needle) in [
         (vec!["sim", "rdma", "--op", "write", "--size", "10", "--mtu", "300"], "one of 256, 512"),
         (vec!["sim", "rdma", "--op", "fetch", "--size", "10"], "invalid value"),
-        (vec!["sim", "rdma", "--op", "write", "--size", "10", "--backend", "rtl"], "no RDMA engine yet"),
+        (vec!["sim", "rdma", "--op", "read", "--size", "10", "--backend", "rtl"], "does RDMA WRITE so far"),
         (vec!["sim", "rdma", "--op", "write", "--size", "10", "--config", "small"], "no RDMA engine"),
     ] {
         let (code, _, err) = nic(&args);

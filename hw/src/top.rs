@@ -858,9 +858,17 @@ mod tests {
         ) -> (usize, u32) {
             (8 << BN, TQ as u32)
         }
-        let small = super::NicTopSmall::new(Config::Small);
-        let full = super::NicTopFull::new(Config::Full);
-        assert_eq!(bn(&small), (Config::Small.tx_offload_buffer_bytes(), Config::Small.tx_queues()));
-        assert_eq!(bn(&full), (Config::Full.tx_offload_buffer_bytes(), Config::Full.tx_queues()));
+        // (a thread with room: `full`'s blocks are built on the stack)
+        std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn(|| {
+                let small = super::NicTopSmall::new(Config::Small);
+                let full = super::NicTopFull::new(Config::Full);
+                assert_eq!(bn(&small), (Config::Small.tx_offload_buffer_bytes(), Config::Small.tx_queues()));
+                assert_eq!(bn(&full), (Config::Full.tx_offload_buffer_bytes(), Config::Full.tx_queues()));
+            })
+            .unwrap()
+            .join()
+            .unwrap();
     }
 }

@@ -285,14 +285,7 @@ impl RefNic {
     /// (RoCEv2 senders send neither); every other frame keeps the Ethernet path.
     fn is_rdma_frame(&self, data: &[u8]) -> bool {
         let Some(e) = self.rdma.as_ref().filter(|e| e.enabled()) else { return false };
-        data.len() >= 14 + 20 + 8
-            && data[12..14] == [0x08, 0x00]
-            && data[14] == 0x45
-            && data[14 + 6] & 0x3f == 0
-            && data[14 + 7] == 0
-            && data[14 + 9] == 17
-            && data[14 + 16..14 + 20] == e.local_ipv4().to_be_bytes()
-            && data[14 + 20 + 2..14 + 20 + 4] == crate::roce::ROCE_UDP_PORT.to_be_bytes()
+        crate::roce::is_roce_v4_to(data, e.local_ipv4())
     }
 
     /// The RDMA engine's next packet onto the wire, with its wire time.

@@ -33,6 +33,8 @@ struct OutFrame {
     last_cycle: u64,
     /// The per-frame metadata changed between beats.
     meta_unstable: bool,
+    /// `m_roce`: the frame is for the RDMA engine.
+    roce: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -49,11 +51,18 @@ struct RunResult {
 /// Runs the classifier on `frames` (back-to-back), with `cfg`, MAC status `status[i]` on
 /// frame i's last beat, `m_ready` low on cycles where `ready_gap(cycle)` is true.
 fn run(cfg: &RxClassConfig, frames: &[Vec<u8>], status: &[u8], ready_gap: fn(u64) -> bool, max_cycles: u64) -> RunResult {
+    run_with_rdma(cfg, None, frames, status, ready_gap, max_cycles)
+}
+
+/// As [`run`], with the RDMA engine enabled at LOCAL_IPV4 `rdma` (`Some`).
+fn run_with_rdma(cfg: &RxClassConfig, rdma: Option<u32>, frames: &[Vec<u8>], status: &[u8], ready_gap: fn(u64) -> bool, max_cycles: u64) -> RunResult {
     let cfg = cfg.clone();
     let frames: Vec<Vec<u8>> = frames.to_vec();
     let status = status.to_vec();
     run_testbench((max_cycles + 2000) * 10, |x: &mut Box<RxClassifier>| x.clock.next = !x.clock.val(), move |sim, mut x| {
         configure_classifier(&mut x, &cfg);
+        x.rdma_enable.next = rdma.is_some();
+        x.local_ipv4.next = Bits::<32>::from(u64::from(rdma.unwrap_or(0)));
         x.m_ready.next = false;
         x.s_valid.next = false;
         reset_for!(sim, x, 3);
@@ -120,10 +129,11 @@ fn run(cfg: &RxClassConfig, frames: &[Vec<u8>], status: &[u8], ready_gap: fn(u64
                     l4_csum: 0,
                     ptype: x.m_ptype.val().to_u64() as u16,
                 };
+                let roce = x.m_roce.val();
                 if !in_frame_out {
-                    cur = OutFrame { meta, first_cycle: cycle, ..Default::default() };
+                    cur = OutFrame { meta, first_cycle: cycle, roce, ..Default::default() };
                     in_frame_out = true;
-                } else if meta != cur.meta {
+                } else if meta != cur.meta || roce != cur.roce {
                     cur.meta_unstable = true;
                 }
                 push_beat(&mut cur.bytes, x.m_data.val().to_u64(), x.m_len.val().to_u64());
@@ -158,12 +168,19 @@ fn expected(cfg: &RxClassConfig, frame: &[u8]) -> RxMeta {
 }
 
 fn check(cfg: &RxClassConfig, frames: &[Vec<u8>], status: &[u8], r: &RunResult, what: &str) {
+    check_with_rdma(cfg, None, frames, status, r, what)
+}
+
+fn check_with_rdma(cfg: &RxClassConfig, rdma: Option<u32>, frames: &[Vec<u8>], status: &[u8], r: &RunResult, what: &str) {
     assert_eq!(r.out.len(), frames.len(), "{what}: {} of {} frames came out", r.out.len(), frames.len());
     let mut bad = Vec::new();
     for (i, (f, o)) in frames.iter().zip(&r.out).enumerate() {
         let e = expected(cfg, f);
+        let roce = rdma.is_some_and(|ip| nic_testbench::roce::is_roce_v4_to(f, ip));
         if o.bytes != *f {
             bad.push(format!("frame {i} ({} bytes): bytes differ (got {} bytes)", f.len(), o.bytes.len()));
+        } else if o.roce != roce {
+            bad.push(format!("frame {i} ({} bytes): m_roce {}, expected {roce}\n  {:02x?}", f.len(), o.roce, &f[..f.len().min(64)]));
         } else if o.meta != e || o.status != status[i] || o.meta_unstable {
             bad.push(format!(
                 "frame {i} ({} bytes): got {:?} status {} unstable {}, expected {:?} status {}\n  {:02x?}",
@@ -305,4 +322,100 @@ fn throughput_and_latency() {
             assert_eq!(o.first_cycle - a, latency, "{name}: frame {i} latency differs");
         }
     }
+}
+
+/// RoCEv2 for this NIC is marked (`m_roce`), and nothing else: RoCE frames to LOCAL_IPV4
+/// and their near misses (another address, another UDP port, TCP, a VLAN tag, IPv4
+/// options, a fragment, IPv6) among random frames, every frame's metadata as without
+/// RDMA, against the model's rule (`roce::is_roce_v4_to`); with the engine disabled
+/// nothing is marked.
+#[test]
+fn roce_frames_for_this_nic_are_marked() {
+    use nic_testbench::roce::{opcode, RoceRepr};
+    use nic_testbench::wire::bth::BthRepr;
+    use nic_testbench::wire::EthernetAddress;
+    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+    const LOCAL: u32 = 0x0a00_0002;
+    let cfg = RxClassConfig::reset_default(4);
+    let mut rng = StdRng::seed_from_u64(4);
+    let roce = |rng: &mut StdRng, dst: IpAddr, len: usize| -> Vec<u8> {
+        let src = match dst {
+            IpAddr::V4(_) => IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)),
+            IpAddr::V6(_) => IpAddr::V6(Ipv6Addr::LOCALHOST),
+        };
+        let repr = RoceRepr {
+            eth_src: EthernetAddress([2, 0, 0, 0, 0, 1]),
+            eth_dst: EthernetAddress([2, 0, 0, 0, 0, 2]),
+            ip_src: src,
+            ip_dst: dst,
+            traffic_class: 0,
+            ttl: 64,
+            udp_src_port: rng.gen_range(0xc000..0xffff),
+            bth: BthRepr { opcode: opcode::SEND_ONLY, solicited: false, mig_req: false, pad_count: 0, pkey: 0xffff, fecn: false, becn: false, dest_qp: 2, ack_req: true, psn: rng.gen_range(0..1 << 24) },
+            reth: None,
+            aeth: None,
+            immdt: None,
+        };
+        let payload: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+        let mut f = repr.emit_frame(&payload);
+        f.resize(f.len().max(60), 0);
+        f
+    };
+    // the IPv4 header checksum after an edit
+    let fix = |f: &mut Vec<u8>| {
+        let ihl = usize::from(f[14] & 15) * 4;
+        f[24..26].copy_from_slice(&[0, 0]);
+        let sum = nic_testbench::checksum::finish(nic_testbench::checksum::data(&f[14..14 + ihl]));
+        f[24..26].copy_from_slice(&sum.to_be_bytes());
+    };
+    let here = IpAddr::V4(Ipv4Addr::from(LOCAL));
+    let mut frames = Vec::new();
+    let opts = RxGenOptions { p_jumbo: 0.0, max_ip_len: 600, ..RxGenOptions::for_config(&cfg) };
+    for i in 0..240 {
+        let len = rng.gen_range(0..300);
+        let mut f = roce(&mut rng, here, len);
+        match i % 12 {
+            0..=3 => {} // for this NIC
+            4 => {
+                f[33] ^= 1; // another address
+                fix(&mut f);
+            }
+            5 => f[37] ^= 0x10, // UDP port 4791 ^ 0x10
+            6 => {
+                f[23] = 6; // TCP
+                fix(&mut f);
+            }
+            7 => {
+                f.splice(12..12, [0x81, 0x00, 0x00, 0x05]); // a VLAN tag
+            }
+            8 => {
+                // four bytes of IPv4 options
+                f.splice(34..34, [1, 1, 1, 0]);
+                f[14] = 0x46;
+                let tl = u16::from_be_bytes([f[16], f[17]]) + 4;
+                f[16..18].copy_from_slice(&tl.to_be_bytes());
+                fix(&mut f);
+            }
+            9 => {
+                f[20] |= 0x20; // more fragments
+                fix(&mut f);
+            }
+            10 => f = roce(&mut rng, IpAddr::V6(Ipv6Addr::new(0xfe80, 0, 0, 0, 0, 0, 0, 2)), len),
+            _ => {
+                f = random_frame(&mut rng, &opts);
+                if f.is_empty() {
+                    continue;
+                }
+            }
+        }
+        frames.push(f);
+    }
+    let status = vec![0u8; frames.len()];
+    let want = frames.iter().filter(|f| nic_testbench::roce::is_roce_v4_to(f, LOCAL)).count();
+    assert!(want >= 70, "only {want} RoCE frames for this NIC");
+    let r = run_with_rdma(&cfg, Some(LOCAL), &frames, &status, sometimes, 200_000);
+    check_with_rdma(&cfg, Some(LOCAL), &frames, &status, &r, "RDMA enabled");
+    assert_eq!(r.out.iter().filter(|o| o.roce).count(), want);
+    let r = run(&cfg, &frames, &status, never, 200_000);
+    check(&cfg, &frames, &status, &r, "RDMA disabled");
 }

@@ -34,6 +34,15 @@ pub const RD_TAG: u64 = 2;
 pub const WR_TAG_DATA: u64 = 4;
 pub const WR_TAG_CQ: u64 = 5;
 
+/// The `rdma` block's registers this engine decodes (with `RdmaTables`: `TABLE_*`).
+pub const DECODED: [&str; 13] = [
+    "ID", "VERSION", "NEXT", "QP_COUNT", "MR_COUNT", "CQ_COUNT", "CONTROL", "LOCAL_IPV4", "TABLE_CMD", "TABLE_STATUS", "TABLE_DATA", "SQ_DOORBELL", "CQ_DOORBELL",
+];
+/// Registers of the map the RTL does not decode yet: the receive queue's doorbell waits
+/// for the responder's SEND and WRITE with immediate (docs/rdma.md, what comes next);
+/// writes to it are ignored.
+pub const NOT_YET: [&str; 1] = ["RQ_DOORBELL"];
+
 /// The counter registers, in `nic_regmap::rdma` order from `TX_PACKETS` (0xC0).
 pub const COUNTERS: [&str; 12] = [
     "TX_PACKETS", "TX_BYTES", "RX_PACKETS", "RX_BYTES", "RX_DROP_ICRC", "RX_DROP_MALFORMED", "RX_DROP_QP", "RX_DROP_PSN", "TX_ACKS", "TX_NAKS", "RX_NAKS",

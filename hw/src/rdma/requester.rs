@@ -148,7 +148,7 @@ pub struct RdmaRequester {
     /// Ethernet frame that needs the port's next response).
     rsp_buf: NicFifo<Bits<130>, 10, 11>,
     /// Beats each read in flight promised (its length in 16-byte beats), oldest first.
-    promises: NicFifo<Bits<9>, 4, 5>,
+    promises: NicFifo<Bits<11>, 4, 5>,
     /// Beats promised to reads in flight, and of them arrived (the oldest read's).
     promised: DFF<Bits<11>>,
     arrived: DFF<Bits<9>>,
@@ -156,8 +156,7 @@ pub struct RdmaRequester {
     /// does not know of it yet).
     room: DFF<Bits<11>>,
     issued: DFF<Bit>,
-    req_len15: Signal<Local, Bits<17>>,
-    req_beats: Signal<Local, Bits<13>>,
+    req_beats: Signal<Local, Bits<11>>,
     fire_rd: Signal<Local, Bit>,
     prom_next: Signal<Local, Bits<11>>,
     room_for_one: Constant<Bits<11>>,
@@ -470,7 +469,6 @@ impl Default for RdmaRequester {
             arrived: Default::default(),
             room: Default::default(),
             issued: Default::default(),
-            req_len15: Default::default(),
             req_beats: Default::default(),
             fire_rd: Default::default(),
             prom_next: Default::default(),
@@ -523,7 +521,7 @@ impl Logic for RdmaRequester {
             if self.dma_rd_rsp_last.val() {
                 // the read is whole (or refused, in one beat): its promise is kept or void
                 self.arrived.d.next = 0.into();
-                self.prom_next.next = self.promised.q.val() - bit_cast::<11, 9>(self.promises.data_out.val());
+                self.prom_next.next = self.promised.q.val() - self.promises.data_out.val();
                 self.promises.read.next = true;
             }
         }
@@ -1093,17 +1091,17 @@ impl Logic for RdmaRequester {
         }
         self.rsp_buf.read.next = self.b_ready.val() & self.b_valid.val();
         // ---- reads issued: their beats promised; the room for the next ----
-        self.req_len15.next = bit_cast::<17, 16>(self.dma_rd_req_len.val()) + 15;
-        self.req_beats.next = self.req_len15.val().get_bits::<13>(4);
+        // (a read is at most 4,096 bytes: 256 beats)
+        self.req_beats.next = bit_cast::<11, 12>(self.dma_rd_req_len.val().get_bits::<12>(4)) + bit_cast::<11, 1>(self.dma_rd_req_len.val().get_bits::<4>(0).any().into());
         if !self.may_issue.val() {
             self.dma_rd_req_valid.next = false;
         }
         self.fire_rd.next = self.dma_rd_req_valid.val() & self.dma_rd_req_ready.val();
         self.issued.d.next = self.fire_rd.val();
         self.promises.write.next = self.fire_rd.val();
-        self.promises.data_in.next = self.req_beats.val().get_bits::<9>(0);
+        self.promises.data_in.next = self.req_beats.val();
         if self.fire_rd.val() {
-            self.prom_next.next = self.prom_next.val() + self.req_beats.val().get_bits::<11>(0);
+            self.prom_next.next = self.prom_next.val() + self.req_beats.val();
         }
         self.promised.d.next = self.prom_next.val();
         self.room.d.next = self.rsp_depth.val() - self.rsp_buf.count.val() - (self.promised.q.val() - bit_cast::<11, 9>(self.arrived.q.val()));

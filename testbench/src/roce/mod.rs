@@ -22,6 +22,21 @@ pub mod packet;
 pub use opcode::{OpClass, OpInfo, Position};
 pub use packet::{RoceError, RoceRepr, ROCE_UDP_PORT};
 
+/// Whether a frame (no FCS) is RoCEv2 for the NIC at `local_ipv4` (a.b.c.d as 0xaabbccdd),
+/// the frames the classifier diverts to the RDMA engine: untagged IPv4 without options or
+/// fragmentation, UDP to port 4791, that address as the destination. RoCEv2 senders send
+/// nothing else; every other frame keeps the Ethernet path.
+pub fn is_roce_v4_to(data: &[u8], local_ipv4: u32) -> bool {
+    data.len() >= 14 + 20 + 8
+        && data[12..14] == [0x08, 0x00]
+        && data[14] == 0x45
+        && data[14 + 6] & 0x3f == 0
+        && data[14 + 7] == 0
+        && data[14 + 9] == 17
+        && data[14 + 16..14 + 20] == local_ipv4.to_be_bytes()
+        && data[14 + 20 + 2..14 + 20 + 4] == ROCE_UDP_PORT.to_be_bytes()
+}
+
 use crate::wire::bth::MASK_24;
 use std::cmp::Ordering;
 use std::ops::Range;
