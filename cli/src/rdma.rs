@@ -239,7 +239,9 @@ pub fn run_bench(a: BenchRdmaArgs) -> Result<()> {
                     // about a mebibyte per run, at least one message per QP
                     let count = ((1u32 << 20) / size).clamp(qps, 256 * qps);
                     let t = Transfer { op, size, count, qps, mtu, seed: 1, capture: false };
-                    let o = transfer(&t, &a.sim, a.config, None).with_context(|| format!("{op:?} of {count} x {size} bytes, MTU {mtu}, {qps} QP(s)"))?;
+                    // a case that fails is reported and the others still run; the bench
+                    // then exits non-zero
+                    let o = transfer(&t, &a.sim, a.config, None).map_err(|e| format!("{e:#}"));
                     rows.push((op, mtu, qps, size, count, o));
                 }
             }
@@ -256,25 +258,39 @@ pub fn run_bench(a: BenchRdmaArgs) -> Result<()> {
     if a.json {
         let items: Vec<String> = rows
             .iter()
-            .map(|(op, mtu, qps, size, count, o)| {
-                format!("{{\"op\":\"{op:?}\",\"mtu\":{mtu},\"qps\":{qps},\"size\":{size},\"messages\":{count},\"cycles\":{},\"goodput_pct\":{:.2}}}", o.cycles, o.goodput_pct())
+            .map(|(op, mtu, qps, size, count, o)| match o {
+                Ok(o) => format!("{{\"op\":\"{op:?}\",\"mtu\":{mtu},\"qps\":{qps},\"size\":{size},\"messages\":{count},\"cycles\":{},\"goodput_pct\":{:.2}}}", o.cycles, o.goodput_pct()),
+                Err(e) => format!("{{\"op\":\"{op:?}\",\"mtu\":{mtu},\"qps\":{qps},\"size\":{size},\"messages\":{count},\"error\":{e:?}}}"),
             })
             .collect();
         let lats: Vec<String> = lat.iter().map(|(op, c)| format!("{{\"op\":\"{op:?}\",\"size\":64,\"cycles\":{c}}}")).collect();
         let skip: Vec<String> = skipped.iter().map(|s| format!("\"{s}\"")).collect();
         println!("{{\"backend\":\"{}\",\"goodput\":[{}],\"latency\":[{}],\"not_measured\":[{}]}}", if rtl { "rtl" } else { "model" }, items.join(","), lats.join(","), skip.join(","));
-        return Ok(());
+    } else {
+        print_table(rtl, &rows, &lat, &skipped);
     }
+    let failed = rows.iter().filter(|r| r.5.is_err()).count();
+    if failed > 0 {
+        bail!("{failed} of {} cases failed", rows.len());
+    }
+    Ok(())
+}
+
+type Row = (OpArg, u32, u32, u32, u32, std::result::Result<Outcome, String>);
+
+fn print_table(rtl: bool, rows: &[Row], lat: &[(OpArg, u64)], skipped: &[String]) {
     println!("RDMA goodput, {} (payload bytes as a share of 10 GbE at 156.25 MHz; every byte checked)", if rtl { "Verilated RTL" } else { "behavioural model (DMA instantaneous)" });
     println!("{:<6} {:>5} {:>4} {:>8} {:>6} {:>10} {:>9}", "op", "MTU", "QPs", "size", "msgs", "cycles", "goodput");
-    for (op, mtu, qps, size, count, o) in &rows {
-        println!("{:<6} {:>5} {:>4} {:>8} {:>6} {:>10} {:>8.1}%", format!("{op:?}"), mtu, qps, size, count, o.cycles, o.goodput_pct());
+    for (op, mtu, qps, size, count, o) in rows {
+        match o {
+            Ok(o) => println!("{:<6} {:>5} {:>4} {:>8} {:>6} {:>10} {:>8.1}%", format!("{op:?}"), mtu, qps, size, count, o.cycles, o.goodput_pct()),
+            Err(e) => println!("{:<6} {:>5} {:>4} {:>8} {:>6} FAILED: {e}", format!("{op:?}"), mtu, qps, size, count),
+        }
     }
-    for (op, c) in &lat {
+    for (op, c) in lat {
         println!("latency of a 64-byte {op:?}, doorbell to CQE polled (polls every {} cycles): {c} cycles", PairConfig::default().step);
     }
     if !skipped.is_empty() {
         println!("not measured on the RTL (not in its engine yet): {}", skipped.join(", "));
     }
-    Ok(())
 }

@@ -33,8 +33,14 @@
 //!
 //! Not yet here: READ responses (they are dropped and counted, `cnt_unsupported`, until
 //! the landing path is built: the response payload into the READ's scatter-gather list).
-//! Records arrive at most one per frame; a full record FIFO (16 deep) drops a response and
-//! counts it (`cnt_drop_norecord`): a later ACK covers what it would have completed.
+//! Records arrive at most one per frame and wait in a FIFO of 1,024, as many as WQEs can
+//! be outstanding (64 QPs, 16 each): the responder answers only the packets that ask
+//! (AckReq: a message's last packet) and the requester holds a QP at 15 outstanding, so
+//! the ACKs and NAKs on their way never outnumber the WQEs waiting for them and the FIFO
+//! never overflows, however long the CQ writer takes per completion (a 64-byte WRITE on
+//! 8 QPs brings an ACK every 15 cycles, faster than CQEs are written). Were one lost, a
+//! QP's last ACK could be, and nothing would complete its WQEs until issue 19's
+//! retransmission; a full FIFO still drops and counts (`cnt_drop_norecord`).
 
 use super::super::stream::{NicFifo, NicRam};
 use nic_regmap::rdma::{qpc, QpState, WcStatus};
@@ -119,7 +125,8 @@ pub struct RdmaCompleter {
     pub cnt_unsupported: Signal<Out, Bit>,
     // ---- children ----
     /// Responses: QPN 23:0, PSN 47:24, syndrome 55:48, opcode 63:56, payload length 79:64.
-    records: NicFifo<Bits<80>, 4, 5>,
+    /// Responses waiting (1,024: see the module comment for why that is enough).
+    records: NicFifo<Bits<80>, 10, 11>,
     /// The driver's stores that matter here: QPN 5:0, state 8:6.
     stores: NicFifo<Bits<9>, 3, 4>,
     /// The outstanding rings, entry {QPN, slot}: wr_id 63:0, opcode 66:64, SIGNALED 67,
