@@ -150,7 +150,16 @@ pub fn transfer(t: &Transfer, sim: &SimArgs, config: HwArg, wave: Option<PathBuf
                 break;
             }
         }
-        let wcs = p.collect(&[(true, p.a.send_cq)], 1, 2_000_000)?;
+        let wcs = match p.collect(&[(true, p.a.send_cq)], 1, 2_000_000) {
+            Ok(w) => w,
+            Err(e) => {
+                // what both engines had done by then, for whoever looks into it
+                let ca = p.a.nic.rdma_counters().unwrap_or_default();
+                let cb = p.b.nic.rdma_counters().unwrap_or_default();
+                let text = |c: &[(&str, u32)]| c.iter().filter(|(_, v)| *v != 0).map(|(n, v)| format!("{n} {v}")).collect::<Vec<_>>().join(", ");
+                bail!("{e} after {done} of {} messages completed ({posted} posted); NIC A: {}; NIC B: {}", t.count, text(&ca), text(&cb));
+            }
+        };
         for (_, w) in &wcs {
             if w.status != WcStatus::Success {
                 bail!("message {} completed with {:?} (syndrome {:#04x})", w.wr_id, w.status, w.syndrome);

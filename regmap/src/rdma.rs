@@ -61,6 +61,7 @@ registers!(REGS {
     TX_NAKS @ 0xE4 : Ro = 0, "NAKs sent (invalid request, remote access error, remote operational error, RNR).";
     RX_NAKS @ 0xE8 : Ro = 0, "NAKs received.";
     CQ_OVERFLOWS @ 0xEC : Ro = 0, "CQEs lost because their CQ was full (the CQ stops: its OVERFLOW bit).";
+    RX_DROP_NOBUF @ 0xF0 : Ro = 0, "RoCEv2 packets dropped: the engine's receive buffers were full (packets arriving faster than the responder or completer takes them; the sender's retransmission recovers, issue 19).";
 });
 
 /// `FEATURES.RDMA`: the build has this block.

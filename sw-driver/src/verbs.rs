@@ -758,12 +758,12 @@ impl<D: Device> Nic<D> {
         Ok(fired)
     }
 
-    /// The engine's counters (`nic_regmap::rdma::TX_PACKETS` .. `CQ_OVERFLOWS`), by
+    /// The engine's counters (`nic_regmap::rdma::TX_PACKETS` .. `RX_DROP_NOBUF`), by
     /// register name.
     pub fn rdma_counters(&mut self) -> Result<Vec<(&'static str, u32)>, DriverError> {
         let base = self.rdma_state()?.base;
         let mut out = Vec::new();
-        for r in map::REGS.iter().filter(|r| (map::TX_PACKETS..=map::CQ_OVERFLOWS).contains(&r.offset)) {
+        for r in map::REGS.iter().filter(|r| (map::TX_PACKETS..=map::RX_DROP_NOBUF).contains(&r.offset)) {
             out.push((r.name, self.dev.get_reg32(base + r.offset)?));
         }
         Ok(out)

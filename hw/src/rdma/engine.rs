@@ -44,9 +44,9 @@ pub const DECODED: [&str; 13] = [
 pub const NOT_YET: [&str; 1] = ["RQ_DOORBELL"];
 
 /// The counter registers, in `nic_regmap::rdma` order from `TX_PACKETS` (0xC0).
-pub const COUNTERS: [&str; 12] = [
+pub const COUNTERS: [&str; 13] = [
     "TX_PACKETS", "TX_BYTES", "RX_PACKETS", "RX_BYTES", "RX_DROP_ICRC", "RX_DROP_MALFORMED", "RX_DROP_QP", "RX_DROP_PSN", "TX_ACKS", "TX_NAKS", "RX_NAKS",
-    "CQ_OVERFLOWS",
+    "CQ_OVERFLOWS", "RX_DROP_NOBUF",
 ];
 
 #[derive(LogicBlock)]
@@ -112,7 +112,7 @@ pub struct RdmaEngine {
     // ---- registers ----
     control: DFF<Bit>,
     local_ip: DFF<Bits<32>>,
-    counters: [DFF<Bits<32>>; 12],
+    counters: [DFF<Bits<32>>; 13],
     // ---- arbitration ----
     /// The QP port's access in flight belongs to: 0 requester, 1 responder, 2 completer.
     qp_owner: DFF<Bits<2>>,
@@ -130,7 +130,7 @@ pub struct RdmaEngine {
     tx_ack: Signal<Local, Bit>,
     tx_fire: Signal<Local, Bit>,
     rd_or: Signal<Local, Bits<32>>,
-    inc: [Signal<Local, Bits<32>>; 12],
+    inc: [Signal<Local, Bits<32>>; 13],
     wdata_masked: Signal<Local, Bits<32>>,
     station_be: Signal<Local, Bits<48>>,
     // ---- constants ----
@@ -144,7 +144,7 @@ pub struct RdmaEngine {
     addr_local_ipv4: Constant<Bits<16>>,
     addr_sq_db: Constant<Bits<16>>,
     addr_cq_db: Constant<Bits<16>>,
-    addr_counter: [Constant<Bits<16>>; 12],
+    addr_counter: [Constant<Bits<16>>; 13],
     value_id: Constant<Bits<32>>,
     value_version: Constant<Bits<32>>,
     value_qp_count: Constant<Bits<32>>,
@@ -267,7 +267,7 @@ impl Logic for RdmaEngine {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, control, local_ip, qp_owner, qp_first, wr_owner, wr_mid);
-        for i in 0..12 {
+        for i in 0..13 {
             self.counters[i].clock.next = self.clock.val();
             self.counters[i].d.next = self.counters[i].q.val();
         }
@@ -334,7 +334,7 @@ impl Logic for RdmaEngine {
         if self.bus_rd_addr.val() == self.addr_local_ipv4.val() {
             self.rd_or.next = self.rd_or.val() | self.local_ip.q.val();
         }
-        for i in 0..12 {
+        for i in 0..13 {
             if self.bus_rd_addr.val() == self.addr_counter[i].val() {
                 self.rd_or.next = self.rd_or.val() | self.counters[i].q.val();
             }
@@ -581,7 +581,7 @@ impl Logic for RdmaEngine {
         self.tx_nbytes.next = self.tx_build.out_nbytes.val();
         self.tx_last.next = self.tx_build.out_last.val();
         // ---- counters (COUNTERS order) ----
-        for i in 0..12 {
+        for i in 0..13 {
             self.inc[i].next = 0.into();
         }
         if self.tx_fire.val() {
@@ -618,7 +618,10 @@ impl Logic for RdmaEngine {
         self.inc[7].next = bit_cast::<32, 1>(self.responder.cnt_drop_psn.val().into()) + bit_cast::<32, 1>(self.completer.cnt_drop_psn.val().into());
         self.inc[10].next = bit_cast::<32, 1>(self.completer.cnt_nak.val().into());
         self.inc[11].next = bit_cast::<32, 1>(self.cq_writer.cnt_overflow.val().into());
-        for i in 0..12 {
+        self.inc[12].next = bit_cast::<32, 1>(self.responder.cnt_drop_nobuf.val().into())
+            + bit_cast::<32, 1>(self.responder.cnt_drop_norecord.val().into())
+            + bit_cast::<32, 1>(self.completer.cnt_drop_norecord.val().into());
+        for i in 0..13 {
             self.counters[i].d.next = self.counters[i].q.val() + self.inc[i].val();
         }
         if self.reset.val() {
@@ -628,7 +631,7 @@ impl Logic for RdmaEngine {
             self.qp_first.d.next = 0.into();
             self.wr_owner.d.next = 0.into();
             self.wr_mid.d.next = false;
-            for i in 0..12 {
+            for i in 0..13 {
                 self.counters[i].d.next = 0.into();
             }
         }

@@ -127,7 +127,7 @@ impl RdmaEngine {
             map::LOCAL_IPV4 => self.local_ipv4,
             map::TABLE_STATUS => self.table_status,
             o if (map::TABLE_DATA..map::TABLE_DATA + 64).contains(&o) => self.table_data[((o - map::TABLE_DATA) / 4) as usize],
-            o if (map::TX_PACKETS..=map::CQ_OVERFLOWS).contains(&o) => self.counters.get(&o).copied().unwrap_or(0),
+            o if (map::TX_PACKETS..=map::RX_DROP_NOBUF).contains(&o) => self.counters.get(&o).copied().unwrap_or(0),
             _ => 0,
         }
     }
