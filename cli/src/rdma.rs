@@ -203,7 +203,7 @@ pub fn transfer(t: &Transfer, sim: &SimArgs, config: HwArg, wave: Option<PathBuf
 pub fn run_sim(a: SimRdmaArgs) -> Result<()> {
     let t = Transfer { op: a.op, size: a.size, count: a.count, qps: a.qps, mtu: a.mtu, seed: a.seed, capture: a.wire.is_some() };
     let o = transfer(&t, &a.sim, a.config, a.wave.clone())?;
-    let what = if a.sim.backend == BackendArg::Rtl { "Verilated RTL".to_string() } else { "behavioural model (DMA instantaneous: wire-bound figures)".to_string() };
+    let what = if a.sim.backend == BackendArg::Rtl { "Verilated RTL" } else { "behavioural model (DMA instantaneous: wire-bound figures)" };
     println!("RDMA {:?}, {} messages of {} bytes over {} QP(s), path MTU {}, {what}", a.op, a.count, a.size, a.qps, a.mtu);
     println!("  every byte checked: ok");
     println!("  payload bytes: {} in {} cycles: goodput {:.1}% of 10 GbE at 156.25 MHz", o.bytes, o.cycles, o.goodput_pct());
