@@ -103,7 +103,7 @@ enum SimCmd {
     Tx(tx::SimTxArgs),
     /// Two NICs back to back, QPs connected: RDMA WRITE, READ, SEND or WRITE with
     /// immediate through the verbs, every landed byte checked; goodput, latency,
-    /// counters (the RTL's engine does WRITE so far, the model every operation;
+    /// counters (the RTL's engine does all but READ so far, the model every operation;
     /// docs/rdma.md).
     Rdma(rdma::SimRdmaArgs),
     /// A board simulated at its pins (docs/fpga.md). ECPIX-5: the driver over the board's

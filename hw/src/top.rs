@@ -13,7 +13,7 @@
 use crate::csr::{CsrBlock, QueueDir, QueueRegs, RxcRegs};
 use crate::dma::{RxEngine, TxEngine};
 use crate::mac::{MacRx, MacTx};
-use crate::rdma::engine::{RdmaEngine, RD_TAG};
+use crate::rdma::engine::{RdmaEngine, RD_TAG, RD_TAG_RQ};
 use crate::rx::{RxClassifier, RxLeanClassifier};
 use crate::stream::RegSlice;
 use crate::tx::TxOffload;
@@ -162,6 +162,9 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     rdma_rd_addr: Signal<Local, Bits<64>>,
     rdma_rd_len: Signal<Local, Bits<16>>,
     rdma_rd_rsp_ready: Signal<Local, Bit>,
+    rdma_rd_tag: Signal<Local, Bits<4>>,
+    /// A read answer carries one of the engine's tags (RD_TAG, RD_TAG_RQ: 2, 3).
+    rdma_rsp_mine: Signal<Local, Bit>,
     rdma_wr_valid: Signal<Local, Bit>,
     rdma_wr_addr: Signal<Local, Bits<64>>,
     rdma_wr_data: Signal<Local, Bits<128>>,
@@ -292,13 +295,18 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             rdma_rd_addr: Default::default(),
             rdma_rd_len: Default::default(),
             rdma_rd_rsp_ready: Default::default(),
+            rdma_rd_tag: Default::default(),
+            rdma_rsp_mine: Default::default(),
             rdma_wr_valid: Default::default(),
             rdma_wr_addr: Default::default(),
             rdma_wr_data: Default::default(),
             rdma_wr_strb: Default::default(),
             rdma_wr_last: Default::default(),
             rdma_wr_tag: Default::default(),
-            rd_tag_rdma: Constant::new(RD_TAG.into()),
+            rd_tag_rdma: {
+                assert!(RD_TAG >> 1 == 1 && RD_TAG_RQ >> 1 == 1, "rdma_rsp_mine decodes the engine's read tags as 2 and 3");
+                Constant::new(RD_TAG.into())
+            },
             rx_meta: Default::default(),
             rx_irq_bits: Default::default(),
             tx_irq_bits: Default::default(),
@@ -362,6 +370,8 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.rdma_rd_addr.next = 0.into();
         self.rdma_rd_len.next = 0.into();
         self.rdma_rd_rsp_ready.next = false;
+        self.rdma_rd_tag.next = self.rd_tag_rdma.val();
+        self.rdma_rsp_mine.next = self.dma_rd_rsp_tag.val().get_bits::<3>(1) == 1;
         self.rdma_wr_valid.next = false;
         self.rdma_wr_addr.next = 0.into();
         self.rdma_wr_data.next = 0.into();
@@ -390,6 +400,8 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             self.rdma_rd_addr.next = self.rdma[i].dma_rd_req_addr.val();
             self.rdma_rd_len.next = self.rdma[i].dma_rd_req_len.val();
             self.rdma_rd_rsp_ready.next = self.rdma[i].dma_rd_rsp_ready.val();
+            self.rdma_rd_tag.next = self.rdma[i].dma_rd_req_tag.val();
+            self.rdma[i].dma_rd_rsp_tag.next = self.dma_rd_rsp_tag.val();
             self.rdma_wr_valid.next = self.rdma[i].dma_wr_valid.val();
             self.rdma_wr_addr.next = self.rdma[i].dma_wr_addr.val();
             self.rdma_wr_data.next = self.rdma[i].dma_wr_data.val();
@@ -541,7 +553,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             self.dma_rd_req_valid.next = self.rdma_rd_valid.val();
             self.dma_rd_req_addr.next = self.rdma_rd_addr.val();
             self.dma_rd_req_len.next = self.rdma_rd_len.val();
-            self.dma_rd_req_tag.next = self.rd_tag_rdma.val();
+            self.dma_rd_req_tag.next = self.rdma_rd_tag.val();
         }
         // hold the grant while offered and not taken (a client that withdraws, e.g. a
         // queue stopped by an error, releases it)
@@ -563,7 +575,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         if self.dma_rd_rsp_tag.val() == 1 {
             self.dma_rd_rsp_ready.next = self.tx.data_rsp_ready.val();
         }
-        if self.dma_rd_rsp_tag.val() == self.rd_tag_rdma.val() {
+        if self.rdma_rsp_mine.val() {
             self.dma_rd_rsp_ready.next = self.rdma_rd_rsp_ready.val();
         }
         // ---- DMA writes: a burst stays together; RX first, then the RDMA engine, then TX
@@ -821,7 +833,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             self.rdma[i].rx_nbytes.next = self.rx_class.m_len.val();
             self.rdma[i].rx_last.next = self.rx_class.m_last.val();
             self.rdma[i].dma_rd_req_ready.next = self.dma_rd_req_ready.val() & (self.rd_sel.val() == 4);
-            self.rdma[i].dma_rd_rsp_valid.next = self.dma_rd_rsp_valid.val() & (self.dma_rd_rsp_tag.val() == self.rd_tag_rdma.val());
+            self.rdma[i].dma_rd_rsp_valid.next = self.dma_rd_rsp_valid.val() & self.rdma_rsp_mine.val();
             self.rdma[i].dma_rd_rsp_data.next = self.dma_rd_rsp_data.val();
             self.rdma[i].dma_rd_rsp_last.next = self.dma_rd_rsp_last.val();
             self.rdma[i].dma_rd_rsp_error.next = self.dma_rd_rsp_error.val();

@@ -3,8 +3,11 @@
 //! its RX classifier, its MAC TX arbiter and its DMA port.
 //!
 //! ```text
+//!  RQ_DOORBELL ─┐
 //!  RX (diverted frames) ─► RdmaRxParse ─┬─► RdmaResponder ─► DMA writes (tag WR_TAG_DATA)
-//!                                      │        └─► ACKs/NAKs owed ─┐
+//!                                      │    │   │  └─► receive WQE reads (tag RD_TAG_RQ)
+//!                                      │    │   └─► receive CQEs ─┐
+//!                                      │    └─► ACKs/NAKs owed ───┼──────────────────┐
 //!                                      └─► RdmaCompleter ─► RdmaCqWriter ─► DMA writes (tag WR_TAG_CQ), irq
 //!  SQ_DOORBELL ─► RdmaRequester ─► requests + payload (DMA reads) ─┴─► RdmaTxBuild ─► TX frames
 //!                      └─► WQEs on the wire ─► RdmaCompleter
@@ -18,7 +21,11 @@
 //!   "responses before requests"; the requester's packets of different QPs already take
 //!   turns inside the requester);
 //! * **DMA writes**: the CQ writer's two-beat CQEs before the responder's payload, a burst
-//!   kept together; the host's write answers are routed back by tag.
+//!   kept together; the host's write answers are routed back by tag;
+//! * **DMA reads**: the responder's receive WQE (one 128-byte read at a time) before the
+//!   requester's next read; the answers are routed by tag, and both take theirs whenever
+//!   they come (the port answers in order, so neither may hold the other's back);
+//! * **CQEs**: the completer's (send queues) and the responder's (receive queues) in turn.
 //!
 //! The engine's registers (`nic_regmap::rdma::REGS`): the constants, CONTROL and
 //! LOCAL_IPV4, the three doorbells, and the counters, each a wrapping 32-bit register
@@ -28,20 +35,19 @@ use super::{RdmaCompleter, RdmaCqWriter, RdmaRequester, RdmaResponder, RdmaRxPar
 use nic_regmap::rdma as map;
 use rust_hdl::prelude::*;
 
-/// Tag of the requester's DMA reads on the NIC's read port.
+/// Tags of the engine's DMA reads on the NIC's read port: the requester's (WQEs,
+/// payload), the responder's (receive WQEs). The port answers in order; the tag routes.
 pub const RD_TAG: u64 = 2;
+pub const RD_TAG_RQ: u64 = 3;
 /// Tags of the engine's DMA writes: the responder's payload, the CQ writer's CQEs.
 pub const WR_TAG_DATA: u64 = 4;
 pub const WR_TAG_CQ: u64 = 5;
 
 /// The `rdma` block's registers this engine decodes (with `RdmaTables`: `TABLE_*`).
-pub const DECODED: [&str; 13] = [
-    "ID", "VERSION", "NEXT", "QP_COUNT", "MR_COUNT", "CQ_COUNT", "CONTROL", "LOCAL_IPV4", "TABLE_CMD", "TABLE_STATUS", "TABLE_DATA", "SQ_DOORBELL", "CQ_DOORBELL",
+pub const DECODED: [&str; 14] = [
+    "ID", "VERSION", "NEXT", "QP_COUNT", "MR_COUNT", "CQ_COUNT", "CONTROL", "LOCAL_IPV4", "TABLE_CMD", "TABLE_STATUS", "TABLE_DATA", "SQ_DOORBELL", "RQ_DOORBELL",
+    "CQ_DOORBELL",
 ];
-/// Registers of the map the RTL does not decode yet: the receive queue's doorbell waits
-/// for the responder's SEND and WRITE with immediate (docs/rdma.md, what comes next);
-/// writes to it are ignored.
-pub const NOT_YET: [&str; 1] = ["RQ_DOORBELL"];
 
 /// The counter registers, in `nic_regmap::rdma` order from `TX_PACKETS` (0xC0).
 pub const COUNTERS: [&str; 13] = [
@@ -78,12 +84,14 @@ pub struct RdmaEngine {
     pub tx_data: Signal<Out, Bits<64>>,
     pub tx_nbytes: Signal<Out, Bits<4>>,
     pub tx_last: Signal<Out, Bit>,
-    // ---- DMA reads (tag RD_TAG; responses already routed) ----
+    // ---- DMA reads (tags RD_TAG, RD_TAG_RQ; the port's responses for those tags) ----
     pub dma_rd_req_valid: Signal<Out, Bit>,
     pub dma_rd_req_ready: Signal<In, Bit>,
     pub dma_rd_req_addr: Signal<Out, Bits<64>>,
     pub dma_rd_req_len: Signal<Out, Bits<16>>,
+    pub dma_rd_req_tag: Signal<Out, Bits<4>>,
     pub dma_rd_rsp_valid: Signal<In, Bit>,
+    pub dma_rd_rsp_tag: Signal<In, Bits<4>>,
     pub dma_rd_rsp_ready: Signal<Out, Bit>,
     pub dma_rd_rsp_data: Signal<In, Bits<128>>,
     pub dma_rd_rsp_last: Signal<In, Bit>,
@@ -123,7 +131,10 @@ pub struct RdmaEngine {
     wr_owner: DFF<Bits<2>>,
     /// A beat of the holder's burst was taken and its last is still to come.
     wr_mid: DFF<Bit>,
+    /// The CQ writer's last CQE came from the responder (the completer goes first next).
+    cqe_from_resp: DFF<Bit>,
     // ---- scratch ----
+    cqe_pick_resp: Signal<Local, Bit>,
     qp_grant: Signal<Local, Bits<2>>,
     qp_any: Signal<Local, Bit>,
     wr_sel: Signal<Local, Bits<2>>,
@@ -143,6 +154,7 @@ pub struct RdmaEngine {
     addr_control: Constant<Bits<16>>,
     addr_local_ipv4: Constant<Bits<16>>,
     addr_sq_db: Constant<Bits<16>>,
+    addr_rq_db: Constant<Bits<16>>,
     addr_cq_db: Constant<Bits<16>>,
     addr_counter: [Constant<Bits<16>>; 13],
     value_id: Constant<Bits<32>>,
@@ -152,6 +164,8 @@ pub struct RdmaEngine {
     value_cq_count: Constant<Bits<32>>,
     wr_tag_data: Constant<Bits<4>>,
     wr_tag_cq: Constant<Bits<4>>,
+    rd_tag: Constant<Bits<4>>,
+    rd_tag_rq: Constant<Bits<4>>,
     opcode_ack: Constant<Bits<8>>,
     default_pkey: Constant<Bits<16>>,
     default_ttl: Constant<Bits<8>>,
@@ -196,6 +210,10 @@ impl Default for RdmaEngine {
             dma_rd_req_ready: Default::default(),
             dma_rd_req_addr: Default::default(),
             dma_rd_req_len: Default::default(),
+            dma_rd_req_tag: Default::default(),
+            dma_rd_rsp_tag: Default::default(),
+            cqe_from_resp: Default::default(),
+            cqe_pick_resp: Default::default(),
             dma_rd_rsp_valid: Default::default(),
             dma_rd_rsp_ready: Default::default(),
             dma_rd_rsp_data: Default::default(),
@@ -244,6 +262,7 @@ impl Default for RdmaEngine {
             addr_control: a16("CONTROL"),
             addr_local_ipv4: a16("LOCAL_IPV4"),
             addr_sq_db: a16("SQ_DOORBELL"),
+            addr_rq_db: a16("RQ_DOORBELL"),
             addr_cq_db: a16("CQ_DOORBELL"),
             addr_counter: std::array::from_fn(|i| a16(COUNTERS[i])),
             value_id: c32(reset_of("ID")),
@@ -253,6 +272,8 @@ impl Default for RdmaEngine {
             value_cq_count: c32(reset_of("CQ_COUNT")),
             wr_tag_data: Constant::new(WR_TAG_DATA.into()),
             wr_tag_cq: Constant::new(WR_TAG_CQ.into()),
+            rd_tag: Constant::new(RD_TAG.into()),
+            rd_tag_rq: Constant::new(RD_TAG_RQ.into()),
             opcode_ack: Constant::new(0x11u64.into()),
             default_pkey: Constant::new(0xffffu64.into()),
             default_ttl: Constant::new(64u64.into()),
@@ -266,7 +287,7 @@ impl Default for RdmaEngine {
 impl Logic for RdmaEngine {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, control, local_ip, qp_owner, qp_first, wr_owner, wr_mid);
+        dff_setup!(self, clock, control, local_ip, qp_owner, qp_first, wr_owner, wr_mid, cqe_from_resp);
         for i in 0..13 {
             self.counters[i].clock.next = self.clock.val();
             self.counters[i].d.next = self.counters[i].q.val();
@@ -289,6 +310,9 @@ impl Logic for RdmaEngine {
         self.requester.sq_db_valid.next = false;
         self.requester.sq_db_qpn.next = self.bus_wdata.val().get_bits::<8>(0);
         self.requester.sq_db_pi.next = self.bus_wdata.val().get_bits::<16>(16);
+        self.responder.rq_db_valid.next = false;
+        self.responder.rq_db_qpn.next = self.bus_wdata.val().get_bits::<8>(0);
+        self.responder.rq_db_pi.next = self.bus_wdata.val().get_bits::<16>(16);
         self.cq_writer.db_valid.next = false;
         self.cq_writer.db_cq.next = self.bus_wdata.val().get_bits::<4>(0);
         self.cq_writer.db_arm.next = self.bus_wdata.val().get_bit(8);
@@ -304,6 +328,9 @@ impl Logic for RdmaEngine {
             // doorbells are whole-word writes; a disabled engine serves none
             if self.control.q.val() & (self.bus_addr.val() == self.addr_sq_db.val()) {
                 self.requester.sq_db_valid.next = true;
+            }
+            if self.control.q.val() & (self.bus_addr.val() == self.addr_rq_db.val()) {
+                self.responder.rq_db_valid.next = true;
             }
             if self.bus_addr.val() == self.addr_cq_db.val() {
                 self.cq_writer.db_valid.next = true;
@@ -440,6 +467,8 @@ impl Logic for RdmaEngine {
         self.responder.rec_status.next = self.rx_parse.rec_status.val();
         self.responder.rec_opcode.next = self.rx_parse.rec_opcode.val();
         self.responder.rec_ack_req.next = self.rx_parse.rec_ack_req.val();
+        self.responder.rec_solicited.next = self.rx_parse.rec_solicited.val();
+        self.responder.rec_immdt.next = self.rx_parse.rec_immdt.val();
         self.responder.rec_dest_qp.next = self.rx_parse.rec_dest_qp.val();
         self.responder.rec_psn.next = self.rx_parse.rec_psn.val();
         self.responder.rec_va.next = self.rx_parse.rec_va.val();
@@ -464,19 +493,43 @@ impl Logic for RdmaEngine {
         self.completer.out_len.next = self.requester.out_len.val();
         self.completer.out_status.next = self.requester.out_status.val();
         self.requester.sq_full.next = self.completer.sq_full.val();
-        // ---- completer → CQ writer ----
-        self.cq_writer.cqe_valid.next = self.completer.cqe_valid.val();
-        self.completer.cqe_ready.next = self.cq_writer.cqe_ready.val();
+        // ---- completer and responder → CQ writer, in turn when both have one ----
+        self.cqe_pick_resp.next = self.responder.cqe_valid.val() & (!self.completer.cqe_valid.val() | !self.cqe_from_resp.q.val());
+        self.cq_writer.cqe_valid.next = self.completer.cqe_valid.val() | self.responder.cqe_valid.val();
+        self.completer.cqe_ready.next = self.cq_writer.cqe_ready.val() & !self.cqe_pick_resp.val();
+        self.responder.cqe_ready.next = self.cq_writer.cqe_ready.val() & self.cqe_pick_resp.val();
         self.cq_writer.cqe_cq.next = self.completer.cqe_cq.val();
         self.cq_writer.cqe_entry.next = self.completer.cqe_entry.val();
+        if self.cqe_pick_resp.val() {
+            self.cq_writer.cqe_cq.next = self.responder.cqe_cq.val();
+            self.cq_writer.cqe_entry.next = self.responder.cqe_entry.val();
+        }
+        if self.cq_writer.cqe_valid.val() & self.cq_writer.cqe_ready.val() {
+            self.cqe_from_resp.d.next = self.cqe_pick_resp.val();
+        }
         self.irq.next = self.cq_writer.irq.val();
-        // ---- DMA reads: the requester's ----
-        self.dma_rd_req_valid.next = self.requester.dma_rd_req_valid.val();
-        self.requester.dma_rd_req_ready.next = self.dma_rd_req_ready.val();
+        // ---- DMA reads: the responder's receive WQE first (one at a time, rare), then the
+        // requester's; answers routed by tag (both take theirs whenever they come) ----
+        self.dma_rd_req_valid.next = self.requester.dma_rd_req_valid.val() | self.responder.dma_rd_req_valid.val();
+        self.responder.dma_rd_req_ready.next = self.dma_rd_req_ready.val();
+        self.requester.dma_rd_req_ready.next = self.dma_rd_req_ready.val() & !self.responder.dma_rd_req_valid.val();
         self.dma_rd_req_addr.next = self.requester.dma_rd_req_addr.val();
         self.dma_rd_req_len.next = self.requester.dma_rd_req_len.val();
-        self.requester.dma_rd_rsp_valid.next = self.dma_rd_rsp_valid.val();
+        self.dma_rd_req_tag.next = self.rd_tag.val();
+        if self.responder.dma_rd_req_valid.val() {
+            self.dma_rd_req_addr.next = self.responder.dma_rd_req_addr.val();
+            self.dma_rd_req_len.next = self.responder.dma_rd_req_len.val();
+            self.dma_rd_req_tag.next = self.rd_tag_rq.val();
+        }
+        self.requester.dma_rd_rsp_valid.next = self.dma_rd_rsp_valid.val() & (self.dma_rd_rsp_tag.val() == self.rd_tag.val());
+        self.responder.dma_rd_rsp_valid.next = self.dma_rd_rsp_valid.val() & (self.dma_rd_rsp_tag.val() == self.rd_tag_rq.val());
         self.dma_rd_rsp_ready.next = self.requester.dma_rd_rsp_ready.val();
+        if self.dma_rd_rsp_tag.val() == self.rd_tag_rq.val() {
+            self.dma_rd_rsp_ready.next = self.responder.dma_rd_rsp_ready.val();
+        }
+        self.responder.dma_rd_rsp_data.next = self.dma_rd_rsp_data.val();
+        self.responder.dma_rd_rsp_last.next = self.dma_rd_rsp_last.val();
+        self.responder.dma_rd_rsp_error.next = self.dma_rd_rsp_error.val();
         self.requester.dma_rd_rsp_data.next = self.dma_rd_rsp_data.val();
         self.requester.dma_rd_rsp_last.next = self.dma_rd_rsp_last.val();
         self.requester.dma_rd_rsp_error.next = self.dma_rd_rsp_error.val();
@@ -631,6 +684,7 @@ impl Logic for RdmaEngine {
             self.qp_first.d.next = 0.into();
             self.wr_owner.d.next = 0.into();
             self.wr_mid.d.next = false;
+            self.cqe_from_resp.d.next = false;
             for i in 0..13 {
                 self.counters[i].d.next = 0.into();
             }

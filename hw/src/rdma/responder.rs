@@ -1,9 +1,9 @@
-//! The responder's request path (rxe_resp.c's role), first part: RDMA WRITE. Request
-//! packets parsed by `RdmaRxParse` come in (their payload first, then their record); a
-//! packet is taken only at the QP's expected PSN and in a legal opcode sequence, every
-//! access is checked before a byte moves, the payload goes to host memory on the DMA
-//! write port, and what the requester is owed (ACK, NAK) goes out on `ack_*` for the
-//! transmit side. The behavioural model's `responder_receive`
+//! The responder's request path (rxe_resp.c's role): SEND, RDMA WRITE and WRITE with
+//! immediate. Request packets parsed by `RdmaRxParse` come in (their payload first, then
+//! their record); a packet is taken only at the QP's expected PSN and in a legal opcode
+//! sequence, every access is checked before a byte moves, the payload goes to host
+//! memory on the DMA write port, and what the requester is owed (ACK, NAK) goes out on
+//! `ack_*` for the transmit side. The behavioural model's `responder_receive`
 //! (testbench/src/roce/engine/responder.rs) is the reference; the checks run in its order:
 //!
 //! 1. the record's status (bad ICRC, malformed: dropped, counted by the engine from
@@ -16,16 +16,36 @@
 //! 3. a WRITE First or Only: its RETH against the MR table (`RdmaMrCheck`: key current,
 //!    the QP's PD, REMOTE_WRITE granted, the whole range inside the region) and the QP's
 //!    ACCESS: else a NAK remote access error; every WRITE packet: its payload within what
-//!    the RETH announced, and the Last one ending it exactly: else a NAK invalid request.
+//!    the RETH announced, and the Last one ending it exactly: else a NAK invalid request;
+//! 4. a SEND's first packet and a WRITE with immediate take the next receive WQE: none
+//!    posted (RQ_CI equals the RQ_DOORBELL's producer index) is an RNR NAK that leaves
+//!    the QP as it is. The WQE is read from the receive queue (`dma_rd_*`; a read error
+//!    is a NAK remote operational error) and its scatter-gather list checked as the
+//!    model's `resolve_local` does (at most 6 SGEs, the total below 2^31, each SGE's lkey
+//!    current, in the QP's PD, LOCAL_WRITE, inside its region): a failure completes the
+//!    receive WQE with the error (LOC_QP_OP_ERR, LOC_LEN_ERR, LOC_PROT_ERR) and NAKs the
+//!    packet (remote operational error). A SEND longer than its WQE: LOC_LEN_ERR and a NAK
+//!    invalid request. The checked list stays in block RAM (`sge_ram`, 8 entries per QP)
+//!    for the SEND's later packets, its id and total in the QP's message state.
 //!
-//! A NAK moves the QP to ERR (the QP port stores STATE) and its payload is dropped. An
-//! accepted packet's payload is written, the QP's RQ_PSN advanced, the per-QP message
-//! state (in a message or not, its class, the next bus address and the bytes still to
-//! come, the MSN) stored, and an ACK owed when the packet asked for one (AckReq).
+//! A NAK other than RNR moves the QP to ERR (the QP port stores STATE) and its payload is
+//! dropped. An accepted packet's payload is written, the QP's RQ_PSN (and RQ_CI for a new
+//! receive WQE) advanced, the per-QP message state (in a message or not, its class, the
+//! next bus address or a SEND's bytes so far, the bytes still to come, a WRITE's whole
+//! length, the MSN) stored, the receive CQE written at a SEND's or WRITE with immediate's
+//! end (`cqe_*`: RECV or RECV_RDMA_WITH_IMM, the bytes, the immediate, the SE flag), and
+//! an ACK owed when the packet asked for one (AckReq).
 //!
-//! SEND, WRITE with immediate and READ requests are the next increment (they need the
-//! receive queue and the read response path): until then the responder drops them and
-//! counts them (`cnt_unsupported`), touching nothing.
+//! The payload goes out as 16-byte chunks at message offsets, each written once per
+//! segment it touches: the segment's bus address less its first offset, plus the chunk's
+//! offset, with the bytes outside the segment masked off. A WRITE has one segment (from
+//! its bus address on), a SEND one per SGE; since the DMA port addresses every beat, no
+//! byte is shifted.
+//!
+//! READ requests are the next increment (they need the read response path): until then
+//! the responder drops them and counts them (`cnt_unsupported`), touching nothing. Nor
+//! are a QP's posted receive WQEs flushed when it moves to ERR yet (the model flushes
+//! them with WR_FLUSH_ERR).
 //!
 //! Buffering: `RdmaRxParse` puts a packet's payload out before its record says whether the
 //! packet is good, and cannot be held back, so the payload waits here in a FIFO of 1,024
@@ -44,8 +64,8 @@
 
 use super::super::stream::{NicFifo, NicRam};
 use super::mr_check::RdmaMrCheck;
-use super::opcode::{RdmaOpcodeInfo, CLASS_ACKNOWLEDGE, CLASS_READ_RESPONSE, CLASS_WRITE};
-use nic_regmap::rdma::{access, qpc, syndrome, QpState};
+use super::opcode::{RdmaOpcodeInfo, CLASS_ACKNOWLEDGE, CLASS_READ_RESPONSE, CLASS_SEND, CLASS_WRITE};
+use nic_regmap::rdma::{access, cqe, qpc, syndrome, wqe, QpState, WcStatus};
 use rust_hdl::prelude::*;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
@@ -57,11 +77,20 @@ pub enum ResponderState {
     Check,
     MrWait,
     Decide,
+    RnrNak,
+    FetchAddr,
+    Fetch,
+    FetchData,
+    SgeCheck,
+    SgeWait,
+    RecvFail,
+    Start,
     Nak,
     NakStore,
     Data,
     Update,
     UpdateWait,
+    CqeOut,
     AckOwed,
     Discard,
 }
@@ -78,12 +107,18 @@ pub struct RdmaResponder {
     pub rec_status: Signal<In, Bits<2>>,
     pub rec_opcode: Signal<In, Bits<8>>,
     pub rec_ack_req: Signal<In, Bit>,
+    pub rec_solicited: Signal<In, Bit>,
     pub rec_dest_qp: Signal<In, Bits<24>>,
     pub rec_psn: Signal<In, Bits<24>>,
     pub rec_va: Signal<In, Bits<64>>,
     pub rec_rkey: Signal<In, Bits<32>>,
     pub rec_dma_len: Signal<In, Bits<32>>,
     pub rec_payload_len: Signal<In, Bits<16>>,
+    pub rec_immdt: Signal<In, Bits<32>>,
+    // ---- the receive queue doorbell (QPN, producer index) ----
+    pub rq_db_valid: Signal<In, Bit>,
+    pub rq_db_qpn: Signal<In, Bits<8>>,
+    pub rq_db_pi: Signal<In, Bits<16>>,
     // ---- the QP table (an `RdmaTables` QP port) ----
     pub qp_valid: Signal<Out, Bit>,
     pub qp_ready: Signal<In, Bit>,
@@ -101,6 +136,21 @@ pub struct RdmaResponder {
     pub mr_wr: Signal<In, Bit>,
     pub mr_wr_index: Signal<In, Bits<6>>,
     pub mr_wr_entry: Signal<In, Bits<224>>,
+    // ---- DMA reads: receive WQEs (128 bytes, answered in order, never held back) ----
+    pub dma_rd_req_valid: Signal<Out, Bit>,
+    pub dma_rd_req_ready: Signal<In, Bit>,
+    pub dma_rd_req_addr: Signal<Out, Bits<64>>,
+    pub dma_rd_req_len: Signal<Out, Bits<16>>,
+    pub dma_rd_rsp_valid: Signal<In, Bit>,
+    pub dma_rd_rsp_ready: Signal<Out, Bit>,
+    pub dma_rd_rsp_data: Signal<In, Bits<128>>,
+    pub dma_rd_rsp_last: Signal<In, Bit>,
+    pub dma_rd_rsp_error: Signal<In, Bit>,
+    // ---- receive CQEs, to RdmaCqWriter (the 32-byte image, owner bit clear) ----
+    pub cqe_valid: Signal<Out, Bit>,
+    pub cqe_ready: Signal<In, Bit>,
+    pub cqe_cq: Signal<Out, Bits<4>>,
+    pub cqe_entry: Signal<Out, Bits<256>>,
     // ---- DMA writes ----
     pub dma_wr_valid: Signal<Out, Bit>,
     pub dma_wr_ready: Signal<In, Bit>,
@@ -135,13 +185,21 @@ pub struct RdmaResponder {
     /// in, so the RAM's output goes straight to the write's strobes).
     payload: NicFifo<Bits<72>, 10, 11>,
     /// Records: see `update` for the layout.
-    records: NicFifo<Bits<256>, 4, 5>,
+    records: NicFifo<Bits<288>, 4, 5>,
     /// ACKs and NAKs owed: QP 5:0, PSN 31:8, syndrome 39:32, MSN 63:40, then the QP
     /// context's path (its words 4..6: destination IPv4, MAC, UDP source port) 159:64 and
     /// DEST_QPN 183:160, so the transmit side frames the ACK without a table read.
     acks: NicFifo<Bits<184>, 3, 4>,
-    /// Per QP: in a message 0, its class 3:1, MSN 31:8, next bus address 95:32, bytes to come 127:96.
-    msg_ram: NicRam<Bits<128>, 6>,
+    /// Per QP: in a message 0, its class 3:1, MSN 31:8; a WRITE: next bus address 95:32,
+    /// bytes to come 127:96, its whole length 159:128; a SEND: the bytes received so far
+    /// 63:32, the receive WQE's id 127:64, its scatter-gather list's total 159:128.
+    msg_ram: NicRam<Bits<160>, 6>,
+    /// Per QP: the receive queue's producer index, as the last RQ_DOORBELL gave it.
+    rq_pi_ram: NicRam<Bits<16>, 6>,
+    /// Per QP (address QPN * 8 + SGE) the receive WQE's checked scatter-gather list, kept
+    /// from a SEND's first packet for the rest: the SGE's bus address less its first
+    /// message offset 63:0, the message offset past its end 95:64.
+    sge_ram: NicRam<Bits<96>, 9>,
     mr_check: RdmaMrCheck,
     op_info: RdmaOpcodeInfo,
     // ---- payload intake ----
@@ -155,6 +213,8 @@ pub struct RdmaResponder {
     state: DFF<ResponderState>,
     r_opcode: DFF<Bits<8>>,
     r_ack_req: DFF<Bit>,
+    r_solicited: DFF<Bit>,
+    r_immdt: DFF<Bits<32>>,
     r_status: DFF<Bits<2>>,
     r_lost: DFF<Bit>,
     r_qpn: DFF<Bits<24>>,
@@ -168,8 +228,47 @@ pub struct RdmaResponder {
     qpc: DFF<Bits<384>>,
     /// The ACK's destination MAC as the QP context stores it (byte 0 in bits 7:0).
     ack_mac_le: Signal<Local, Bits<48>>,
-    msg: DFF<Bits<128>>,
+    msg: DFF<Bits<160>>,
     fresh: DFF<Bit>,
+    /// The receive queue's producer index (from `rq_pi_ram`) and the QP's RQ_CI.
+    rq_pi: DFF<Bits<16>>,
+    rq_ci: DFF<Bits<16>>,
+    /// The packet takes a new receive WQE (RQ_CI advances); it ends a message that writes a receive CQE.
+    took_new: DFF<Bit>,
+    recv_cqe: DFF<Bit>,
+    v_immdt: DFF<Bit>,
+    // ---- the receive WQE: its fetch and its scatter-gather list ----
+    rq_mask: DFF<Bits<16>>,
+    fetch_addr: DFF<Bits<64>>,
+    rd_asked: DFF<Bit>,
+    fbeat: DFF<Bits<3>>,
+    f_err: DFF<Bit>,
+    f_wr_id: DFF<Bits<64>>,
+    f_nsge: DFF<Bits<8>>,
+    f_total: DFF<Bits<36>>,
+    /// SGE i: its address, then (checked) bus address less its first byte's message offset.
+    sge_addr: [DFF<Bits<64>>; 6],
+    /// SGE i: its length, then (checked) the message offset one past its last byte.
+    sge_len: [DFF<Bits<32>>; 6],
+    sge_key: [DFF<Bits<32>>; 6],
+    sk: DFF<Bits<3>>,
+    acc: DFF<Bits<32>>,
+    rf_status: DFF<Bits<8>>,
+    cqe_len: DFF<Bits<32>>,
+    // ---- the scatter: the segment being written (message offsets [seg_start, cur_end) at
+    // bus address cur_delta + offset), the 16-byte chunk at message offset c_off ----
+    cur_delta: DFF<Bits<64>>,
+    cur_end: DFF<Bits<32>>,
+    seg_start: DFF<Bits<32>>,
+    seg_k: DFF<Bits<3>>,
+    /// The segment advanced in the last cycle: `sge_ram` shows the one after it next cycle.
+    adv_wait: DFF<Bit>,
+    pkt_end: DFF<Bits<32>>,
+    c_valid: DFF<Bit>,
+    c_final: DFF<Bit>,
+    c_data: DFF<Bits<128>>,
+    c_strb: DFF<Bits<16>>,
+    c_off: DFF<Bits<32>>,
     // Check's verdicts
     v_state_ok: DFF<Bit>,
     v_psn_ok: DFF<Bit>,
@@ -188,7 +287,6 @@ pub struct RdmaResponder {
     /// `left` is not 0 (kept beside it: the FIFO's read decision is on the path to its
     /// RAM's read address).
     left_nz: DFF<Bit>,
-    wptr: DFF<Bits<64>>,
     lo: DFF<Bits<64>>,
     lo_strb: DFF<Bits<8>>,
     have_lo: DFF<Bit>,
@@ -201,13 +299,40 @@ pub struct RdmaResponder {
     head: Signal<Local, Bits<72>>,
     pay_strb: Signal<Local, Bits<8>>,
     take: Signal<Local, Bit>,
-    rec_word: Signal<Local, Bits<256>>,
+    rec_word: Signal<Local, Bits<288>>,
     in_msg: Signal<Local, Bit>,
     pmtu: Signal<Local, Bits<3>>,
     qp_state: Signal<Local, Bits<3>>,
     forget_hit: Signal<Local, Bit>,
-    form: Signal<Local, Bit>,
-    msg_new: Signal<Local, Bits<128>>,
+    cqe_word: Signal<Local, Bits<256>>,
+    msg_new: Signal<Local, Bits<160>>,
+    need_new: Signal<Local, Bit>,
+    need_old: Signal<Local, Bit>,
+    forming: Signal<Local, Bit>,
+    sc_go: Signal<Local, Bit>,
+    chunk_end: Signal<Local, Bits<32>>,
+    lo_mask: Signal<Local, Bits<16>>,
+    /// Message offsets less the chunk's: where the segment starts and ends inside it.
+    lo_gap: Signal<Local, Bits<32>>,
+    hi_gap: Signal<Local, Bits<32>>,
+    next_k: Signal<Local, Bits<3>>,
+    sk_len: Signal<Local, Bits<32>>,
+    hi_mask: Signal<Local, Bits<16>>,
+    seg_adv: Signal<Local, Bit>,
+    sc_write: Signal<Local, Bit>,
+    sge_beat: Signal<Local, Bits<3>>,
+    ones16: Constant<Bits<16>>,
+    sge_id: [Constant<Bits<3>>; 6],
+    class_send: Constant<Bits<3>>,
+    rq_ci_bits: Constant<Bits<384>>,
+    local_write: Constant<Bits<3>>,
+    syn_rnr: Constant<Bits<8>>,
+    syn_remote_op: Constant<Bits<8>>,
+    st_loc_len: Constant<Bits<8>>,
+    st_loc_qp_op: Constant<Bits<8>>,
+    st_loc_prot: Constant<Bits<8>>,
+    op_recv: Constant<Bits<8>>,
+    op_recv_imm: Constant<Bits<8>>,
     forget_next: Signal<Local, Bits<64>>,
     ones8: Constant<Bits<8>>,
     /// Path MTU code c is 128 << c bytes.
@@ -236,6 +361,9 @@ impl Default for RdmaResponder {
         assert!(qpc::STATE.word == 0 && qpc::PMTU.word == 0 && qpc::PMTU.lsb == 4 && qpc::PD.word == 0 && qpc::PD.lsb == 16);
         assert!(qpc::ACCESS.word == 1 && qpc::ACCESS.lsb == 24 && qpc::RQ_PSN.word == 3 && qpc::RQ_PSN.lsb == 0);
         assert!(qpc::DEST_QPN.word == 1 && qpc::DEST_QPN.lsb == 0 && qpc::DEST_IPV4.word == 4 && qpc::DEST_MAC_LO.word == 5);
+        assert!(qpc::RQ_BASE_LO.word == 9 && qpc::RQ_BASE_HI.word == 10 && qpc::RQ_LOG2.word == 10 && qpc::RQ_LOG2.lsb == 16 && qpc::RQ_CI.word == 11 && qpc::RQ_CI.lsb == 16);
+        assert!(qpc::RECV_CQ.word == 0 && qpc::RECV_CQ.lsb == 12 && wqe::NUM_SGE == 10 && wqe::SGE == 32 && wqe::SGE_SIZE == 16 && wqe::MAX_SGE == 6);
+        assert!(cqe::BYTE_LEN == 8 && cqe::IMM == 12 && cqe::QPN == 16 && cqe::OPCODE == 20 && cqe::STATUS == 21 && cqe::FLAGS == 22 && cqe::FLAG_IMM == 1 && cqe::FLAG_SOLICITED == 2);
         assert!(qpc::DEST_MAC_HI.word == 6 && qpc::DEST_MAC_HI.lsb == 0 && qpc::UDP_SPORT.word == 6 && qpc::UDP_SPORT.lsb == 16);
         Self {
             clock: Default::default(),
@@ -247,6 +375,85 @@ impl Default for RdmaResponder {
             rec_status: Default::default(),
             rec_opcode: Default::default(),
             rec_ack_req: Default::default(),
+            rec_solicited: Default::default(),
+            rec_immdt: Default::default(),
+            rq_db_valid: Default::default(),
+            rq_db_qpn: Default::default(),
+            rq_db_pi: Default::default(),
+            dma_rd_req_valid: Default::default(),
+            dma_rd_req_ready: Default::default(),
+            dma_rd_req_addr: Default::default(),
+            dma_rd_req_len: Default::default(),
+            dma_rd_rsp_valid: Default::default(),
+            dma_rd_rsp_ready: Default::default(),
+            dma_rd_rsp_data: Default::default(),
+            dma_rd_rsp_last: Default::default(),
+            dma_rd_rsp_error: Default::default(),
+            cqe_valid: Default::default(),
+            cqe_ready: Default::default(),
+            cqe_cq: Default::default(),
+            cqe_entry: Default::default(),
+            rq_pi_ram: Default::default(),
+            sge_ram: Default::default(),
+            adv_wait: Default::default(),
+            r_solicited: Default::default(),
+            r_immdt: Default::default(),
+            rq_pi: Default::default(),
+            rq_ci: Default::default(),
+            took_new: Default::default(),
+            recv_cqe: Default::default(),
+            v_immdt: Default::default(),
+            rq_mask: Default::default(),
+            fetch_addr: Default::default(),
+            rd_asked: Default::default(),
+            fbeat: Default::default(),
+            f_err: Default::default(),
+            f_wr_id: Default::default(),
+            f_nsge: Default::default(),
+            f_total: Default::default(),
+            sge_addr: Default::default(),
+            sge_len: Default::default(),
+            sge_key: Default::default(),
+            sk: Default::default(),
+            acc: Default::default(),
+            rf_status: Default::default(),
+            cqe_len: Default::default(),
+            cur_delta: Default::default(),
+            cur_end: Default::default(),
+            seg_start: Default::default(),
+            seg_k: Default::default(),
+            pkt_end: Default::default(),
+            c_valid: Default::default(),
+            c_final: Default::default(),
+            c_data: Default::default(),
+            c_strb: Default::default(),
+            c_off: Default::default(),
+            need_new: Default::default(),
+            need_old: Default::default(),
+            forming: Default::default(),
+            sc_go: Default::default(),
+            chunk_end: Default::default(),
+            lo_mask: Default::default(),
+            lo_gap: Default::default(),
+            hi_gap: Default::default(),
+            next_k: Default::default(),
+            sk_len: Default::default(),
+            hi_mask: Default::default(),
+            seg_adv: Default::default(),
+            sc_write: Default::default(),
+            sge_beat: Default::default(),
+            ones16: Constant::new(0xffffu64.into()),
+            sge_id: std::array::from_fn(|i| Constant::new(Bits::<3>::from(i as u64))),
+            class_send: Constant::new(CLASS_SEND.into()),
+            rq_ci_bits: Constant::new(field(qpc::RQ_CI)),
+            local_write: Constant::new(u64::from(access::LOCAL_WRITE).into()),
+            syn_rnr: Constant::new(u64::from(syndrome::RNR_NAK).into()),
+            syn_remote_op: Constant::new(u64::from(syndrome::NAK_REMOTE_OPERATIONAL).into()),
+            st_loc_len: Constant::new((WcStatus::LocLenErr as u64).into()),
+            st_loc_qp_op: Constant::new((WcStatus::LocQpOpErr as u64).into()),
+            st_loc_prot: Constant::new((WcStatus::LocProtErr as u64).into()),
+            op_recv: Constant::new(u64::from(cqe::OP_RECV).into()),
+            op_recv_imm: Constant::new(u64::from(cqe::OP_RECV_RDMA_WITH_IMM).into()),
             rec_dest_qp: Default::default(),
             rec_psn: Default::default(),
             rec_va: Default::default(),
@@ -332,7 +539,6 @@ impl Default for RdmaResponder {
             qp_asked: Default::default(),
             left: Default::default(),
             left_nz: Default::default(),
-            wptr: Default::default(),
             lo: Default::default(),
             lo_strb: Default::default(),
             have_lo: Default::default(),
@@ -349,7 +555,7 @@ impl Default for RdmaResponder {
             qp_state: Default::default(),
             forget_hit: Default::default(),
             pay_strb: Default::default(),
-            form: Default::default(),
+            cqe_word: Default::default(),
             msg_new: Default::default(),
             forget_next: Default::default(),
             ones8: Constant::new(0xffu64.into()),
@@ -378,8 +584,18 @@ impl Logic for RdmaResponder {
     fn update(&mut self) {
         dff_setup!(self, clock, kept, lost, orphans, forget, state, r_opcode, r_ack_req, r_status, r_lost, r_qpn, r_psn, r_va, r_rkey, r_dma_len,
             r_len, r_kept, r_orphans, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
-            remaining, syn, qp_asked, left, left_nz, wptr, lo, lo_strb, have_lo, w_valid, w_addr, w_data, w_strb, w_last);
-        clock!(self, clock, payload, records, acks, msg_ram, mr_check);
+            remaining, syn, qp_asked, left, left_nz, lo, lo_strb, have_lo, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci,
+            took_new, recv_cqe, v_immdt, rq_mask, fetch_addr, rd_asked, fbeat, f_err, f_wr_id, f_nsge, f_total, sk, acc, rf_status, cqe_len, cur_delta,
+            cur_end, seg_start, seg_k, adv_wait, pkt_end, c_valid, c_final, c_data, c_strb, c_off);
+        for i in 0..6 {
+            self.sge_addr[i].clock.next = self.clock.val();
+            self.sge_addr[i].d.next = self.sge_addr[i].q.val();
+            self.sge_len[i].clock.next = self.clock.val();
+            self.sge_len[i].d.next = self.sge_len[i].q.val();
+            self.sge_key[i].clock.next = self.clock.val();
+            self.sge_key[i].d.next = self.sge_key[i].q.val();
+        }
+        clock!(self, clock, payload, records, acks, msg_ram, rq_pi_ram, sge_ram, mr_check);
         self.payload.reset.next = self.reset.val();
         self.records.reset.next = self.reset.val();
         self.acks.reset.next = self.reset.val();
@@ -398,19 +614,23 @@ impl Logic for RdmaResponder {
                 self.kept.d.next = self.kept.q.val() + 1;
             }
         }
-        // record: opcode 7:0, AckReq 8, status 10:9, lost 11, QPN 39:16, PSN 63:40, VA 127:64,
+        // record: opcode 7:0, AckReq 8, status 10:9, lost 11, SE 12, QPN 39:16, PSN 63:40, VA 127:64,
         // R_Key 159:128, DMA length 191:160, payload length 207:192, beats kept 223:208,
-        // beats of lost records before this packet's 239:224
-        self.rec_word.next = bit_cast::<256, 8>(self.rec_opcode.val()) | (bit_cast::<256, 2>(self.rec_status.val()) << 9)
-            | (bit_cast::<256, 24>(self.rec_dest_qp.val()) << 16) | (bit_cast::<256, 24>(self.rec_psn.val()) << 40)
-            | (bit_cast::<256, 64>(self.rec_va.val()) << 64) | (bit_cast::<256, 32>(self.rec_rkey.val()) << 128)
-            | (bit_cast::<256, 32>(self.rec_dma_len.val()) << 160) | (bit_cast::<256, 16>(self.rec_payload_len.val()) << 192)
-            | (bit_cast::<256, 16>(self.kept.q.val()) << 208) | (bit_cast::<256, 16>(self.orphans.q.val()) << 224);
+        // beats of lost records before this packet's 239:224, ImmDt 287:256
+        self.rec_word.next = bit_cast::<288, 8>(self.rec_opcode.val()) | (bit_cast::<288, 2>(self.rec_status.val()) << 9)
+            | (bit_cast::<288, 24>(self.rec_dest_qp.val()) << 16) | (bit_cast::<288, 24>(self.rec_psn.val()) << 40)
+            | (bit_cast::<288, 64>(self.rec_va.val()) << 64) | (bit_cast::<288, 32>(self.rec_rkey.val()) << 128)
+            | (bit_cast::<288, 32>(self.rec_dma_len.val()) << 160) | (bit_cast::<288, 16>(self.rec_payload_len.val()) << 192)
+            | (bit_cast::<288, 16>(self.kept.q.val()) << 208) | (bit_cast::<288, 16>(self.orphans.q.val()) << 224)
+            | (bit_cast::<288, 32>(self.rec_immdt.val()) << 256);
         if self.rec_ack_req.val() {
-            self.rec_word.next = self.rec_word.val() | (Bits::<256>::from(1u64) << 8);
+            self.rec_word.next = self.rec_word.val() | (Bits::<288>::from(1u64) << 8);
         }
         if self.lost.q.val() {
-            self.rec_word.next = self.rec_word.val() | (Bits::<256>::from(1u64) << 11);
+            self.rec_word.next = self.rec_word.val() | (Bits::<288>::from(1u64) << 11);
+        }
+        if self.rec_solicited.val() {
+            self.rec_word.next = self.rec_word.val() | (Bits::<288>::from(1u64) << 12);
         }
         self.records.write.next = self.rec_valid.val() & !self.records.full.val();
         self.records.data_in.next = self.rec_word.val();
@@ -449,6 +669,67 @@ impl Logic for RdmaResponder {
         self.mr_check.in_len.next = self.r_dma_len.q.val();
         self.mr_check.in_need.next = self.remote_write.val();
         self.mr_check.in_tag.next = 0.into();
+        // the receive queue's producer indices: the doorbell's, 0 for a QP stored in RESET
+        self.rq_pi_ram.read_address.next = self.r_qpn.q.val().get_bits::<6>(0);
+        self.rq_pi_ram.write_address.next = self.rq_db_qpn.val().get_bits::<6>(0);
+        self.rq_pi_ram.write_data.next = self.rq_db_pi.val();
+        self.rq_pi_ram.write_enable.next = self.rq_db_valid.val() & (self.rq_db_qpn.val() < 64);
+        if self.qp_store.val() & (self.qp_store_state.val() == self.state_reset.val()) {
+            self.rq_pi_ram.write_address.next = self.qp_store_index.val();
+            self.rq_pi_ram.write_data.next = 0.into();
+            self.rq_pi_ram.write_enable.next = true;
+        }
+        // the SGE list: written as it is checked, read one segment ahead while scattering
+        self.next_k.next = self.seg_k.q.val() + 1;
+        if self.state.q.val() == ResponderState::Start {
+            self.next_k.next = 1.into();
+        }
+        self.sge_ram.read_address.next = bit_cast::<9, 6>(self.r_qpn.q.val().get_bits::<6>(0)) << 3;
+        if (self.state.q.val() == ResponderState::Start) | (self.state.q.val() == ResponderState::Data) {
+            self.sge_ram.read_address.next = (bit_cast::<9, 6>(self.r_qpn.q.val().get_bits::<6>(0)) << 3) | bit_cast::<9, 3>(self.next_k.val());
+        }
+        self.sge_ram.write_address.next = (bit_cast::<9, 6>(self.r_qpn.q.val().get_bits::<6>(0)) << 3) | bit_cast::<9, 3>(self.sk.q.val());
+        self.sge_ram.write_data.next = 0.into();
+        // SGE sk's length
+        self.sk_len.next = self.sge_len[0].q.val();
+        for i in 1..6 {
+            if self.sk.q.val() == self.sge_id[i].val() {
+                self.sk_len.next = self.sge_len[i].q.val();
+            }
+        }
+        self.sge_ram.write_enable.next = false;
+        self.adv_wait.d.next = false;
+        self.dma_rd_req_valid.next = false;
+        self.dma_rd_req_addr.next = self.fetch_addr.q.val();
+        self.dma_rd_req_len.next = 128.into();
+        self.dma_rd_rsp_ready.next = self.state.q.val() == ResponderState::FetchData;
+        // a receive CQE: the WQE's id, the QP, RECV, the status (an error's fields end there)
+        self.cqe_valid.next = false;
+        self.cqe_cq.next = self.qpc.q.val().get_bits::<4>(12);
+        self.cqe_word.next = bit_cast::<256, 64>(self.f_wr_id.q.val()) | (bit_cast::<256, 6>(self.r_qpn.q.val().get_bits::<6>(0)) << 128)
+            | (bit_cast::<256, 8>(self.op_recv.val()) << 160) | (bit_cast::<256, 8>(self.rf_status.q.val()) << 168);
+        self.need_new.next = false;
+        self.need_old.next = false;
+        self.forming.next = false;
+        self.sc_go.next = false;
+        self.seg_adv.next = false;
+        self.sc_write.next = false;
+        self.sge_beat.next = self.fbeat.q.val() - 2;
+        self.chunk_end.next = self.c_off.q.val() + 16;
+        if self.pkt_end.q.val() < self.chunk_end.val() {
+            self.chunk_end.next = self.pkt_end.q.val();
+        }
+        self.lo_gap.next = self.seg_start.q.val() - self.c_off.q.val();
+        self.hi_gap.next = self.cur_end.q.val() - self.c_off.q.val();
+        self.lo_mask.next = self.ones16.val();
+        // (a segment that started at or before the chunk wraps the gap past 15)
+        if self.lo_gap.val() < 16 {
+            self.lo_mask.next = self.ones16.val() << bit_cast::<16, 4>(self.lo_gap.val().get_bits::<4>(0));
+        }
+        self.hi_mask.next = self.ones16.val();
+        if self.hi_gap.val() < 16 {
+            self.hi_mask.next = !(self.ones16.val() << bit_cast::<16, 4>(self.hi_gap.val().get_bits::<4>(0)));
+        }
         self.cnt_rx_packet.next = false;
         self.cnt_rx_bytes.next = self.r_len.q.val();
         self.cnt_drop_qp.next = false;
@@ -470,7 +751,6 @@ impl Logic for RdmaResponder {
         self.msg_new.next = self.msg.q.val();
         self.head.next = self.payload.data_out.val();
         self.take.next = false;
-        self.form.next = false;
         match self.state.q.val() {
             ResponderState::Idle => {
                 if !self.records.empty.val() {
@@ -487,6 +767,8 @@ impl Logic for RdmaResponder {
                     self.r_len.d.next = self.records.data_out.val().get_bits::<16>(192);
                     self.r_kept.d.next = self.records.data_out.val().get_bits::<16>(208);
                     self.r_orphans.d.next = self.records.data_out.val().get_bits::<16>(224);
+                    self.r_solicited.d.next = self.records.data_out.val().get_bit(12);
+                    self.r_immdt.d.next = self.records.data_out.val().get_bits::<32>(256);
                     self.state.d.next = ResponderState::Skip;
                 }
             }
@@ -514,8 +796,8 @@ impl Logic for RdmaResponder {
                         self.cnt_drop_nobuf.next = true;
                     } else if (self.r_qpn.q.val() >= 64) | (self.r_qpn.q.val() < 2) {
                         self.cnt_drop_qp.next = true;
-                    } else if (self.op_info.op_class.val() != self.class_write.val()) | (self.r_opcode.q.val() == 0x09) | (self.r_opcode.q.val() == 0x0b) {
-                        // SEND, READ and WRITE with immediate: the next increment
+                    } else if (self.op_info.op_class.val() != self.class_write.val()) & (self.op_info.op_class.val() != self.class_send.val()) {
+                        // READ requests: the next increment
                         self.cnt_unsupported.next = true;
                     } else {
                         self.state.d.next = ResponderState::QpWait;
@@ -531,6 +813,7 @@ impl Logic for RdmaResponder {
                 if self.qp_rvalid.val() {
                     self.qpc.d.next = self.qp_rdata.val();
                     self.msg.d.next = self.msg_ram.read_data.val();
+                    self.rq_pi.d.next = self.rq_pi_ram.read_data.val();
                     self.fresh.d.next = self.forget_hit.val();
                     self.state.d.next = ResponderState::Check;
                 }
@@ -561,6 +844,9 @@ impl Logic for RdmaResponder {
                 self.v_starts.d.next = self.op_info.starts.val();
                 self.v_ends.d.next = self.op_info.ends.val();
                 self.v_class.d.next = self.op_info.op_class.val();
+                self.v_immdt.d.next = self.op_info.immdt.val();
+                self.rq_ci.d.next = self.qpc.q.val().get_bits::<16>(368);
+                self.rq_mask.d.next = !(self.ones16.val() << bit_cast::<16, 4>(self.qpc.q.val().get_bits::<4>(336)));
                 self.bus.d.next = self.msg.q.val().get_bits::<64>(32);
                 self.remaining.d.next = self.msg.q.val().get_bits::<32>(96);
                 self.state.d.next = ResponderState::Decide;
@@ -584,8 +870,14 @@ impl Logic for RdmaResponder {
             ResponderState::Decide => {
                 self.left.d.next = self.r_kept.q.val();
                 self.left_nz.d.next = self.r_kept.q.val().any();
-                self.wptr.d.next = self.bus.q.val();
-                self.have_lo.d.next = false;
+                self.took_new.d.next = false;
+                self.rf_status.d.next = 0.into();
+                // a SEND's first packet and a WRITE with immediate take a receive WQE (a SEND's
+                // later packets find its checked list in `sge_ram`, its id and total in `msg`)
+                self.need_new.next = ((self.v_class.q.val() == self.class_send.val()) & self.v_starts.q.val())
+                    | ((self.v_class.q.val() == self.class_write.val()) & self.v_immdt.q.val());
+                self.need_old.next = (self.v_class.q.val() == self.class_send.val()) & !self.v_starts.q.val();
+                self.recv_cqe.d.next = self.v_ends.q.val() & ((self.v_class.q.val() == self.class_send.val()) | self.v_immdt.q.val());
                 self.cnt_rx_packet.next = self.v_state_ok.q.val();
                 if !self.v_state_ok.q.val() {
                     self.cnt_drop_qp.next = true;
@@ -599,16 +891,170 @@ impl Logic for RdmaResponder {
                 } else if !self.mr_ok.q.val() {
                     self.syn.d.next = self.syn_access.val();
                     self.state.d.next = ResponderState::Nak;
-                } else if (bit_cast::<32, 16>(self.r_len.q.val()) > self.remaining.q.val())
-                    | (self.v_ends.q.val() & (bit_cast::<32, 16>(self.r_len.q.val()) != self.remaining.q.val()))
+                } else if (self.v_class.q.val() == self.class_write.val())
+                    & ((bit_cast::<32, 16>(self.r_len.q.val()) > self.remaining.q.val())
+                        | (self.v_ends.q.val() & (bit_cast::<32, 16>(self.r_len.q.val()) != self.remaining.q.val())))
                 {
                     self.syn.d.next = self.syn_invalid.val();
                     self.state.d.next = ResponderState::Nak;
                 } else {
                     self.syn.d.next = self.syn_ack.val();
-                    self.state.d.next = ResponderState::Data;
-                    if !self.r_kept.q.val().any() {
-                        self.state.d.next = ResponderState::Update;
+                    self.state.d.next = ResponderState::Start;
+                    if self.need_new.val() & (self.rq_ci.q.val() == self.rq_pi.q.val()) {
+                        // no receive WQE posted: RNR NAK, the QP stays as it is
+                        self.syn.d.next = self.syn_rnr.val();
+                        self.state.d.next = ResponderState::RnrNak;
+                    } else if self.need_new.val() {
+                        self.took_new.d.next = true;
+                        self.state.d.next = ResponderState::FetchAddr;
+                    }
+                }
+            }
+            ResponderState::RnrNak => {
+                self.acks.write.next = !self.acks.full.val();
+                if !self.acks.full.val() {
+                    self.cnt_nak.next = true;
+                    self.state.d.next = ResponderState::Discard;
+                }
+            }
+            ResponderState::FetchAddr => {
+                // the WQE at RQ_BASE + 128 (index mod 2^RQ_LOG2)
+                self.fetch_addr.d.next = (bit_cast::<64, 32>(self.qpc.q.val().get_bits::<32>(288)) | (bit_cast::<64, 12>(self.qpc.q.val().get_bits::<12>(320)) << 32))
+                    + (bit_cast::<64, 16>(self.rq_ci.q.val() & self.rq_mask.q.val()) << 7);
+                self.fbeat.d.next = 0.into();
+                self.f_err.d.next = false;
+                self.f_total.d.next = 0.into();
+                self.state.d.next = ResponderState::Fetch;
+            }
+            ResponderState::Fetch => {
+                self.dma_rd_req_valid.next = true;
+                if self.dma_rd_req_ready.val() {
+                    self.state.d.next = ResponderState::FetchData;
+                }
+            }
+            ResponderState::FetchData => {
+                // beat 0: wr_id, NUM_SGE; beat 1: nothing a receive uses; beats 2..7: SGEs 0..5
+                if self.dma_rd_rsp_valid.val() {
+                    self.fbeat.d.next = self.fbeat.q.val() + 1;
+                    if self.dma_rd_rsp_error.val() {
+                        self.f_err.d.next = true;
+                    }
+                    if self.fbeat.q.val() == 0 {
+                        self.f_wr_id.d.next = self.dma_rd_rsp_data.val().get_bits::<64>(0);
+                        self.f_nsge.d.next = self.dma_rd_rsp_data.val().get_bits::<8>(80);
+                    }
+                    for i in 0..6 {
+                        if (self.fbeat.q.val() >= 2) & (self.sge_beat.val() == self.sge_id[i].val()) {
+                            self.sge_addr[i].d.next = self.dma_rd_rsp_data.val().get_bits::<64>(0);
+                            self.sge_len[i].d.next = self.dma_rd_rsp_data.val().get_bits::<32>(64);
+                            self.sge_key[i].d.next = self.dma_rd_rsp_data.val().get_bits::<32>(96);
+                        }
+                    }
+                    if (self.fbeat.q.val() >= 2) & (bit_cast::<8, 3>(self.sge_beat.val()) < self.f_nsge.q.val()) {
+                        self.f_total.d.next = self.f_total.q.val() + bit_cast::<36, 32>(self.dma_rd_rsp_data.val().get_bits::<32>(64));
+                    }
+                    if self.dma_rd_rsp_last.val() {
+                        self.sk.d.next = 0.into();
+                        self.acc.d.next = 0.into();
+                        self.state.d.next = ResponderState::SgeCheck;
+                        if self.f_err.q.val() | self.dma_rd_rsp_error.val() {
+                            // the WQE could not be read: NAK remote operational error
+                            self.syn.d.next = self.syn_remote_op.val();
+                            self.state.d.next = ResponderState::Nak;
+                        }
+                    }
+                }
+            }
+            ResponderState::SgeCheck => {
+                // the model's resolve_local: the SGE count, the total, then each SGE against
+                // the MR table (lkey current, the QP's PD, LOCAL_WRITE, inside the region)
+                self.syn.d.next = self.syn_remote_op.val();
+                if self.f_nsge.q.val() > 6 {
+                    self.rf_status.d.next = self.st_loc_qp_op.val();
+                    self.state.d.next = ResponderState::RecvFail;
+                } else if self.f_total.q.val() > 0x7fff_ffff {
+                    self.rf_status.d.next = self.st_loc_len.val();
+                    self.state.d.next = ResponderState::RecvFail;
+                } else if bit_cast::<8, 3>(self.sk.q.val()) == self.f_nsge.q.val() {
+                    self.state.d.next = ResponderState::Start;
+                } else {
+                    self.mr_check.in_valid.next = true;
+                    self.state.d.next = ResponderState::SgeWait;
+                }
+                for i in 0..6 {
+                    if self.sk.q.val() == self.sge_id[i].val() {
+                        self.mr_check.in_key.next = self.sge_key[i].q.val();
+                        self.mr_check.in_addr.next = self.sge_addr[i].q.val();
+                        self.mr_check.in_len.next = self.sge_len[i].q.val();
+                    }
+                }
+                self.mr_check.in_need.next = self.local_write.val();
+            }
+            ResponderState::SgeWait => {
+                if self.mr_check.out_valid.val() {
+                    self.sk.d.next = self.sk.q.val() + 1;
+                    self.state.d.next = ResponderState::SgeCheck;
+                    if !self.mr_check.out_ok.val() {
+                        self.rf_status.d.next = self.st_loc_prot.val();
+                        self.state.d.next = ResponderState::RecvFail;
+                    }
+                    // the SGE as the scatter wants it: bus address less its first message
+                    // offset, and the offset past its end
+                    self.sge_ram.write_enable.next = true;
+                    self.sge_ram.write_data.next = bit_cast::<96, 64>(self.mr_check.out_bus.val() - bit_cast::<64, 32>(self.acc.q.val()))
+                        | (bit_cast::<96, 32>(self.acc.q.val() + self.sk_len.val()) << 64);
+                    self.acc.d.next = self.acc.q.val() + self.sk_len.val();
+                }
+            }
+            ResponderState::RecvFail => {
+                // the receive WQE completes with the error, then the NAK (remote operational
+                // error; invalid request for a SEND longer than the WQE)
+                self.cqe_valid.next = true;
+                if self.cqe_ready.val() {
+                    self.state.d.next = ResponderState::Nak;
+                }
+            }
+            ResponderState::Start => {
+                // the segments the payload goes to: a WRITE's one (from its bus address on), a
+                // SEND's scatter-gather list from the bytes already received on
+                self.syn.d.next = self.syn_ack.val();
+                self.left.d.next = self.r_kept.q.val();
+                self.left_nz.d.next = self.r_kept.q.val().any();
+                self.have_lo.d.next = false;
+                self.c_valid.d.next = false;
+                self.seg_k.d.next = 0.into();
+                self.seg_start.d.next = 0.into();
+                self.c_off.d.next = 0.into();
+                self.pkt_end.d.next = bit_cast::<32, 16>(self.r_len.q.val());
+                self.cur_delta.d.next = self.bus.q.val();
+                self.cur_end.d.next = 0xffff_ffffu64.into();
+                self.state.d.next = ResponderState::Data;
+                if !self.r_kept.q.val().any() {
+                    self.state.d.next = ResponderState::Update;
+                }
+                if self.v_class.q.val() == self.class_send.val() {
+                    self.cur_delta.d.next = self.sge_ram.read_data.val().get_bits::<64>(0);
+                    self.cur_end.d.next = self.sge_ram.read_data.val().get_bits::<32>(64);
+                    // `bus` carries the bytes received so far (Update adds this packet's)
+                    self.bus.d.next = 0.into();
+                    if !self.v_starts.q.val() {
+                        self.bus.d.next = bit_cast::<64, 32>(self.msg.q.val().get_bits::<32>(32));
+                        self.c_off.d.next = self.msg.q.val().get_bits::<32>(32);
+                        self.pkt_end.d.next = self.msg.q.val().get_bits::<32>(32) + bit_cast::<32, 16>(self.r_len.q.val());
+                        self.f_wr_id.d.next = self.msg.q.val().get_bits::<64>(64);
+                        self.acc.d.next = self.msg.q.val().get_bits::<32>(128);
+                    }
+                    if (bit_cast::<33, 32>(self.msg.q.val().get_bits::<32>(32)) + bit_cast::<33, 16>(self.r_len.q.val()) > bit_cast::<33, 32>(self.msg.q.val().get_bits::<32>(128)))
+                        & !self.v_starts.q.val()
+                    {
+                        self.rf_status.d.next = self.st_loc_len.val();
+                        self.syn.d.next = self.syn_invalid.val();
+                        self.state.d.next = ResponderState::RecvFail;
+                    }
+                    if (bit_cast::<32, 16>(self.r_len.q.val()) > self.acc.q.val()) & self.v_starts.q.val() {
+                        self.rf_status.d.next = self.st_loc_len.val();
+                        self.syn.d.next = self.syn_invalid.val();
+                        self.state.d.next = ResponderState::RecvFail;
                     }
                 }
             }
@@ -626,6 +1072,10 @@ impl Logic for RdmaResponder {
                 self.qp_write.next = true;
                 self.qp_mask.next = self.state_bits.val();
                 self.qp_wdata.next = self.state_err.val();
+                if self.took_new.q.val() {
+                    self.qp_mask.next = self.state_bits.val() | self.rq_ci_bits.val();
+                    self.qp_wdata.next = self.state_err.val() | (bit_cast::<384, 16>(self.rq_ci.q.val() + 1) << 368);
+                }
                 if self.qp_ready.val() {
                     self.qp_asked.d.next = true;
                 }
@@ -636,25 +1086,24 @@ impl Logic for RdmaResponder {
                 }
             }
             ResponderState::Data => {
-                // beats in pairs: lanes 0..7 and 8..15 of one write at `bus`, 16 bytes on
-                self.take.next = self.left_nz.q.val() & !self.payload.empty.val() & (!self.w_valid.q.val() | self.dma_wr_ready.val());
+                // payload beats in pairs into 16-byte chunks (lanes 0..7, 8..15) at message
+                // offset c_off; a low beat is taken while the chunk before is still out
+                self.forming.next = self.have_lo.q.val() | (self.left.q.val() == 1);
+                self.take.next = self.left_nz.q.val() & !self.payload.empty.val() & (!self.forming.val() | !self.c_valid.q.val());
                 if self.take.val() {
                     self.payload.read.next = true;
                     self.left.d.next = self.left.q.val() - 1;
                     self.left_nz.d.next = self.left.q.val() != 1;
-                    if self.have_lo.q.val() | (self.left.q.val() == 1) {
-                        self.form.next = true;
+                    if self.forming.val() {
                         self.have_lo.d.next = false;
-                        self.w_valid.d.next = true;
-                        self.w_addr.d.next = self.wptr.q.val();
-                        self.wptr.d.next = self.wptr.q.val() + 16;
-                        self.w_last.d.next = self.left.q.val() == 1;
+                        self.c_valid.d.next = true;
+                        self.c_final.d.next = self.left.q.val() == 1;
                         if self.have_lo.q.val() {
-                            self.w_data.d.next = bit_cast::<128, 64>(self.lo.q.val()) | (bit_cast::<128, 64>(self.head.val().get_bits::<64>(0)) << 64);
-                            self.w_strb.d.next = bit_cast::<16, 8>(self.lo_strb.q.val()) | (bit_cast::<16, 8>(self.head.val().get_bits::<8>(64)) << 8);
+                            self.c_data.d.next = bit_cast::<128, 64>(self.lo.q.val()) | (bit_cast::<128, 64>(self.head.val().get_bits::<64>(0)) << 64);
+                            self.c_strb.d.next = bit_cast::<16, 8>(self.lo_strb.q.val()) | (bit_cast::<16, 8>(self.head.val().get_bits::<8>(64)) << 8);
                         } else {
-                            self.w_data.d.next = bit_cast::<128, 64>(self.head.val().get_bits::<64>(0));
-                            self.w_strb.d.next = bit_cast::<16, 8>(self.head.val().get_bits::<8>(64));
+                            self.c_data.d.next = bit_cast::<128, 64>(self.head.val().get_bits::<64>(0));
+                            self.c_strb.d.next = bit_cast::<16, 8>(self.head.val().get_bits::<8>(64));
                         }
                     } else {
                         self.have_lo.d.next = true;
@@ -662,23 +1111,73 @@ impl Logic for RdmaResponder {
                         self.lo_strb.d.next = self.head.val().get_bits::<8>(64);
                     }
                 }
-                if !self.left_nz.q.val() & (!self.w_valid.q.val() | self.dma_wr_ready.val()) {
+                // the scatter: the chunk goes out once per segment it touches, at the
+                // segment's bus address for its offset, with the other segments' bytes masked
+                self.sc_go.next = self.c_valid.q.val() & !self.adv_wait.q.val() & (!self.w_valid.q.val() | self.dma_wr_ready.val());
+                if self.sc_go.val() {
+                    if self.cur_end.q.val() <= self.c_off.q.val() {
+                        self.seg_adv.next = true;
+                    } else {
+                        self.sc_write.next = true;
+                        self.w_valid.d.next = true;
+                        self.w_addr.d.next = self.cur_delta.q.val() + bit_cast::<64, 32>(self.c_off.q.val());
+                        self.w_data.d.next = self.c_data.q.val();
+                        self.w_strb.d.next = self.c_strb.q.val() & self.lo_mask.val() & self.hi_mask.val();
+                        self.w_last.d.next = false;
+                        if self.cur_end.q.val() < self.chunk_end.val() {
+                            self.seg_adv.next = true;
+                        } else {
+                            self.c_valid.d.next = false;
+                            self.c_off.d.next = self.c_off.q.val() + 16;
+                            self.w_last.d.next = self.c_final.q.val();
+                        }
+                    }
+                }
+                if self.seg_adv.val() {
+                    self.seg_k.d.next = self.next_k.val();
+                    self.seg_start.d.next = self.cur_end.q.val();
+                    self.cur_delta.d.next = self.sge_ram.read_data.val().get_bits::<64>(0);
+                    self.cur_end.d.next = self.sge_ram.read_data.val().get_bits::<32>(64);
+                    self.adv_wait.d.next = true;
+                }
+                if !self.left_nz.q.val() & !self.c_valid.q.val() & (!self.w_valid.q.val() | self.dma_wr_ready.val()) {
                     self.state.d.next = ResponderState::Update;
                 }
             }
             ResponderState::Update => {
                 // the message state: in a message unless this packet ends it, its class,
                 // the MSN counting ended messages, where the next byte goes, what is left
-                self.msg_new.next = (bit_cast::<128, 3>(self.v_class.q.val()) << 1)
-                    | (bit_cast::<128, 24>(self.msg.q.val().get_bits::<24>(8)) << 8)
-                    | (bit_cast::<128, 64>(self.bus.q.val() + bit_cast::<64, 16>(self.r_len.q.val())) << 32)
-                    | (bit_cast::<128, 32>(self.remaining.q.val() - bit_cast::<32, 16>(self.r_len.q.val())) << 96)
+                self.msg_new.next = (bit_cast::<160, 3>(self.v_class.q.val()) << 1)
+                    | (bit_cast::<160, 24>(self.msg.q.val().get_bits::<24>(8)) << 8)
+                    | (bit_cast::<160, 64>(self.bus.q.val() + bit_cast::<64, 16>(self.r_len.q.val())) << 32)
+                    | (bit_cast::<160, 32>(self.remaining.q.val() - bit_cast::<32, 16>(self.r_len.q.val())) << 96)
+                    | (bit_cast::<160, 32>(self.msg.q.val().get_bits::<32>(128)) << 128)
                     | 1;
+                if self.v_starts.q.val() {
+                    self.msg_new.next = self.msg_new.val() | (bit_cast::<160, 32>(self.r_dma_len.q.val()) << 128);
+                }
+                if self.v_class.q.val() == self.class_send.val() {
+                    // a SEND: the bytes received, the receive WQE's id and its list's total
+                    self.msg_new.next = (bit_cast::<160, 3>(self.v_class.q.val()) << 1)
+                        | (bit_cast::<160, 24>(self.msg.q.val().get_bits::<24>(8)) << 8)
+                        | (bit_cast::<160, 32>(self.bus.q.val().get_bits::<32>(0) + bit_cast::<32, 16>(self.r_len.q.val())) << 32)
+                        | (bit_cast::<160, 64>(self.f_wr_id.q.val()) << 64)
+                        | (bit_cast::<160, 32>(self.acc.q.val()) << 128)
+                        | 1;
+                }
                 if self.v_ends.q.val() {
-                    self.msg_new.next = (bit_cast::<128, 3>(self.v_class.q.val()) << 1)
-                        | (bit_cast::<128, 24>(self.msg.q.val().get_bits::<24>(8) + 1) << 8);
+                    self.msg_new.next = (bit_cast::<160, 3>(self.v_class.q.val()) << 1)
+                        | (bit_cast::<160, 24>(self.msg.q.val().get_bits::<24>(8) + 1) << 8);
                 }
                 self.msg.d.next = self.msg_new.val();
+                // the receive CQE's byte count: a SEND's bytes received, a WRITE's whole length
+                self.cqe_len.d.next = self.bus.q.val().get_bits::<32>(0) + bit_cast::<32, 16>(self.r_len.q.val());
+                if self.v_class.q.val() == self.class_write.val() {
+                    self.cqe_len.d.next = self.msg.q.val().get_bits::<32>(128);
+                    if self.v_starts.q.val() {
+                        self.cqe_len.d.next = self.r_dma_len.q.val();
+                    }
+                }
                 self.state.d.next = ResponderState::UpdateWait;
                 self.qp_asked.d.next = false;
             }
@@ -688,10 +1187,36 @@ impl Logic for RdmaResponder {
                 self.qp_write.next = true;
                 self.qp_mask.next = self.rq_psn_bits.val();
                 self.qp_wdata.next = bit_cast::<384, 24>(self.r_psn.q.val() + 1) << 96;
+                if self.took_new.q.val() {
+                    self.qp_mask.next = self.rq_psn_bits.val() | self.rq_ci_bits.val();
+                    self.qp_wdata.next = (bit_cast::<384, 24>(self.r_psn.q.val() + 1) << 96) | (bit_cast::<384, 16>(self.rq_ci.q.val() + 1) << 368);
+                }
                 if self.qp_ready.val() {
                     self.qp_asked.d.next = true;
                 }
                 if self.qp_rvalid.val() {
+                    self.state.d.next = ResponderState::Idle;
+                    if self.recv_cqe.q.val() {
+                        self.state.d.next = ResponderState::CqeOut;
+                    } else if self.r_ack_req.q.val() {
+                        self.state.d.next = ResponderState::AckOwed;
+                    }
+                }
+            }
+            ResponderState::CqeOut => {
+                // RECV (a SEND) or RECV_RDMA_WITH_IMM, the bytes, the immediate and SE flags
+                self.cqe_valid.next = true;
+                self.cqe_word.next = self.cqe_word.val() | (bit_cast::<256, 32>(self.cqe_len.q.val()) << 64);
+                if self.v_immdt.q.val() {
+                    self.cqe_word.next = self.cqe_word.val() | (bit_cast::<256, 32>(self.r_immdt.q.val()) << 96) | (Bits::<256>::from(1u64) << 176);
+                }
+                if self.r_solicited.q.val() {
+                    self.cqe_word.next = self.cqe_word.val() | (Bits::<256>::from(2u64) << 176);
+                }
+                if self.v_class.q.val() == self.class_write.val() {
+                    self.cqe_word.next = self.cqe_word.val() | (Bits::<256>::from(1u64) << 160);
+                }
+                if self.cqe_ready.val() {
                     self.state.d.next = ResponderState::Idle;
                     if self.r_ack_req.q.val() {
                         self.state.d.next = ResponderState::AckOwed;
@@ -729,9 +1254,10 @@ impl Logic for RdmaResponder {
         }
         self.forget.d.next = self.forget_next.val();
         // the write on offer holds until taken
-        if self.w_valid.q.val() & self.dma_wr_ready.val() & !self.form.val() {
+        if self.w_valid.q.val() & self.dma_wr_ready.val() & !self.sc_write.val() {
             self.w_valid.d.next = false;
         }
+        self.cqe_entry.next = self.cqe_word.val();
         self.dma_wr_valid.next = self.w_valid.q.val();
         self.dma_wr_addr.next = self.w_addr.q.val();
         self.dma_wr_data.next = self.w_data.q.val();
