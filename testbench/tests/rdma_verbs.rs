@@ -390,19 +390,77 @@ fn send_without_or_with_a_short_receive() {
     assert_eq!((a.status, b.status, b.wr_id), (WcStatus::RemInvReqErr, WcStatus::LocLenErr, 9));
 
     // a five-packet SEND whose receive WQE points outside its region: the NAK of the
-    // first packet fails the SEND while its later packets are still being sent
+    // first packet fails the SEND while its later packets are still being sent; the
+    // receive WQEs posted behind it are flushed when the QP moves to ERR
     let mut p = pair(PairConfig { buf_len: 1 << 16, ..PairConfig::default() });
     let outside = Sge { addr: p.b.mr.addr + p.b.mr.len as u64 - 100, length: 5000, lkey: p.b.mr.lkey };
-    p.b.nic.post_recv(p.b.qps[0], &[RecvWr { wr_id: 9, sg_list: vec![outside] }]).unwrap();
+    let fine = vec![Sge { addr: p.b.mr.addr, length: 64, lkey: p.b.mr.lkey }];
+    p.b.nic.post_recv(p.b.qps[0], &[RecvWr { wr_id: 9, sg_list: vec![outside] }, RecvWr { wr_id: 10, sg_list: fine.clone() }, RecvWr { wr_id: 11, sg_list: fine }]).unwrap();
     let sg = vec![Sge { addr: p.a.mr.addr, length: 5000, lkey: p.a.mr.lkey }];
     let wrs = [SendWr { wr_id: 1, op: SendOp::Send, sg_list: sg.clone(), signaled: true, solicited: false }, SendWr { wr_id: 2, op: SendOp::Send, sg_list: sg, signaled: true, solicited: false }];
     p.a.nic.post_send(p.a.qps[0], &wrs).unwrap();
-    let got = p.collect(&[(true, p.a.send_cq), (false, p.b.recv_cq)], 3, STALL).unwrap();
+    let got = p.collect(&[(true, p.a.send_cq), (false, p.b.recv_cq)], 5, STALL).unwrap();
     let a: Vec<(u64, WcStatus)> = got.iter().filter(|(s, _)| *s).map(|(_, w)| (w.wr_id, w.status)).collect();
     let b: Vec<(u64, WcStatus)> = got.iter().filter(|(s, _)| !*s).map(|(_, w)| (w.wr_id, w.status)).collect();
     assert_eq!(a, vec![(1, WcStatus::RemOpErr), (2, WcStatus::WrFlushErr)], "{}", backend.name());
-    assert_eq!(b, vec![(9, WcStatus::LocProtErr)], "{}", backend.name());
+    assert_eq!(b, vec![(9, WcStatus::LocProtErr), (10, WcStatus::WrFlushErr), (11, WcStatus::WrFlushErr)], "{}", backend.name());
+    assert!(got.iter().filter(|(s, _)| !*s).all(|(_, w)| w.opcode == WcOpcode::Recv && w.qpn == p.b.qps[0].qpn), "{}: {got:?}", backend.name());
+
+    // the driver moves a QP to ERR: a SEND half received and the receive WQEs posted
+    // behind it complete flushed, in order; one posted to the QP in ERR is flushed too
+    let mut p = pair(PairConfig { buf_len: 1 << 16, mtu: Mtu::M256, ..PairConfig::default() });
+    let room = |p: &NicPair, off: u64| vec![Sge { addr: p.b.mr.addr + off, length: 4096, lkey: p.b.mr.lkey }];
+    let recvs: Vec<RecvWr> = (0..3).map(|i| RecvWr { wr_id: 20 + i, sg_list: room(&p, 4096 * i) }).collect();
+    p.b.nic.post_recv(p.b.qps[0], &recvs).unwrap();
+    let sg = vec![Sge { addr: p.a.mr.addr, length: 100, lkey: p.a.mr.lkey }];
+    p.a.nic.post_send(p.a.qps[0], &[SendWr { wr_id: 1, op: SendOp::Send, sg_list: sg, signaled: true, solicited: false }]).unwrap();
+    let got = p.collect(&[(true, p.a.send_cq), (false, p.b.recv_cq)], 2, STALL).unwrap();
+    assert!(got.iter().all(|(_, w)| w.status == WcStatus::Success), "{}: {got:?}", backend.name());
+    // a SEND First of 256 bytes straight onto the wire: B is in the middle of a message
+    inject_send_first(&mut p);
+    p.b.nic.modify_qp(p.b.qps[0], QpState::Err, &Default::default()).unwrap();
+    p.b.nic.post_recv(p.b.qps[0], &[RecvWr { wr_id: 30, sg_list: room(&p, 0) }]).unwrap();
+    let got = p.collect(&[(false, p.b.recv_cq)], 3, STALL).unwrap();
+    let b: Vec<(u64, WcStatus, WcOpcode)> = got.iter().map(|(_, w)| (w.wr_id, w.status, w.opcode)).collect();
+    let flushed = |id| (id, WcStatus::WrFlushErr, WcOpcode::Recv);
+    assert_eq!(b, vec![flushed(21), flushed(22), flushed(30)], "{}", backend.name());
+    p.run(2_000);
+    assert!(p.b.nic.poll_cq(p.b.recv_cq, 8).unwrap().is_empty(), "{}: a receive flushed twice", backend.name());
   }
+}
+
+/// QP `qpn`'s context words, loaded through TABLE_CMD as the driver does.
+fn qp_words<D: Device>(dev: &mut D, qpn: u32) -> Vec<u32> {
+    dev.set_reg32(map::BASE + map::TABLE_CMD, qpn | map::TABLE_QP << 8).unwrap();
+    while dev.get_reg32(map::BASE + map::TABLE_STATUS).unwrap() & map::TABLE_STATUS_BUSY != 0 {}
+    (0..map::qpc::WORDS as u32).map(|w| dev.get_reg32(map::BASE + map::TABLE_DATA + 4 * w).unwrap()).collect()
+}
+
+/// Puts a SEND First (256 bytes, the path MTU of `p`) for B's first QP at its expected PSN
+/// on B's wire, as A would send it, and runs until B has taken it.
+fn inject_send_first(p: &mut NicPair) {
+    use std::net::IpAddr;
+    let qb = p.b.qps[0];
+    let psn = nic_regmap::rdma::qpc::RQ_PSN.get(&qp_words(p.b.nic.device_mut(), qb.qpn));
+    let repr = RoceRepr {
+        eth_src: EthernetAddress(p.a.mac),
+        eth_dst: EthernetAddress(p.b.mac),
+        ip_src: IpAddr::V4(p.a.ip),
+        ip_dst: IpAddr::V4(p.b.ip),
+        traffic_class: 0,
+        ttl: 64,
+        udp_src_port: 0xc002,
+        bth: BthRepr { opcode: opcode::SEND_FIRST, solicited: false, mig_req: false, pad_count: 0, pkey: 0xffff, fecn: false, becn: false, dest_qp: qb.qpn, ack_req: false, psn },
+        reth: None,
+        aeth: None,
+        immdt: None,
+    };
+    let f = repr.emit_frame(&[0x5a; 256]);
+    p.carry();
+    p.b.nic.device_mut().inject_rx(&nic_testbench::fcs::with_fcs(&nic_testbench::fcs::padded(&f)), false);
+    p.run(2_000);
+    let after = nic_regmap::rdma::qpc::RQ_PSN.get(&qp_words(p.b.nic.device_mut(), qb.qpn));
+    assert_eq!(after, (psn + 1) & 0xff_ffff, "the injected SEND First was taken");
 }
 
 /// Frames the engine must refuse: a BTH cut short, a bad ICRC, a QPN out of range, a

@@ -166,6 +166,7 @@ pub struct RdmaEngine {
     wr_tag_cq: Constant<Bits<4>>,
     rd_tag: Constant<Bits<4>>,
     rd_tag_rq: Constant<Bits<4>>,
+    state_err: Constant<Bits<3>>,
     opcode_ack: Constant<Bits<8>>,
     default_pkey: Constant<Bits<16>>,
     default_ttl: Constant<Bits<8>>,
@@ -274,6 +275,7 @@ impl Default for RdmaEngine {
             wr_tag_cq: Constant::new(WR_TAG_CQ.into()),
             rd_tag: Constant::new(RD_TAG.into()),
             rd_tag_rq: Constant::new(RD_TAG_RQ.into()),
+            state_err: Constant::new((map::QpState::Err as u64).into()),
             opcode_ack: Constant::new(0x11u64.into()),
             default_pkey: Constant::new(0xffffu64.into()),
             default_ttl: Constant::new(64u64.into()),
@@ -443,6 +445,21 @@ impl Logic for RdmaEngine {
         self.requester.qp_rvalid.next = self.tables.qp_rvalid.val() & (self.qp_owner.q.val() == 0);
         self.responder.qp_rvalid.next = self.tables.qp_rvalid.val() & (self.qp_owner.q.val() == 1);
         self.completer.qp_rvalid.next = self.tables.qp_rvalid.val() & (self.qp_owner.q.val() == 2);
+        // a store of STATE = ERR by the requester or the completer: the responder flushes
+        // that QP's receive WQEs (its own ERR stores it knows)
+        self.responder.qp_err.next = false;
+        self.responder.qp_err_index.next = self.requester.qp_index.val();
+        if self.tables.qp_ready.val() & (self.qp_grant.val() == 0) & self.requester.qp_valid.val() & self.requester.qp_write.val()
+            & (self.requester.qp_mask.val().get_bits::<3>(0) != 0) & (self.requester.qp_wdata.val().get_bits::<3>(0) == self.state_err.val())
+        {
+            self.responder.qp_err.next = true;
+        }
+        if self.tables.qp_ready.val() & (self.qp_grant.val() == 2) & self.completer.qp_valid.val() & self.completer.qp_write.val()
+            & (self.completer.qp_mask.val().get_bits::<3>(0) != 0) & (self.completer.qp_wdata.val().get_bits::<3>(0) == self.state_err.val())
+        {
+            self.responder.qp_err.next = true;
+            self.responder.qp_err_index.next = self.completer.qp_index.val();
+        }
         self.requester.qp_rdata.next = self.tables.qp_rdata.val();
         self.responder.qp_rdata.next = self.tables.qp_rdata.val();
         self.completer.qp_rdata.next = self.tables.qp_rdata.val();

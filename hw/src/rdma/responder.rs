@@ -93,6 +93,14 @@ pub enum ResponderState {
     CqeOut,
     AckOwed,
     Discard,
+    FlushCtx,
+    FlushCheck,
+    FlushRecv,
+    FlushAddr,
+    FlushFetch,
+    FlushData,
+    FlushCqe,
+    FlushStore,
 }
 
 #[derive(LogicBlock)]
@@ -132,6 +140,9 @@ pub struct RdmaResponder {
     pub qp_store: Signal<In, Bit>,
     pub qp_store_index: Signal<In, Bits<6>>,
     pub qp_store_state: Signal<In, Bits<3>>,
+    /// Another role stored STATE = ERR for QP `qp_err_index` through the QP port.
+    pub qp_err: Signal<In, Bit>,
+    pub qp_err_index: Signal<In, Bits<6>>,
     // ---- the MR table's stores (`RdmaTables::mr_wr_*`), for this responder's check ----
     pub mr_wr: Signal<In, Bit>,
     pub mr_wr_index: Signal<In, Bits<6>>,
@@ -209,6 +220,10 @@ pub struct RdmaResponder {
     orphans: DFF<Bits<16>>,
     /// QPs stored in RESET since the responder last looked at them.
     forget: DFF<Bits<64>>,
+    /// QPs that may have receive WQEs to flush (moved to ERR, or a doorbell rang), and the
+    /// QP the idle responder looks at next.
+    flush_bits: DFF<Bits<64>>,
+    fscan: DFF<Bits<6>>,
     // ---- the packet in hand ----
     state: DFF<ResponderState>,
     r_opcode: DFF<Bits<8>>,
@@ -307,7 +322,6 @@ pub struct RdmaResponder {
     cqe_word: Signal<Local, Bits<256>>,
     msg_new: Signal<Local, Bits<160>>,
     need_new: Signal<Local, Bit>,
-    need_old: Signal<Local, Bit>,
     forming: Signal<Local, Bit>,
     sc_go: Signal<Local, Bit>,
     chunk_end: Signal<Local, Bits<32>>,
@@ -334,6 +348,12 @@ pub struct RdmaResponder {
     op_recv: Constant<Bits<8>>,
     op_recv_imm: Constant<Bits<8>>,
     forget_next: Signal<Local, Bits<64>>,
+    flush_next: Signal<Local, Bits<64>>,
+    flush_hit: Signal<Local, Bit>,
+    st_flush: Constant<Bits<8>>,
+    state_err3: Constant<Bits<3>>,
+    /// The message state with its in-a-message bit cleared.
+    not_in_msg: Constant<Bits<160>>,
     ones8: Constant<Bits<8>>,
     /// Path MTU code c is 128 << c bytes.
     mtu_unit: Constant<Bits<16>>,
@@ -429,7 +449,6 @@ impl Default for RdmaResponder {
             c_strb: Default::default(),
             c_off: Default::default(),
             need_new: Default::default(),
-            need_old: Default::default(),
             forming: Default::default(),
             sc_go: Default::default(),
             chunk_end: Default::default(),
@@ -558,6 +577,15 @@ impl Default for RdmaResponder {
             cqe_word: Default::default(),
             msg_new: Default::default(),
             forget_next: Default::default(),
+            flush_next: Default::default(),
+            flush_hit: Default::default(),
+            st_flush: Constant::new((WcStatus::WrFlushErr as u64).into()),
+            state_err3: Constant::new((QpState::Err as u64).into()),
+            not_in_msg: Constant::new(!Bits::<160>::from(1u64)),
+            flush_bits: Default::default(),
+            fscan: Default::default(),
+            qp_err: Default::default(),
+            qp_err_index: Default::default(),
             ones8: Constant::new(0xffu64.into()),
             mtu_unit: Constant::new(128u64.into()),
             bit_of_qp: std::array::from_fn(|q| Constant::new(Bits::<64>::from(1u64 << q))),
@@ -582,7 +610,7 @@ impl Default for RdmaResponder {
 impl Logic for RdmaResponder {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, kept, lost, orphans, forget, state, r_opcode, r_ack_req, r_status, r_lost, r_qpn, r_psn, r_va, r_rkey, r_dma_len,
+        dff_setup!(self, clock, kept, lost, orphans, forget, flush_bits, fscan, state, r_opcode, r_ack_req, r_status, r_lost, r_qpn, r_psn, r_va, r_rkey, r_dma_len,
             r_len, r_kept, r_orphans, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
             remaining, syn, qp_asked, left, left_nz, lo, lo_strb, have_lo, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci,
             took_new, recv_cqe, v_immdt, rq_mask, fetch_addr, rd_asked, fbeat, f_err, f_wr_id, f_nsge, f_total, sk, acc, rf_status, cqe_len, cur_delta,
@@ -702,14 +730,13 @@ impl Logic for RdmaResponder {
         self.dma_rd_req_valid.next = false;
         self.dma_rd_req_addr.next = self.fetch_addr.q.val();
         self.dma_rd_req_len.next = 128.into();
-        self.dma_rd_rsp_ready.next = self.state.q.val() == ResponderState::FetchData;
+        self.dma_rd_rsp_ready.next = (self.state.q.val() == ResponderState::FetchData) | (self.state.q.val() == ResponderState::FlushData);
         // a receive CQE: the WQE's id, the QP, RECV, the status (an error's fields end there)
         self.cqe_valid.next = false;
         self.cqe_cq.next = self.qpc.q.val().get_bits::<4>(12);
         self.cqe_word.next = bit_cast::<256, 64>(self.f_wr_id.q.val()) | (bit_cast::<256, 6>(self.r_qpn.q.val().get_bits::<6>(0)) << 128)
             | (bit_cast::<256, 8>(self.op_recv.val()) << 160) | (bit_cast::<256, 8>(self.rf_status.q.val()) << 168);
         self.need_new.next = false;
-        self.need_old.next = false;
         self.forming.next = false;
         self.sc_go.next = false;
         self.seg_adv.next = false;
@@ -748,11 +775,30 @@ impl Logic for RdmaResponder {
             }
         }
         self.forget_next.next = self.forget.q.val();
+        self.flush_next.next = self.flush_bits.q.val();
+        self.flush_hit.next = false;
+        for q in 0..64 {
+            if self.fscan.q.val() == self.qp_id[q].val() {
+                self.flush_hit.next = self.flush_bits.q.val().get_bit(q);
+            }
+        }
         self.msg_new.next = self.msg.q.val();
         self.head.next = self.payload.data_out.val();
         self.take.next = false;
         match self.state.q.val() {
             ResponderState::Idle => {
+                // with no packet waiting, the QPs are looked at in turn for receive WQEs to flush
+                self.fscan.d.next = self.fscan.q.val() + 1;
+                if self.records.empty.val() & self.flush_hit.val() {
+                    self.r_qpn.d.next = bit_cast::<24, 6>(self.fscan.q.val());
+                    for q in 0..64 {
+                        if self.fscan.q.val() == self.qp_id[q].val() {
+                            self.flush_next.next = self.flush_next.val() & !self.bit_of_qp[q].val();
+                        }
+                    }
+                    self.qp_asked.d.next = false;
+                    self.state.d.next = ResponderState::FlushCtx;
+                }
                 if !self.records.empty.val() {
                     self.records.read.next = true;
                     self.r_opcode.d.next = self.records.data_out.val().get_bits::<8>(0);
@@ -876,7 +922,6 @@ impl Logic for RdmaResponder {
                 // later packets find its checked list in `sge_ram`, its id and total in `msg`)
                 self.need_new.next = ((self.v_class.q.val() == self.class_send.val()) & self.v_starts.q.val())
                     | ((self.v_class.q.val() == self.class_write.val()) & self.v_immdt.q.val());
-                self.need_old.next = (self.v_class.q.val() == self.class_send.val()) & !self.v_starts.q.val();
                 self.recv_cqe.d.next = self.v_ends.q.val() & ((self.v_class.q.val() == self.class_send.val()) | self.v_immdt.q.val());
                 self.cnt_rx_packet.next = self.v_state_ok.q.val();
                 if !self.v_state_ok.q.val() {
@@ -1081,8 +1126,14 @@ impl Logic for RdmaResponder {
                 }
                 if self.qp_rvalid.val() {
                     self.left.d.next = self.r_kept.q.val();
-                self.left_nz.d.next = self.r_kept.q.val().any();
+                    self.left_nz.d.next = self.r_kept.q.val().any();
                     self.state.d.next = ResponderState::Discard;
+                    // the QP is in ERR now: its posted receive WQEs are flushed
+                    for q in 0..64 {
+                        if self.r_qpn.q.val().get_bits::<6>(0) == self.qp_id[q].val() {
+                            self.flush_next.next = self.flush_next.val() | self.bit_of_qp[q].val();
+                        }
+                    }
                 }
             }
             ResponderState::Data => {
@@ -1240,10 +1291,117 @@ impl Logic for RdmaResponder {
                     self.state.d.next = ResponderState::Idle;
                 }
             }
+            // ---- a QP in ERR: the receive WQE of a SEND in progress, then every posted
+            // one, completes WR_FLUSH_ERR in order (the model's `flush`), RQ_CI past each ----
+            ResponderState::FlushCtx => {
+                self.qp_valid.next = !self.qp_asked.q.val();
+                if self.qp_ready.val() {
+                    self.qp_asked.d.next = true;
+                }
+                if self.qp_rvalid.val() {
+                    self.qpc.d.next = self.qp_rdata.val();
+                    self.msg.d.next = self.msg_ram.read_data.val();
+                    self.rq_pi.d.next = self.rq_pi_ram.read_data.val();
+                    self.rq_ci.d.next = self.qp_rdata.val().get_bits::<16>(368);
+                    self.fresh.d.next = self.forget_hit.val();
+                    self.state.d.next = ResponderState::FlushCheck;
+                }
+            }
+            ResponderState::FlushCheck => {
+                self.rf_status.d.next = self.st_flush.val();
+                self.rq_mask.d.next = !(self.ones16.val() << bit_cast::<16, 4>(self.qpc.q.val().get_bits::<4>(336)));
+                self.state.d.next = ResponderState::Idle;
+                if self.qp_state.val() == self.state_err3.val() {
+                    if self.in_msg.val() & !self.fresh.q.val() & (self.msg.q.val().get_bits::<3>(1) == self.class_send.val()) {
+                        // the SEND in progress: its WQE first; the message is over
+                        self.f_wr_id.d.next = self.msg.q.val().get_bits::<64>(64);
+                        self.msg.d.next = self.msg.q.val() & self.not_in_msg.val();
+                        self.msg_ram.write_data.next = self.msg.q.val() & self.not_in_msg.val();
+                        self.msg_ram.write_enable.next = true;
+                        self.state.d.next = ResponderState::FlushRecv;
+                    } else if self.rq_ci.q.val() != self.rq_pi.q.val() {
+                        self.state.d.next = ResponderState::FlushAddr;
+                    }
+                }
+            }
+            ResponderState::FlushRecv => {
+                self.cqe_valid.next = true;
+                if self.cqe_ready.val() {
+                    self.state.d.next = ResponderState::Idle;
+                    if self.rq_ci.q.val() != self.rq_pi.q.val() {
+                        self.state.d.next = ResponderState::FlushAddr;
+                    }
+                }
+            }
+            ResponderState::FlushAddr => {
+                self.fetch_addr.d.next = (bit_cast::<64, 32>(self.qpc.q.val().get_bits::<32>(288)) | (bit_cast::<64, 12>(self.qpc.q.val().get_bits::<12>(320)) << 32))
+                    + (bit_cast::<64, 16>(self.rq_ci.q.val() & self.rq_mask.q.val()) << 7);
+                self.f_err.d.next = false;
+                self.state.d.next = ResponderState::FlushFetch;
+            }
+            ResponderState::FlushFetch => {
+                // the WQE's first 16 bytes: its wr_id
+                self.dma_rd_req_valid.next = true;
+                self.dma_rd_req_len.next = 16.into();
+                if self.dma_rd_req_ready.val() {
+                    self.state.d.next = ResponderState::FlushData;
+                }
+            }
+            ResponderState::FlushData => {
+                if self.dma_rd_rsp_valid.val() {
+                    if self.dma_rd_rsp_error.val() {
+                        self.f_err.d.next = true;
+                    } else {
+                        self.f_wr_id.d.next = self.dma_rd_rsp_data.val().get_bits::<64>(0);
+                    }
+                    if self.dma_rd_rsp_last.val() {
+                        // a WQE the host would not give is passed over without a CQE (as the model's)
+                        self.state.d.next = ResponderState::FlushCqe;
+                        self.qp_asked.d.next = false;
+                        if self.f_err.q.val() | self.dma_rd_rsp_error.val() {
+                            self.state.d.next = ResponderState::FlushStore;
+                        }
+                    }
+                }
+            }
+            ResponderState::FlushCqe => {
+                self.cqe_valid.next = true;
+                if self.cqe_ready.val() {
+                    self.state.d.next = ResponderState::FlushStore;
+                }
+            }
+            ResponderState::FlushStore => {
+                self.qp_valid.next = !self.qp_asked.q.val();
+                self.qp_write.next = true;
+                self.qp_mask.next = self.rq_ci_bits.val();
+                self.qp_wdata.next = bit_cast::<384, 16>(self.rq_ci.q.val() + 1) << 368;
+                if self.qp_ready.val() {
+                    self.qp_asked.d.next = true;
+                }
+                if self.qp_rvalid.val() {
+                    self.rq_ci.d.next = self.rq_ci.q.val() + 1;
+                    self.qp_asked.d.next = false;
+                    self.state.d.next = ResponderState::Idle;
+                    if self.rq_ci.q.val() + 1 != self.rq_pi.q.val() {
+                        self.state.d.next = ResponderState::FlushAddr;
+                    }
+                }
+            }
             _ => {
                 self.state.d.next = ResponderState::Idle;
             }
         }
+        // QPs that may have receive WQEs to flush: moved to ERR by another role or the
+        // driver, or a doorbell rang (a QP in ERR flushes what is posted to it)
+        for q in 0..64 {
+            if (self.qp_err.val() & (self.qp_err_index.val() == self.qp_id[q].val()))
+                | (self.qp_store.val() & (self.qp_store_state.val() == self.state_err3.val()) & (self.qp_store_index.val() == self.qp_id[q].val()))
+                | (self.rq_db_valid.val() & (self.rq_db_qpn.val() < 64) & (self.rq_db_qpn.val().get_bits::<6>(0) == self.qp_id[q].val()))
+            {
+                self.flush_next.next = self.flush_next.val() | self.bit_of_qp[q].val();
+            }
+        }
+        self.flush_bits.d.next = self.flush_next.val();
         // the driver's RESET stores (after the clear above: a new store wins)
         if self.qp_store.val() & (self.qp_store_state.val() == self.state_reset.val()) {
             for q in 0..64 {
@@ -1284,6 +1442,7 @@ impl Logic for RdmaResponder {
             self.orphans.d.next = 0.into();
             self.w_valid.d.next = false;
             self.forget.d.next = 0.into();
+            self.flush_bits.d.next = 0.into();
         }
     }
 }
