@@ -270,15 +270,19 @@ pub struct RdmaResponder {
     acc: DFF<Bits<32>>,
     rf_status: DFF<Bits<8>>,
     cqe_len: DFF<Bits<32>>,
-    // ---- the scatter: the segment being written (message offsets [seg_start, cur_end) at
-    // bus address cur_delta + offset), the 16-byte chunk at message offset c_off ----
+    // ---- the scatter: the 16-byte chunk at message offset c_off, and the segment being
+    // written (at bus address cur_delta + offset). Its bounds and the packet's end are kept
+    // relative to the chunk, so each decision is a compare of registers (timing): ----
     cur_delta: DFF<Bits<64>>,
-    cur_end: DFF<Bits<32>>,
-    seg_start: DFF<Bits<32>>,
+    /// The segment's end less c_off (0 or less: it ends before the chunk; two's complement).
+    seg_rem: DFF<Bits<32>>,
+    /// The segment's start less c_off (below 16 unsigned: it starts inside the chunk).
+    seg_lo: DFF<Bits<32>>,
     seg_k: DFF<Bits<3>>,
     /// The segment advanced in the last cycle: `sge_ram` shows the one after it next cycle.
     adv_wait: DFF<Bit>,
-    pkt_end: DFF<Bits<32>>,
+    /// The packet's end less c_off.
+    pkt_rem: DFF<Bits<32>>,
     c_valid: DFF<Bit>,
     c_final: DFF<Bit>,
     c_data: DFF<Bits<128>>,
@@ -324,11 +328,9 @@ pub struct RdmaResponder {
     need_new: Signal<Local, Bit>,
     forming: Signal<Local, Bit>,
     sc_go: Signal<Local, Bit>,
-    chunk_end: Signal<Local, Bits<32>>,
+    seg_done: Signal<Local, Bit>,
+    seg_inside: Signal<Local, Bit>,
     lo_mask: Signal<Local, Bits<16>>,
-    /// Message offsets less the chunk's: where the segment starts and ends inside it.
-    lo_gap: Signal<Local, Bits<32>>,
-    hi_gap: Signal<Local, Bits<32>>,
     next_k: Signal<Local, Bits<3>>,
     sk_len: Signal<Local, Bits<32>>,
     hi_mask: Signal<Local, Bits<16>>,
@@ -336,6 +338,7 @@ pub struct RdmaResponder {
     sc_write: Signal<Local, Bit>,
     sge_beat: Signal<Local, Bits<3>>,
     ones16: Constant<Bits<16>>,
+    zero32: Constant<Bits<32>>,
     sge_id: [Constant<Bits<3>>; 6],
     class_send: Constant<Bits<3>>,
     rq_ci_bits: Constant<Bits<384>>,
@@ -439,10 +442,10 @@ impl Default for RdmaResponder {
             rf_status: Default::default(),
             cqe_len: Default::default(),
             cur_delta: Default::default(),
-            cur_end: Default::default(),
-            seg_start: Default::default(),
+            seg_rem: Default::default(),
+            seg_lo: Default::default(),
             seg_k: Default::default(),
-            pkt_end: Default::default(),
+            pkt_rem: Default::default(),
             c_valid: Default::default(),
             c_final: Default::default(),
             c_data: Default::default(),
@@ -451,10 +454,9 @@ impl Default for RdmaResponder {
             need_new: Default::default(),
             forming: Default::default(),
             sc_go: Default::default(),
-            chunk_end: Default::default(),
+            seg_done: Default::default(),
+            seg_inside: Default::default(),
             lo_mask: Default::default(),
-            lo_gap: Default::default(),
-            hi_gap: Default::default(),
             next_k: Default::default(),
             sk_len: Default::default(),
             hi_mask: Default::default(),
@@ -462,6 +464,7 @@ impl Default for RdmaResponder {
             sc_write: Default::default(),
             sge_beat: Default::default(),
             ones16: Constant::new(0xffffu64.into()),
+            zero32: Constant::new(0u64.into()),
             sge_id: std::array::from_fn(|i| Constant::new(Bits::<3>::from(i as u64))),
             class_send: Constant::new(CLASS_SEND.into()),
             rq_ci_bits: Constant::new(field(qpc::RQ_CI)),
@@ -614,7 +617,7 @@ impl Logic for RdmaResponder {
             r_len, r_kept, r_orphans, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
             remaining, syn, qp_asked, left, left_nz, lo, lo_strb, have_lo, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci,
             took_new, recv_cqe, v_immdt, rq_mask, fetch_addr, rd_asked, fbeat, f_err, f_wr_id, f_nsge, f_total, sk, acc, rf_status, cqe_len, cur_delta,
-            cur_end, seg_start, seg_k, adv_wait, pkt_end, c_valid, c_final, c_data, c_strb, c_off);
+            seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, c_valid, c_final, c_data, c_strb, c_off);
         for i in 0..6 {
             self.sge_addr[i].clock.next = self.clock.val();
             self.sge_addr[i].d.next = self.sge_addr[i].q.val();
@@ -742,20 +745,17 @@ impl Logic for RdmaResponder {
         self.seg_adv.next = false;
         self.sc_write.next = false;
         self.sge_beat.next = self.fbeat.q.val() - 2;
-        self.chunk_end.next = self.c_off.q.val() + 16;
-        if self.pkt_end.q.val() < self.chunk_end.val() {
-            self.chunk_end.next = self.pkt_end.q.val();
-        }
-        self.lo_gap.next = self.seg_start.q.val() - self.c_off.q.val();
-        self.hi_gap.next = self.cur_end.q.val() - self.c_off.q.val();
+        // the segment ended before the chunk; it ends inside the chunk's bytes
+        self.seg_done.next = self.seg_rem.q.val().get_bit(31) | !self.seg_rem.q.val().any();
+        self.seg_inside.next = (self.seg_rem.q.val() < 16) & (self.seg_rem.q.val() < self.pkt_rem.q.val());
         self.lo_mask.next = self.ones16.val();
-        // (a segment that started at or before the chunk wraps the gap past 15)
-        if self.lo_gap.val() < 16 {
-            self.lo_mask.next = self.ones16.val() << bit_cast::<16, 4>(self.lo_gap.val().get_bits::<4>(0));
+        // (a segment that started at or before the chunk has seg_lo 0 or wrapped past 15)
+        if self.seg_lo.q.val() < 16 {
+            self.lo_mask.next = self.ones16.val() << bit_cast::<16, 4>(self.seg_lo.q.val().get_bits::<4>(0));
         }
         self.hi_mask.next = self.ones16.val();
-        if self.hi_gap.val() < 16 {
-            self.hi_mask.next = !(self.ones16.val() << bit_cast::<16, 4>(self.hi_gap.val().get_bits::<4>(0)));
+        if self.seg_rem.q.val() < 16 {
+            self.hi_mask.next = !(self.ones16.val() << bit_cast::<16, 4>(self.seg_rem.q.val().get_bits::<4>(0)));
         }
         self.cnt_rx_packet.next = false;
         self.cnt_rx_bytes.next = self.r_len.q.val();
@@ -1068,24 +1068,25 @@ impl Logic for RdmaResponder {
                 self.have_lo.d.next = false;
                 self.c_valid.d.next = false;
                 self.seg_k.d.next = 0.into();
-                self.seg_start.d.next = 0.into();
+                self.seg_lo.d.next = 0.into();
                 self.c_off.d.next = 0.into();
-                self.pkt_end.d.next = bit_cast::<32, 16>(self.r_len.q.val());
+                self.pkt_rem.d.next = bit_cast::<32, 16>(self.r_len.q.val());
                 self.cur_delta.d.next = self.bus.q.val();
-                self.cur_end.d.next = 0xffff_ffffu64.into();
+                self.seg_rem.d.next = 0x7fff_ffffu64.into();
                 self.state.d.next = ResponderState::Data;
                 if !self.r_kept.q.val().any() {
                     self.state.d.next = ResponderState::Update;
                 }
                 if self.v_class.q.val() == self.class_send.val() {
                     self.cur_delta.d.next = self.sge_ram.read_data.val().get_bits::<64>(0);
-                    self.cur_end.d.next = self.sge_ram.read_data.val().get_bits::<32>(64);
+                    self.seg_rem.d.next = self.sge_ram.read_data.val().get_bits::<32>(64);
                     // `bus` carries the bytes received so far (Update adds this packet's)
                     self.bus.d.next = 0.into();
                     if !self.v_starts.q.val() {
                         self.bus.d.next = bit_cast::<64, 32>(self.msg.q.val().get_bits::<32>(32));
                         self.c_off.d.next = self.msg.q.val().get_bits::<32>(32);
-                        self.pkt_end.d.next = self.msg.q.val().get_bits::<32>(32) + bit_cast::<32, 16>(self.r_len.q.val());
+                        self.seg_rem.d.next = self.sge_ram.read_data.val().get_bits::<32>(64) - self.msg.q.val().get_bits::<32>(32);
+                        self.seg_lo.d.next = self.zero32.val() - self.msg.q.val().get_bits::<32>(32);
                         self.f_wr_id.d.next = self.msg.q.val().get_bits::<64>(64);
                         self.acc.d.next = self.msg.q.val().get_bits::<32>(128);
                     }
@@ -1166,7 +1167,7 @@ impl Logic for RdmaResponder {
                 // segment's bus address for its offset, with the other segments' bytes masked
                 self.sc_go.next = self.c_valid.q.val() & !self.adv_wait.q.val() & (!self.w_valid.q.val() | self.dma_wr_ready.val());
                 if self.sc_go.val() {
-                    if self.cur_end.q.val() <= self.c_off.q.val() {
+                    if self.seg_done.val() {
                         self.seg_adv.next = true;
                     } else {
                         self.sc_write.next = true;
@@ -1175,20 +1176,23 @@ impl Logic for RdmaResponder {
                         self.w_data.d.next = self.c_data.q.val();
                         self.w_strb.d.next = self.c_strb.q.val() & self.lo_mask.val() & self.hi_mask.val();
                         self.w_last.d.next = false;
-                        if self.cur_end.q.val() < self.chunk_end.val() {
+                        if self.seg_inside.val() {
                             self.seg_adv.next = true;
                         } else {
                             self.c_valid.d.next = false;
                             self.c_off.d.next = self.c_off.q.val() + 16;
+                            self.seg_rem.d.next = self.seg_rem.q.val() - 16;
+                            self.seg_lo.d.next = self.seg_lo.q.val() - 16;
+                            self.pkt_rem.d.next = self.pkt_rem.q.val() - 16;
                             self.w_last.d.next = self.c_final.q.val();
                         }
                     }
                 }
                 if self.seg_adv.val() {
                     self.seg_k.d.next = self.next_k.val();
-                    self.seg_start.d.next = self.cur_end.q.val();
+                    self.seg_lo.d.next = self.seg_rem.q.val();
                     self.cur_delta.d.next = self.sge_ram.read_data.val().get_bits::<64>(0);
-                    self.cur_end.d.next = self.sge_ram.read_data.val().get_bits::<32>(64);
+                    self.seg_rem.d.next = self.sge_ram.read_data.val().get_bits::<32>(64) - self.c_off.q.val();
                     self.adv_wait.d.next = true;
                 }
                 if !self.left_nz.q.val() & !self.c_valid.q.val() & (!self.w_valid.q.val() | self.dma_wr_ready.val()) {
