@@ -55,7 +55,7 @@ enum Cmd {
         config: HwArg,
         /// Synthesize one block alone, out of context: rx_parser, rx_filter, rx_rss, rx_csum,
         /// rx_classifier, rx_lean, mac_rx, mac_tx, tx_engine, tx_offload, rx_engine, board_host_mem,
-        /// board_uart_bridge, board_rgmii_rx, board_rgmii_tx, board_host_link, rdma_icrc, rdma_rx_parse, rdma_tx_build, rdma_tables, rdma_mr_check, rdma_responder, rdma_requester, rdma_cq, rdma_completer or rdma_engine.
+        /// board_uart_bridge, board_rgmii_rx, board_rgmii_tx, board_host_link, rdma_icrc, rdma_rx_parse, rdma_tx_build, rdma_tables, rdma_mr_check, rdma_responder, rdma_response_tx, rdma_requester, rdma_cq, rdma_completer or rdma_engine.
         #[arg(long, conflicts_with = "config")]
         block: Option<nic_fpga::flow::Block>,
         /// ECP5 speed grade: 6, 7 or 8 (default: 8 for ecp5-85k, the ECPIX-5's LFE5UM5G-85F-8;
@@ -103,7 +103,7 @@ enum SimCmd {
     Tx(tx::SimTxArgs),
     /// Two NICs back to back, QPs connected: RDMA WRITE, READ, SEND or WRITE with
     /// immediate through the verbs, every landed byte checked; goodput, latency,
-    /// counters (the RTL's engine does all but READ so far, the model every operation;
+    /// counters (the RTL's engine does all but READ so far: it answers READs but does not land their responses; the model every operation;
     /// docs/rdma.md).
     Rdma(rdma::SimRdmaArgs),
     /// A board simulated at its pins (docs/fpga.md). ECPIX-5: the driver over the board's

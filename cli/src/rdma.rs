@@ -100,7 +100,7 @@ pub fn transfer(t: &Transfer, sim: &SimArgs, config: HwArg, wave: Option<PathBuf
         bail!("the `small` configuration has no RDMA engine (FEATURES.RDMA clear); use --config full");
     }
     if sim.backend == BackendArg::Rtl && t.op == OpArg::Read {
-        bail!("--op read: the RTL engine does SEND, WRITE and WRITE with immediate so far (READ is the responder's and completer's next step, docs/rdma.md); run it with --backend model");
+        bail!("--op read: the RTL engine answers READs but does not land READ responses yet (the completer's next step, docs/rdma.md), so two RTL NICs cannot READ; run it with --backend model");
     }
     let (size, qps) = (t.size as usize, t.qps as usize);
     // each QP has a source and a destination slot on both sides
@@ -232,7 +232,8 @@ pub struct BenchRdmaArgs {
 
 /// `nic bench rdma`: goodput per operation, message size, path MTU and QP count, and the
 /// latency of a 64-byte message; every run checks its bytes and completions. On the RTL,
-/// the operations the engine has (all but READ so far); the others are listed as not measured.
+/// the operations the engine does on both sides (all but READ so far: it answers READs, its
+/// completer does not land their responses yet); the others are listed as not measured.
 pub fn run_bench(a: BenchRdmaArgs) -> Result<()> {
     let rtl = a.sim.backend == BackendArg::Rtl;
     let mut rows = Vec::new();

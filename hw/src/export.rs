@@ -115,7 +115,7 @@ pub fn write_all(config: Config, dir: &Path) -> std::io::Result<()> {
 
 /// The blocks [`block_verilog`] exports on their own (for out-of-context synthesis of one
 /// block: `nic synth --block NAME`); each becomes a module of that name.
-pub const BLOCKS: [&str; 26] = [
+pub const BLOCKS: [&str; 27] = [
     "rx_parser",
     "rx_filter",
     "rx_rss",
@@ -138,6 +138,7 @@ pub const BLOCKS: [&str; 26] = [
     "rdma_tables",
     "rdma_mr_check",
     "rdma_responder",
+    "rdma_response_tx",
     "rdma_requester",
     "rdma_cq",
     "rdma_completer",
@@ -181,6 +182,7 @@ pub fn block_verilog(name: &str) -> Option<String> {
         "rdma_tables" => export(crate::rdma::RdmaTables::default()),
         "rdma_mr_check" => export(crate::rdma::RdmaMrCheck::default()),
         "rdma_responder" => export(crate::rdma::RdmaResponder::default()),
+        "rdma_response_tx" => export(crate::rdma::RdmaResponseTx::default()),
         "rdma_requester" => export(crate::rdma::RdmaRequester::default()),
         "rdma_cq" => export(crate::rdma::RdmaCqWriter::default()),
         "rdma_completer" => export(crate::rdma::RdmaCompleter::default()),

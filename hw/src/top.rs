@@ -13,7 +13,7 @@
 use crate::csr::{CsrBlock, QueueDir, QueueRegs, RxcRegs};
 use crate::dma::{RxEngine, TxEngine};
 use crate::mac::{MacRx, MacTx};
-use crate::rdma::engine::{RdmaEngine, RD_TAG, RD_TAG_RQ};
+use crate::rdma::engine::{RdmaEngine, RD_TAG, RD_TAG_READ, RD_TAG_RQ};
 use crate::rx::{RxClassifier, RxLeanClassifier};
 use crate::stream::RegSlice;
 use crate::tx::TxOffload;
@@ -163,7 +163,7 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     rdma_rd_len: Signal<Local, Bits<16>>,
     rdma_rd_rsp_ready: Signal<Local, Bit>,
     rdma_rd_tag: Signal<Local, Bits<4>>,
-    /// A read answer carries one of the engine's tags (RD_TAG, RD_TAG_RQ: 2, 3).
+    /// A read answer carries one of the engine's tags (RD_TAG, RD_TAG_RQ, RD_TAG_READ: 2, 3, 4).
     rdma_rsp_mine: Signal<Local, Bit>,
     rdma_wr_valid: Signal<Local, Bit>,
     rdma_wr_addr: Signal<Local, Bits<64>>,
@@ -304,7 +304,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             rdma_wr_last: Default::default(),
             rdma_wr_tag: Default::default(),
             rd_tag_rdma: {
-                assert!(RD_TAG >> 1 == 1 && RD_TAG_RQ >> 1 == 1, "rdma_rsp_mine decodes the engine's read tags as 2 and 3");
+                assert!(RD_TAG == 2 && RD_TAG_RQ == 3 && RD_TAG_READ == 4, "rdma_rsp_mine decodes the engine's read tags as 2..4");
                 Constant::new(RD_TAG.into())
             },
             rx_meta: Default::default(),
@@ -371,7 +371,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.rdma_rd_len.next = 0.into();
         self.rdma_rd_rsp_ready.next = false;
         self.rdma_rd_tag.next = self.rd_tag_rdma.val();
-        self.rdma_rsp_mine.next = self.dma_rd_rsp_tag.val().get_bits::<3>(1) == 1;
+        self.rdma_rsp_mine.next = (self.dma_rd_rsp_tag.val() >= 2) & (self.dma_rd_rsp_tag.val() <= 4);
         self.rdma_wr_valid.next = false;
         self.rdma_wr_addr.next = 0.into();
         self.rdma_wr_data.next = 0.into();

@@ -60,7 +60,7 @@ fn tx_blocks_export_and_lint() {
 /// `verilator --lint-only -Wall` with only the generator waivers.
 #[test]
 fn rdma_blocks_export_and_lint() {
-    use nic_hw::rdma::{RdmaCompleter, RdmaCqWriter, RdmaEngine, RdmaIcrc, RdmaMrCheck, RdmaRequester, RdmaResponder, RdmaRxParse, RdmaTables, RdmaTxBuild};
+    use nic_hw::rdma::{RdmaCompleter, RdmaCqWriter, RdmaEngine, RdmaIcrc, RdmaMrCheck, RdmaRequester, RdmaResponder, RdmaResponseTx, RdmaRxParse, RdmaTables, RdmaTxBuild};
     use rust_hdl::prelude::*;
     fn verilog<U: Block>(mut uut: U) -> String {
         uut.connect_all();
@@ -70,6 +70,7 @@ fn rdma_blocks_export_and_lint() {
         ("rdma_tables", verilog(RdmaTables::default())),
         ("rdma_mr_check", verilog(RdmaMrCheck::default())),
         ("rdma_responder", verilog(RdmaResponder::default())),
+        ("rdma_response_tx", verilog(RdmaResponseTx::default())),
         ("rdma_requester", verilog(RdmaRequester::default())),
         ("rdma_cq", verilog(RdmaCqWriter::default())),
         ("rdma_completer", verilog(RdmaCompleter::default())),

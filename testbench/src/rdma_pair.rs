@@ -153,7 +153,10 @@ impl<A: Device + WireAccess, B: Device + WireAccess> Pair<A, B> {
             }
             if got.len() == before {
                 if quiet >= stall {
-                    return Err(DriverError::Timeout { what: format!("{want} RDMA completions ({} arrived)", got.len()), cycles: stall });
+                    // the engines' counters say where it stopped
+                    let text = |c: Vec<(&str, u32)>| c.iter().filter(|(_, v)| *v != 0).map(|(n, v)| format!("{n} {v}")).collect::<Vec<_>>().join(", ");
+                    let (ca, cb) = (text(self.a.nic.rdma_counters().unwrap_or_default()), text(self.b.nic.rdma_counters().unwrap_or_default()));
+                    return Err(DriverError::Timeout { what: format!("{want} RDMA completions ({} arrived; NIC A: {ca}; NIC B: {cb})", got.len()), cycles: stall });
                 }
                 self.run(self.cfg.step);
                 quiet += self.cfg.step;

@@ -7,9 +7,9 @@
 //!  RX (diverted frames) ─► RdmaRxParse ─┬─► RdmaResponder ─► DMA writes (tag WR_TAG_DATA)
 //!                                      │    │   │  └─► receive WQE reads (tag RD_TAG_RQ)
 //!                                      │    │   └─► receive CQEs ─┐
-//!                                      │    └─► ACKs/NAKs owed ───┼──────────────────┐
+//!                                      │    └─► ACKs/NAKs, READs owed ─► RdmaResponseTx ─┐ (READ payload: tag RD_TAG_READ)
 //!                                      └─► RdmaCompleter ─► RdmaCqWriter ─► DMA writes (tag WR_TAG_CQ), irq
-//!  SQ_DOORBELL ─► RdmaRequester ─► requests + payload (DMA reads) ─┴─► RdmaTxBuild ─► TX frames
+//!  SQ_DOORBELL ─► RdmaRequester ─► requests + payload (DMA reads) ─┴────────────────┴─► RdmaTxBuild ─► TX frames
 //!                      └─► WQEs on the wire ─► RdmaCompleter
 //!  register bus ─► RdmaTables (QP, MR, CQ tables; one QP port shared by three roles)
 //! ```
@@ -17,28 +17,32 @@
 //! Arbitration inside the engine:
 //! * **the QP table port**: requester, responder and completer in turn (round robin); the
 //!   tables run one access at a time, so its answer goes to the role whose access was taken;
-//! * **transmit**: an ACK or NAK owed goes before the requester's next packet (the model's
-//!   "responses before requests"; the requester's packets of different QPs already take
-//!   turns inside the requester);
+//! * **transmit**: a response owed (ACK, NAK, a READ response's next packet) goes before
+//!   the requester's next packet (the model's "responses before requests"; the
+//!   requester's packets of different QPs already take turns inside the requester); the
+//!   framer's payload port follows the header it took last;
 //! * **DMA writes**: the CQ writer's two-beat CQEs before the responder's payload, a burst
 //!   kept together; the host's write answers are routed back by tag;
-//! * **DMA reads**: the responder's receive WQE (one 128-byte read at a time) before the
-//!   requester's next read; the answers are routed by tag, and both take theirs whenever
-//!   they come (the port answers in order, so neither may hold the other's back);
+//! * **DMA reads**: the responder's receive WQE (one 128-byte read at a time), then a READ
+//!   response's payload, then the requester's next read; the answers are routed by tag,
+//!   and each takes its own whenever they come (the port answers in order, so none may
+//!   hold another's back);
 //! * **CQEs**: the completer's (send queues) and the responder's (receive queues) in turn.
 //!
 //! The engine's registers (`nic_regmap::rdma::REGS`): the constants, CONTROL and
 //! LOCAL_IPV4, the three doorbells, and the counters, each a wrapping 32-bit register
 //! fed by the roles' count pulses. `TABLE_*` are decoded by `RdmaTables` on the same bus.
 
-use super::{RdmaCompleter, RdmaCqWriter, RdmaRequester, RdmaResponder, RdmaRxParse, RdmaTables, RdmaTxBuild};
+use super::{RdmaCompleter, RdmaCqWriter, RdmaRequester, RdmaResponder, RdmaResponseTx, RdmaRxParse, RdmaTables, RdmaTxBuild};
 use nic_regmap::rdma as map;
 use rust_hdl::prelude::*;
 
 /// Tags of the engine's DMA reads on the NIC's read port: the requester's (WQEs,
-/// payload), the responder's (receive WQEs). The port answers in order; the tag routes.
+/// payload), the responder's (receive WQEs), the READ responses' payload. The port
+/// answers in order; the tag routes.
 pub const RD_TAG: u64 = 2;
 pub const RD_TAG_RQ: u64 = 3;
+pub const RD_TAG_READ: u64 = 4;
 /// Tags of the engine's DMA writes: the responder's payload, the CQ writer's CQEs.
 pub const WR_TAG_DATA: u64 = 4;
 pub const WR_TAG_CQ: u64 = 5;
@@ -113,6 +117,7 @@ pub struct RdmaEngine {
     tables: RdmaTables,
     rx_parse: RdmaRxParse,
     responder: RdmaResponder,
+    response_tx: RdmaResponseTx,
     requester: RdmaRequester,
     completer: RdmaCompleter,
     cq_writer: RdmaCqWriter,
@@ -133,6 +138,9 @@ pub struct RdmaEngine {
     wr_mid: DFF<Bit>,
     /// The CQ writer's last CQE came from the responder (the completer goes first next).
     cqe_from_resp: DFF<Bit>,
+    /// The framer's payload port belongs to the responses' packet it took last (else the
+    /// requester's): it takes no header before a packet's payload is in.
+    pay_from_resp: DFF<Bit>,
     // ---- scratch ----
     cqe_pick_resp: Signal<Local, Bit>,
     qp_grant: Signal<Local, Bits<2>>,
@@ -166,8 +174,8 @@ pub struct RdmaEngine {
     wr_tag_cq: Constant<Bits<4>>,
     rd_tag: Constant<Bits<4>>,
     rd_tag_rq: Constant<Bits<4>>,
+    rd_tag_read: Constant<Bits<4>>,
     state_err: Constant<Bits<3>>,
-    opcode_ack: Constant<Bits<8>>,
     default_pkey: Constant<Bits<16>>,
     default_ttl: Constant<Bits<8>>,
     status_bad_icrc: Constant<Bits<2>>,
@@ -214,6 +222,7 @@ impl Default for RdmaEngine {
             dma_rd_req_tag: Default::default(),
             dma_rd_rsp_tag: Default::default(),
             cqe_from_resp: Default::default(),
+            pay_from_resp: Default::default(),
             cqe_pick_resp: Default::default(),
             dma_rd_rsp_valid: Default::default(),
             dma_rd_rsp_ready: Default::default(),
@@ -234,6 +243,7 @@ impl Default for RdmaEngine {
             tables: Default::default(),
             rx_parse: Default::default(),
             responder: Default::default(),
+            response_tx: Default::default(),
             requester: Default::default(),
             completer: Default::default(),
             cq_writer: Default::default(),
@@ -275,8 +285,8 @@ impl Default for RdmaEngine {
             wr_tag_cq: Constant::new(WR_TAG_CQ.into()),
             rd_tag: Constant::new(RD_TAG.into()),
             rd_tag_rq: Constant::new(RD_TAG_RQ.into()),
+            rd_tag_read: Constant::new(RD_TAG_READ.into()),
             state_err: Constant::new((map::QpState::Err as u64).into()),
-            opcode_ack: Constant::new(0x11u64.into()),
             default_pkey: Constant::new(0xffffu64.into()),
             default_ttl: Constant::new(64u64.into()),
             status_bad_icrc: Constant::new(super::rx_parse::status::BAD_ICRC.into()),
@@ -289,15 +299,16 @@ impl Default for RdmaEngine {
 impl Logic for RdmaEngine {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, control, local_ip, qp_owner, qp_first, wr_owner, wr_mid, cqe_from_resp);
+        dff_setup!(self, clock, control, local_ip, qp_owner, qp_first, wr_owner, wr_mid, cqe_from_resp, pay_from_resp);
         for i in 0..13 {
             self.counters[i].clock.next = self.clock.val();
             self.counters[i].d.next = self.counters[i].q.val();
         }
-        clock!(self, clock, tables, rx_parse, responder, requester, completer, cq_writer, tx_build);
+        clock!(self, clock, tables, rx_parse, responder, response_tx, requester, completer, cq_writer, tx_build);
         self.tables.reset.next = self.reset.val();
         self.rx_parse.reset.next = self.reset.val();
         self.responder.reset.next = self.reset.val();
+        self.response_tx.reset.next = self.reset.val();
         self.requester.reset.next = self.reset.val();
         self.completer.reset.next = self.reset.val();
         self.cq_writer.reset.next = self.reset.val();
@@ -527,9 +538,10 @@ impl Logic for RdmaEngine {
         self.irq.next = self.cq_writer.irq.val();
         // ---- DMA reads: the responder's receive WQE first (one at a time, rare), then the
         // requester's; answers routed by tag (both take theirs whenever they come) ----
-        self.dma_rd_req_valid.next = self.requester.dma_rd_req_valid.val() | self.responder.dma_rd_req_valid.val();
+        self.dma_rd_req_valid.next = self.requester.dma_rd_req_valid.val() | self.responder.dma_rd_req_valid.val() | self.response_tx.dma_rd_req_valid.val();
         self.responder.dma_rd_req_ready.next = self.dma_rd_req_ready.val();
-        self.requester.dma_rd_req_ready.next = self.dma_rd_req_ready.val() & !self.responder.dma_rd_req_valid.val();
+        self.response_tx.dma_rd_req_ready.next = self.dma_rd_req_ready.val() & !self.responder.dma_rd_req_valid.val();
+        self.requester.dma_rd_req_ready.next = self.dma_rd_req_ready.val() & !self.responder.dma_rd_req_valid.val() & !self.response_tx.dma_rd_req_valid.val();
         self.dma_rd_req_addr.next = self.requester.dma_rd_req_addr.val();
         self.dma_rd_req_len.next = self.requester.dma_rd_req_len.val();
         self.dma_rd_req_tag.next = self.rd_tag.val();
@@ -537,12 +549,21 @@ impl Logic for RdmaEngine {
             self.dma_rd_req_addr.next = self.responder.dma_rd_req_addr.val();
             self.dma_rd_req_len.next = self.responder.dma_rd_req_len.val();
             self.dma_rd_req_tag.next = self.rd_tag_rq.val();
+        } else if self.response_tx.dma_rd_req_valid.val() {
+            self.dma_rd_req_addr.next = self.response_tx.dma_rd_req_addr.val();
+            self.dma_rd_req_len.next = self.response_tx.dma_rd_req_len.val();
+            self.dma_rd_req_tag.next = self.rd_tag_read.val();
         }
         self.requester.dma_rd_rsp_valid.next = self.dma_rd_rsp_valid.val() & (self.dma_rd_rsp_tag.val() == self.rd_tag.val());
         self.responder.dma_rd_rsp_valid.next = self.dma_rd_rsp_valid.val() & (self.dma_rd_rsp_tag.val() == self.rd_tag_rq.val());
+        self.response_tx.dma_rd_rsp_valid.next = self.dma_rd_rsp_valid.val() & (self.dma_rd_rsp_tag.val() == self.rd_tag_read.val());
+        self.response_tx.dma_rd_rsp_data.next = self.dma_rd_rsp_data.val();
         self.dma_rd_rsp_ready.next = self.requester.dma_rd_rsp_ready.val();
         if self.dma_rd_rsp_tag.val() == self.rd_tag_rq.val() {
             self.dma_rd_rsp_ready.next = self.responder.dma_rd_rsp_ready.val();
+        }
+        if self.dma_rd_rsp_tag.val() == self.rd_tag_read.val() {
+            self.dma_rd_rsp_ready.next = self.response_tx.dma_rd_rsp_ready.val();
         }
         self.responder.dma_rd_rsp_data.next = self.dma_rd_rsp_data.val();
         self.responder.dma_rd_rsp_last.next = self.dma_rd_rsp_last.val();
@@ -594,8 +615,22 @@ impl Logic for RdmaEngine {
         }
         self.cq_writer.dma_wr_rsp_valid.next = self.dma_wr_rsp_valid.val() & (self.dma_wr_rsp_tag.val() == self.wr_tag_cq.val());
         self.cq_writer.dma_wr_rsp_error.next = self.dma_wr_rsp_error.val();
-        // ---- transmit: an ACK/NAK owed first, then the requester's packet ----
-        self.tx_ack.next = self.responder.ack_valid.val();
+        // ---- what the responder owes, to its transmit side ----
+        self.response_tx.owed_valid.next = self.responder.ack_valid.val();
+        self.responder.ack_ready.next = self.response_tx.owed_ready.val();
+        self.response_tx.owed_read.next = self.responder.ack_read.val();
+        self.response_tx.owed_psn.next = self.responder.ack_psn.val();
+        self.response_tx.owed_syndrome.next = self.responder.ack_syndrome.val();
+        self.response_tx.owed_msn.next = self.responder.ack_msn.val();
+        self.response_tx.owed_dst_mac.next = self.responder.ack_dst_mac.val();
+        self.response_tx.owed_dst_ip.next = self.responder.ack_dst_ip.val();
+        self.response_tx.owed_udp_src_port.next = self.responder.ack_udp_src_port.val();
+        self.response_tx.owed_dest_qp.next = self.responder.ack_dest_qp.val();
+        self.response_tx.owed_bus.next = self.responder.ack_bus.val();
+        self.response_tx.owed_len.next = self.responder.ack_len.val();
+        self.response_tx.owed_pmtu.next = self.responder.ack_pmtu.val();
+        // ---- transmit: a response (ACK, NAK, READ response) first, then the requester's packet ----
+        self.tx_ack.next = self.response_tx.tx_valid.val();
         self.station_be.next = (bit_cast::<48, 8>(self.station_mac_lo.val().get_bits::<8>(0)) << 40) | (bit_cast::<48, 8>(self.station_mac_lo.val().get_bits::<8>(8)) << 32)
             | (bit_cast::<48, 8>(self.station_mac_lo.val().get_bits::<8>(16)) << 24) | (bit_cast::<48, 8>(self.station_mac_lo.val().get_bits::<8>(24)) << 16)
             | (bit_cast::<48, 8>(self.station_mac_hi.val().get_bits::<8>(0)) << 8) | bit_cast::<48, 8>(self.station_mac_hi.val().get_bits::<8>(8));
@@ -622,29 +657,37 @@ impl Logic for RdmaEngine {
         self.tx_build.req_payload_len.next = self.requester.tx_payload_len.val();
         if self.tx_ack.val() {
             self.tx_build.req_valid.next = true;
-            self.tx_build.req_dst_mac.next = self.responder.ack_dst_mac.val();
-            self.tx_build.req_dst_ip.next = self.responder.ack_dst_ip.val();
-            self.tx_build.req_udp_src_port.next = self.responder.ack_udp_src_port.val();
-            self.tx_build.req_opcode.next = self.opcode_ack.val();
+            self.tx_build.req_dst_mac.next = self.response_tx.tx_dst_mac.val();
+            self.tx_build.req_dst_ip.next = self.response_tx.tx_dst_ip.val();
+            self.tx_build.req_udp_src_port.next = self.response_tx.tx_udp_src_port.val();
+            self.tx_build.req_opcode.next = self.response_tx.tx_opcode.val();
             self.tx_build.req_solicited.next = false;
             self.tx_build.req_ack_req.next = false;
-            self.tx_build.req_dest_qp.next = self.responder.ack_dest_qp.val();
-            self.tx_build.req_psn.next = self.responder.ack_psn.val();
+            self.tx_build.req_dest_qp.next = self.response_tx.tx_dest_qp.val();
+            self.tx_build.req_psn.next = self.response_tx.tx_psn.val();
             self.tx_build.req_va.next = 0.into();
             self.tx_build.req_rkey.next = 0.into();
             self.tx_build.req_dma_len.next = 0.into();
-            self.tx_build.req_syndrome.next = self.responder.ack_syndrome.val();
-            self.tx_build.req_msn.next = self.responder.ack_msn.val();
+            self.tx_build.req_syndrome.next = self.response_tx.tx_syndrome.val();
+            self.tx_build.req_msn.next = self.response_tx.tx_msn.val();
             self.tx_build.req_immdt.next = 0.into();
-            self.tx_build.req_payload_len.next = 0.into();
+            self.tx_build.req_payload_len.next = self.response_tx.tx_payload_len.val();
         }
-        self.responder.ack_ready.next = self.tx_ack.val() & self.tx_build.req_ready.val();
+        self.response_tx.tx_ready.next = self.tx_ack.val() & self.tx_build.req_ready.val();
         self.requester.tx_ready.next = !self.tx_ack.val() & self.tx_build.req_ready.val();
         self.tx_fire.next = self.tx_build.req_valid.val() & self.tx_build.req_ready.val();
-        // the payload port is the requester's alone (an ACK has none)
+        if self.tx_fire.val() {
+            self.pay_from_resp.d.next = self.tx_ack.val();
+        }
+        // the payload port belongs to the packet the framer took last
         self.tx_build.pay_valid.next = self.requester.pay_valid.val();
-        self.requester.pay_ready.next = self.tx_build.pay_ready.val();
         self.tx_build.pay_data.next = self.requester.pay_data.val();
+        self.requester.pay_ready.next = self.tx_build.pay_ready.val() & !self.pay_from_resp.q.val();
+        self.response_tx.pay_ready.next = self.tx_build.pay_ready.val() & self.pay_from_resp.q.val();
+        if self.pay_from_resp.q.val() {
+            self.tx_build.pay_valid.next = self.response_tx.pay_valid.val();
+            self.tx_build.pay_data.next = self.response_tx.pay_data.val();
+        }
         self.tx_valid.next = self.tx_build.out_valid.val();
         self.tx_build.out_ready.next = self.tx_ready.val();
         self.tx_data.next = self.tx_build.out_data.val();
@@ -657,9 +700,9 @@ impl Logic for RdmaEngine {
         if self.tx_fire.val() {
             self.inc[0].next = 1.into();
             self.inc[1].next = bit_cast::<32, 16>(self.tx_build.req_payload_len.val());
-            if self.tx_ack.val() {
+            if self.tx_ack.val() & self.response_tx.tx_is_ack.val() {
                 // AETH syndrome 000xxxxx: ACK; anything else a NAK (RNR 001, NAK 011)
-                if self.responder.ack_syndrome.val().get_bits::<3>(5) == 0 {
+                if self.response_tx.tx_syndrome.val().get_bits::<3>(5) == 0 {
                     self.inc[8].next = 1.into();
                 } else {
                     self.inc[9].next = 1.into();
@@ -702,6 +745,7 @@ impl Logic for RdmaEngine {
             self.wr_owner.d.next = 0.into();
             self.wr_mid.d.next = false;
             self.cqe_from_resp.d.next = false;
+            self.pay_from_resp.d.next = false;
             for i in 0..13 {
                 self.counters[i].d.next = 0.into();
             }

@@ -17,8 +17,11 @@
 //!   MR table, one check per cycle.
 //! * [`requester`]: send queue WQEs into request packets, their scatter-gather lists
 //!   checked first, QPs served a packet each in turn.
-//! * [`responder`]: request packets into host memory after their checks, ACKs and NAKs
-//!   owed (RDMA WRITE so far).
+//! * [`responder`]: request packets into host memory after their checks (SEND, WRITE,
+//!   WRITE with immediate; a READ's RETH), the receive WQEs they take, the ACKs, NAKs
+//!   and READ responses owed.
+//! * [`response_tx`]: what the responder owes into packets: ACKs, NAKs, and READ
+//!   responses cut at the path MTU with their payload read from host memory.
 //! * [`opcode`]: the RC opcode table decoded (extended headers, payload), shared by all.
 //! * [`rx_parse`]: RoCEv2 receive parsing: header fields, the payload realigned, a verdict
 //!   with the ICRC, so nothing of a bad packet reaches memory.
@@ -34,6 +37,7 @@ pub mod mr_check;
 pub mod opcode;
 pub mod requester;
 pub mod responder;
+pub mod response_tx;
 pub mod rx_parse;
 pub mod tables;
 pub mod tx_build;
@@ -47,6 +51,7 @@ pub use mr_check::RdmaMrCheck;
 pub use opcode::RdmaOpcodeInfo;
 pub use requester::RdmaRequester;
 pub use responder::RdmaResponder;
+pub use response_tx::RdmaResponseTx;
 pub use rx_parse::RdmaRxParse;
 pub use tables::RdmaTables;
 pub use tx_build::RdmaTxBuild;

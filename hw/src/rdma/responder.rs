@@ -50,7 +50,7 @@
 //! Buffering: `RdmaRxParse` puts a packet's payload out before its record says whether the
 //! packet is good, and cannot be held back, so the payload waits here in a FIFO of 1,024
 //! beats (two 4,096-byte packets); a packet that finds it full has its record marked lost
-//! and is dropped whole (`cnt_drop_nobuf`); so is one whose record finds the 16-record
+//! and is dropped whole (`cnt_drop_nobuf`); so is one whose record finds the 64-record
 //! FIFO full (back-to-back packets without payload; `cnt_drop_norecord`), its beats then skipped before the
 //! next record's (each record carries the count of such beats before its own). A
 //! packet's payload beats all precede its
@@ -64,7 +64,7 @@
 
 use super::super::stream::{NicFifo, NicRam};
 use super::mr_check::RdmaMrCheck;
-use super::opcode::{RdmaOpcodeInfo, CLASS_ACKNOWLEDGE, CLASS_READ_RESPONSE, CLASS_SEND, CLASS_WRITE};
+use super::opcode::{RdmaOpcodeInfo, CLASS_ACKNOWLEDGE, CLASS_READ_REQUEST, CLASS_READ_RESPONSE, CLASS_SEND, CLASS_WRITE};
 use nic_regmap::rdma::{access, cqe, qpc, syndrome, wqe, QpState, WcStatus};
 use rust_hdl::prelude::*;
 
@@ -182,6 +182,12 @@ pub struct RdmaResponder {
     pub ack_udp_src_port: Signal<Out, Bits<16>>,
     /// The remote QP (the QP context's DEST_QPN).
     pub ack_dest_qp: Signal<Out, Bits<24>>,
+    /// A READ's response is owed (`RdmaResponseTx` sends it): its bus address (the RETH
+    /// checked and translated), its length and the QP's path MTU code.
+    pub ack_read: Signal<Out, Bit>,
+    pub ack_bus: Signal<Out, Bits<64>>,
+    pub ack_len: Signal<Out, Bits<32>>,
+    pub ack_pmtu: Signal<Out, Bits<3>>,
     // ---- counter pulses ----
     pub cnt_rx_packet: Signal<Out, Bit>,
     pub cnt_rx_bytes: Signal<Out, Bits<16>>,
@@ -196,11 +202,15 @@ pub struct RdmaResponder {
     /// in, so the RAM's output goes straight to the write's strobes).
     payload: NicFifo<Bits<72>, 10, 11>,
     /// Records: see `update` for the layout.
-    records: NicFifo<Bits<288>, 4, 5>,
-    /// ACKs and NAKs owed: QP 5:0, PSN 31:8, syndrome 39:32, MSN 63:40, then the QP
+    records: NicFifo<Bits<288>, 6, 7>,
+    /// Responses owed, in order: QP 5:0, PSN 31:8, syndrome 39:32, MSN 63:40, then the QP
     /// context's path (its words 4..6: destination IPv4, MAC, UDP source port) 159:64 and
-    /// DEST_QPN 183:160, so the transmit side frames the ACK without a table read.
-    acks: NicFifo<Bits<184>, 3, 4>,
+    /// DEST_QPN 183:160, so the transmit side frames the packets without a table read; a
+    /// READ's response: 184 set, its bus address 248:185, length 280:249, path MTU code
+    /// 283:281 (an ACK or NAK: 184 clear). 64 deep: a READ's entry stays until its whole
+    /// response is sent, and a requester may have many READs in flight (a full FIFO holds
+    /// the responder, and its records back up behind it).
+    acks: NicFifo<Bits<284>, 6, 7>,
     /// Per QP: in a message 0, its class 3:1, MSN 31:8; a WRITE: next bus address 95:32,
     /// bytes to come 127:96, its whole length 159:128; a SEND: the bytes received so far
     /// 63:32, the receive WQE's id 127:64, its scatter-gather list's total 159:128.
@@ -297,6 +307,14 @@ pub struct RdmaResponder {
     v_class: DFF<Bits<3>>,
     mtu: DFF<Bits<16>>,
     mr_ok: DFF<Bit>,
+    /// The access the MR check asks for (REMOTE_WRITE, or REMOTE_READ for a READ).
+    v_need: DFF<Bits<3>>,
+    /// A READ's response is owed (the ACK FIFO entry carries it); RQ_PSN's step (a READ's
+    /// packets, else 1): its whole MTUs and whether a part of one follows.
+    owe_read: DFF<Bit>,
+    psn_step: DFF<Bits<24>>,
+    rd_pkts: Signal<Local, Bits<24>>,
+    rd_frac: Signal<Local, Bits<32>>,
     bus: DFF<Bits<64>>,
     remaining: DFF<Bits<32>>,
     syn: DFF<Bits<8>>,
@@ -373,6 +391,8 @@ pub struct RdmaResponder {
     state_bits: Constant<Bits<384>>,
     rq_psn_bits: Constant<Bits<384>>,
     remote_write: Constant<Bits<3>>,
+    remote_read: Constant<Bits<3>>,
+    class_read_request: Constant<Bits<3>>,
     syn_ack: Constant<Bits<8>>,
     syn_invalid: Constant<Bits<8>>,
     syn_access: Constant<Bits<8>>,
@@ -512,6 +532,10 @@ impl Default for RdmaResponder {
             ack_dst_ip: Default::default(),
             ack_udp_src_port: Default::default(),
             ack_dest_qp: Default::default(),
+            ack_read: Default::default(),
+            ack_bus: Default::default(),
+            ack_len: Default::default(),
+            ack_pmtu: Default::default(),
             ack_mac_le: Default::default(),
             cnt_rx_packet: Default::default(),
             cnt_rx_bytes: Default::default(),
@@ -555,6 +579,11 @@ impl Default for RdmaResponder {
             v_class: Default::default(),
             mtu: Default::default(),
             mr_ok: Default::default(),
+            v_need: Default::default(),
+            owe_read: Default::default(),
+            psn_step: Default::default(),
+            rd_pkts: Default::default(),
+            rd_frac: Default::default(),
             bus: Default::default(),
             remaining: Default::default(),
             syn: Default::default(),
@@ -603,6 +632,8 @@ impl Default for RdmaResponder {
             state_bits: Constant::new(field(qpc::STATE)),
             rq_psn_bits: Constant::new(field(qpc::RQ_PSN)),
             remote_write: Constant::new(u64::from(access::REMOTE_WRITE).into()),
+            remote_read: Constant::new(u64::from(access::REMOTE_READ).into()),
+            class_read_request: Constant::new(CLASS_READ_REQUEST.into()),
             syn_ack: Constant::new(u64::from(syndrome::ACK).into()),
             syn_invalid: Constant::new(u64::from(syndrome::NAK_INVALID_REQUEST).into()),
             syn_access: Constant::new(u64::from(syndrome::NAK_REMOTE_ACCESS).into()),
@@ -617,7 +648,7 @@ impl Logic for RdmaResponder {
             r_len, r_kept, r_orphans, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
             remaining, syn, qp_asked, left, left_nz, lo, lo_strb, have_lo, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci,
             took_new, recv_cqe, v_immdt, rq_mask, fetch_addr, rd_asked, fbeat, f_err, f_wr_id, f_nsge, f_total, sk, acc, rf_status, cqe_len, cur_delta,
-            seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, c_valid, c_final, c_data, c_strb, c_off);
+            seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, c_valid, c_final, c_data, c_strb, c_off, v_need, owe_read, psn_step);
         for i in 0..6 {
             self.sge_addr[i].clock.next = self.clock.val();
             self.sge_addr[i].d.next = self.sge_addr[i].q.val();
@@ -680,10 +711,14 @@ impl Logic for RdmaResponder {
         self.records.read.next = false;
         self.payload.read.next = false;
         self.acks.write.next = false;
-        self.acks.data_in.next = bit_cast::<184, 6>(self.r_qpn.q.val().get_bits::<6>(0)) | (bit_cast::<184, 24>(self.r_psn.q.val()) << 8)
-            | (bit_cast::<184, 8>(self.syn.q.val()) << 32) | (bit_cast::<184, 24>(self.msg.q.val().get_bits::<24>(8)) << 40)
-            | (bit_cast::<184, 96>(self.qpc.q.val().get_bits::<96>(128)) << 64)
-            | (bit_cast::<184, 24>(self.qpc.q.val().get_bits::<24>(32)) << 160);
+        self.acks.data_in.next = bit_cast::<284, 6>(self.r_qpn.q.val().get_bits::<6>(0)) | (bit_cast::<284, 24>(self.r_psn.q.val()) << 8)
+            | (bit_cast::<284, 8>(self.syn.q.val()) << 32) | (bit_cast::<284, 24>(self.msg.q.val().get_bits::<24>(8)) << 40)
+            | (bit_cast::<284, 96>(self.qpc.q.val().get_bits::<96>(128)) << 64)
+            | (bit_cast::<284, 24>(self.qpc.q.val().get_bits::<24>(32)) << 160);
+        if self.owe_read.q.val() {
+            self.acks.data_in.next = self.acks.data_in.val() | (Bits::<284>::from(1u64) << 184) | (bit_cast::<284, 64>(self.bus.q.val()) << 185)
+                | (bit_cast::<284, 32>(self.r_dma_len.q.val()) << 249) | (bit_cast::<284, 3>(self.qpc.q.val().get_bits::<3>(4)) << 281);
+        }
         self.qp_valid.next = false;
         self.qp_index.next = self.r_qpn.q.val().get_bits::<6>(0);
         self.qp_write.next = false;
@@ -698,7 +733,11 @@ impl Logic for RdmaResponder {
         self.mr_check.in_pd.next = self.qpc.q.val().get_bits::<16>(16);
         self.mr_check.in_addr.next = self.r_va.q.val();
         self.mr_check.in_len.next = self.r_dma_len.q.val();
+        // (the check is asked in Check, from the opcode's class)
         self.mr_check.in_need.next = self.remote_write.val();
+        if self.op_info.op_class.val() == self.class_read_request.val() {
+            self.mr_check.in_need.next = self.remote_read.val();
+        }
         self.mr_check.in_tag.next = 0.into();
         // the receive queue's producer indices: the doorbell's, 0 for a QP stored in RESET
         self.rq_pi_ram.read_address.next = self.r_qpn.q.val().get_bits::<6>(0);
@@ -740,6 +779,21 @@ impl Logic for RdmaResponder {
         self.cqe_word.next = bit_cast::<256, 64>(self.f_wr_id.q.val()) | (bit_cast::<256, 6>(self.r_qpn.q.val().get_bits::<6>(0)) << 128)
             | (bit_cast::<256, 8>(self.op_recv.val()) << 160) | (bit_cast::<256, 8>(self.rf_status.q.val()) << 168);
         self.need_new.next = false;
+        // a READ's whole MTUs (its length's bits above the MTU's), and what is left of one
+        self.rd_pkts.next = self.r_dma_len.q.val().get_bits::<24>(8);
+        if self.mtu.q.val() == 512 {
+            self.rd_pkts.next = bit_cast::<24, 23>(self.r_dma_len.q.val().get_bits::<23>(9));
+        }
+        if self.mtu.q.val() == 1024 {
+            self.rd_pkts.next = bit_cast::<24, 22>(self.r_dma_len.q.val().get_bits::<22>(10));
+        }
+        if self.mtu.q.val() == 2048 {
+            self.rd_pkts.next = bit_cast::<24, 21>(self.r_dma_len.q.val().get_bits::<21>(11));
+        }
+        if self.mtu.q.val() == 4096 {
+            self.rd_pkts.next = bit_cast::<24, 20>(self.r_dma_len.q.val().get_bits::<20>(12));
+        }
+        self.rd_frac.next = self.r_dma_len.q.val() & (bit_cast::<32, 16>(self.mtu.q.val()) - 1);
         self.forming.next = false;
         self.sc_go.next = false;
         self.seg_adv.next = false;
@@ -842,8 +896,11 @@ impl Logic for RdmaResponder {
                         self.cnt_drop_nobuf.next = true;
                     } else if (self.r_qpn.q.val() >= 64) | (self.r_qpn.q.val() < 2) {
                         self.cnt_drop_qp.next = true;
-                    } else if (self.op_info.op_class.val() != self.class_write.val()) & (self.op_info.op_class.val() != self.class_send.val()) {
-                        // READ requests: the next increment
+                    } else if (self.op_info.op_class.val() != self.class_write.val())
+                        & (self.op_info.op_class.val() != self.class_send.val())
+                        & (self.op_info.op_class.val() != self.class_read_request.val())
+                    {
+                        // (RdmaRxParse marks opcodes outside the table: none come here)
                         self.cnt_unsupported.next = true;
                     } else {
                         self.state.d.next = ResponderState::QpWait;
@@ -897,8 +954,12 @@ impl Logic for RdmaResponder {
                 self.remaining.d.next = self.msg.q.val().get_bits::<32>(96);
                 self.state.d.next = ResponderState::Decide;
                 self.mr_ok.d.next = true;
-                // a WRITE First or Only: ask the MR table about its RETH
-                if (self.op_info.op_class.val() == self.class_write.val()) & self.op_info.starts.val() {
+                // a WRITE First or Only, a READ: ask the MR table about its RETH
+                self.v_need.d.next = self.remote_write.val();
+                if self.op_info.op_class.val() == self.class_read_request.val() {
+                    self.v_need.d.next = self.remote_read.val();
+                }
+                if ((self.op_info.op_class.val() == self.class_write.val()) | (self.op_info.op_class.val() == self.class_read_request.val())) & self.op_info.starts.val() {
                     self.mr_check.in_valid.next = true;
                     self.state.d.next = ResponderState::MrWait;
                 }
@@ -907,7 +968,7 @@ impl Logic for RdmaResponder {
                 if self.mr_check.out_valid.val() {
                     // the QP must accept remote writes too (for a non-empty write)
                     self.mr_ok.d.next = self.mr_check.out_ok.val()
-                        & (!self.r_dma_len.q.val().any() | ((self.qpc.q.val().get_bits::<3>(56) & self.remote_write.val()) == self.remote_write.val()));
+                        & (!self.r_dma_len.q.val().any() | ((self.qpc.q.val().get_bits::<3>(56) & self.v_need.q.val()) == self.v_need.q.val()));
                     self.bus.d.next = self.mr_check.out_bus.val();
                     self.remaining.d.next = self.r_dma_len.q.val();
                     self.state.d.next = ResponderState::Decide;
@@ -918,6 +979,12 @@ impl Logic for RdmaResponder {
                 self.left_nz.d.next = self.r_kept.q.val().any();
                 self.took_new.d.next = false;
                 self.rf_status.d.next = 0.into();
+                self.owe_read.d.next = false;
+                // RQ_PSN's step: a READ takes a PSN per packet of its response (an empty one, one)
+                self.psn_step.d.next = 1.into();
+                if (self.v_class.q.val() == self.class_read_request.val()) & self.r_dma_len.q.val().any() {
+                    self.psn_step.d.next = self.rd_pkts.val() + bit_cast::<24, 1>(self.rd_frac.val().any().into());
+                }
                 // a SEND's first packet and a WRITE with immediate take a receive WQE (a SEND's
                 // later packets find its checked list in `sge_ram`, its id and total in `msg`)
                 self.need_new.next = ((self.v_class.q.val() == self.class_send.val()) & self.v_starts.q.val())
@@ -945,6 +1012,7 @@ impl Logic for RdmaResponder {
                 } else {
                     self.syn.d.next = self.syn_ack.val();
                     self.state.d.next = ResponderState::Start;
+                    self.owe_read.d.next = self.v_class.q.val() == self.class_read_request.val();
                     if self.need_new.val() & (self.rq_ci.q.val() == self.rq_pi.q.val()) {
                         // no receive WQE posted: RNR NAK, the QP stays as it is
                         self.syn.d.next = self.syn_rnr.val();
@@ -1241,7 +1309,7 @@ impl Logic for RdmaResponder {
                 self.qp_valid.next = !self.qp_asked.q.val();
                 self.qp_write.next = true;
                 self.qp_mask.next = self.rq_psn_bits.val();
-                self.qp_wdata.next = bit_cast::<384, 24>(self.r_psn.q.val() + 1) << 96;
+                self.qp_wdata.next = bit_cast::<384, 24>(self.r_psn.q.val() + self.psn_step.q.val()) << 96;
                 if self.took_new.q.val() {
                     self.qp_mask.next = self.rq_psn_bits.val() | self.rq_ci_bits.val();
                     self.qp_wdata.next = (bit_cast::<384, 24>(self.r_psn.q.val() + 1) << 96) | (bit_cast::<384, 16>(self.rq_ci.q.val() + 1) << 368);
@@ -1253,7 +1321,8 @@ impl Logic for RdmaResponder {
                     self.state.d.next = ResponderState::Idle;
                     if self.recv_cqe.q.val() {
                         self.state.d.next = ResponderState::CqeOut;
-                    } else if self.r_ack_req.q.val() {
+                    } else if self.r_ack_req.q.val() | self.owe_read.q.val() {
+                        // a READ owes its response (never an ACK of its own)
                         self.state.d.next = ResponderState::AckOwed;
                     }
                 }
@@ -1438,6 +1507,10 @@ impl Logic for RdmaResponder {
             | (bit_cast::<48, 8>(self.ack_mac_le.val().get_bits::<8>(32)) << 8) | bit_cast::<48, 8>(self.ack_mac_le.val().get_bits::<8>(40));
         self.ack_udp_src_port.next = self.acks.data_out.val().get_bits::<16>(144);
         self.ack_dest_qp.next = self.acks.data_out.val().get_bits::<24>(160);
+        self.ack_read.next = self.acks.data_out.val().get_bit(184);
+        self.ack_bus.next = self.acks.data_out.val().get_bits::<64>(185);
+        self.ack_len.next = self.acks.data_out.val().get_bits::<32>(249);
+        self.ack_pmtu.next = self.acks.data_out.val().get_bits::<3>(281);
         self.acks.read.next = !self.acks.empty.val() & self.ack_ready.val();
         if self.reset.val() {
             self.state.d.next = ResponderState::Idle;

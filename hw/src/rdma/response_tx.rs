@@ -1,0 +1,340 @@
+//! The responder's transmit side (the read_reply half of rxe_resp.c): what the responder
+//! owes its requesters, in the order it was owed, into packets for `RdmaTxBuild`. The
+//! behavioural model's `responder_packet` (testbench/src/roce/engine/responder.rs) is the
+//! reference.
+//!
+//! The responder queues one entry per response owed (`owed_*`, the head of its FIFO,
+//! taken with `owed_ready` once its last packet is handed over):
+//!
+//! * an ACK or NAK: one Acknowledge packet with its syndrome and MSN;
+//! * a READ: the response to a READ request it accepted (the RETH already checked and
+//!   translated to a bus address, the PSN advanced past the response): the bytes cut at
+//!   the path MTU into READ Response First/Middle/Last packets, or one Only, at the
+//!   request's PSN and on; the AETH (syndrome, MSN) on First, Last and Only. An empty READ
+//!   is one Only packet without payload.
+//!
+//! Each packet's payload is read from host memory (`dma_rd_*`, one read of at most 4,096
+//! bytes) before its header is offered, into a buffer of 512 beats (two packets at the
+//! largest MTU) where every read's beats are reserved before it is issued: the read port
+//! answers in order and the requester's reads share it, so this block never holds an
+//! answer back (`dma_rd_rsp_ready` is always set). The next packet's read goes out while
+//! the framer takes this one's payload, so back-to-back packets wait for the framer, not
+//! for host memory.
+//!
+//! The payload goes to the framer as 8-byte halves of the 16-byte beats (lane 0 aligned:
+//! the read port delivers the first byte asked for in lane 0).
+//!
+//! Not yet here (issue 19): a host refusing a read (an unmapped page inside a registered
+//! region) leaves what the port returned in the packet; the model NAKs it (remote
+//! operational error) and moves the QP to ERR.
+
+use crate::stream::NicFifo;
+use rust_hdl::prelude::*;
+
+/// The states of one entry: wait for one; an ACK's packet; a READ's packets, each
+/// planned (its length, whether it ends the response), read, and offered to the framer.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum ResponseTxState {
+    Idle,
+    Ack,
+    Plan,
+    Size,
+    Issue,
+    Offer,
+}
+
+/// BTH opcodes of the packets this block sends.
+pub const OP_READ_RESPONSE_FIRST: u64 = 0x0d;
+pub const OP_READ_RESPONSE_MIDDLE: u64 = 0x0e;
+pub const OP_READ_RESPONSE_LAST: u64 = 0x0f;
+pub const OP_READ_RESPONSE_ONLY: u64 = 0x10;
+pub const OP_ACKNOWLEDGE: u64 = 0x11;
+
+/// Beats the payload buffer holds (16 bytes each): two packets at a 4,096-byte MTU.
+const BUF_BEATS: u64 = 512;
+
+#[derive(LogicBlock)]
+pub struct RdmaResponseTx {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    // ---- what is owed: the head of the responder's FIFO ----
+    pub owed_valid: Signal<In, Bit>,
+    pub owed_ready: Signal<Out, Bit>,
+    /// A READ response (else one ACK/NAK).
+    pub owed_read: Signal<In, Bit>,
+    pub owed_psn: Signal<In, Bits<24>>,
+    pub owed_syndrome: Signal<In, Bits<8>>,
+    pub owed_msn: Signal<In, Bits<24>>,
+    /// The QP's path (the MAC's first byte in bits 47:40) and its remote QP.
+    pub owed_dst_mac: Signal<In, Bits<48>>,
+    pub owed_dst_ip: Signal<In, Bits<32>>,
+    pub owed_udp_src_port: Signal<In, Bits<16>>,
+    pub owed_dest_qp: Signal<In, Bits<24>>,
+    /// A READ's bus address, its length and the QP's path MTU code (1 256 .. 5 4096).
+    pub owed_bus: Signal<In, Bits<64>>,
+    pub owed_len: Signal<In, Bits<32>>,
+    pub owed_pmtu: Signal<In, Bits<3>>,
+    // ---- one packet's header, as `RdmaTxBuild` takes it ----
+    pub tx_valid: Signal<Out, Bit>,
+    pub tx_ready: Signal<In, Bit>,
+    pub tx_dst_mac: Signal<Out, Bits<48>>,
+    pub tx_dst_ip: Signal<Out, Bits<32>>,
+    pub tx_udp_src_port: Signal<Out, Bits<16>>,
+    pub tx_dest_qp: Signal<Out, Bits<24>>,
+    pub tx_opcode: Signal<Out, Bits<8>>,
+    pub tx_psn: Signal<Out, Bits<24>>,
+    pub tx_syndrome: Signal<Out, Bits<8>>,
+    pub tx_msn: Signal<Out, Bits<24>>,
+    pub tx_payload_len: Signal<Out, Bits<16>>,
+    /// The packet offered is an Acknowledge (for the engine's ACK and NAK counters).
+    pub tx_is_ack: Signal<Out, Bit>,
+    // ---- its payload ----
+    pub pay_valid: Signal<Out, Bit>,
+    pub pay_ready: Signal<In, Bit>,
+    pub pay_data: Signal<Out, Bits<64>>,
+    // ---- DMA reads (answered in order, never held back) ----
+    pub dma_rd_req_valid: Signal<Out, Bit>,
+    pub dma_rd_req_ready: Signal<In, Bit>,
+    pub dma_rd_req_addr: Signal<Out, Bits<64>>,
+    pub dma_rd_req_len: Signal<Out, Bits<16>>,
+    pub dma_rd_rsp_valid: Signal<In, Bit>,
+    pub dma_rd_rsp_ready: Signal<Out, Bit>,
+    pub dma_rd_rsp_data: Signal<In, Bits<128>>,
+    // ---- children ----
+    /// The payload read for the packets ahead (`buf` is a Verilog primitive's name).
+    payload: NicFifo<Bits<128>, 9, 10>,
+    // ---- the entry in hand ----
+    state: DFF<ResponseTxState>,
+    /// Bytes of the READ not yet put in a packet, and where they start.
+    rem: DFF<Bits<32>>,
+    bus: DFF<Bits<64>>,
+    psn: DFF<Bits<24>>,
+    first: DFF<Bit>,
+    mtu: DFF<Bits<16>>,
+    /// The packet being planned: its payload, whether it ends the response, its beats.
+    chunk: DFF<Bits<16>>,
+    last: DFF<Bit>,
+    beats: DFF<Bits<10>>,
+    /// Buffer beats reserved (read issued, not yet taken by the framer).
+    reserved: DFF<Bits<10>>,
+    // ---- the payload going out: bytes left of the packet, the beat's high half next ----
+    s_left: DFF<Bits<16>>,
+    s_high: DFF<Bit>,
+    // ---- scratch ----
+    /// The packet's beats fit beside those reserved.
+    room_ok: Signal<Local, Bit>,
+    fire_rd: Signal<Local, Bit>,
+    pop: Signal<Local, Bit>,
+    more: Signal<Local, Bit>,
+    mtu_256: Constant<Bits<16>>,
+    mtu_unit: Constant<Bits<16>>,
+    buf_beats: Constant<Bits<10>>,
+    op_first: Constant<Bits<8>>,
+    op_middle: Constant<Bits<8>>,
+    op_last: Constant<Bits<8>>,
+    op_only: Constant<Bits<8>>,
+    op_ack: Constant<Bits<8>>,
+}
+
+impl Default for RdmaResponseTx {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            owed_valid: Default::default(),
+            owed_ready: Default::default(),
+            owed_read: Default::default(),
+            owed_psn: Default::default(),
+            owed_syndrome: Default::default(),
+            owed_msn: Default::default(),
+            owed_dst_mac: Default::default(),
+            owed_dst_ip: Default::default(),
+            owed_udp_src_port: Default::default(),
+            owed_dest_qp: Default::default(),
+            owed_bus: Default::default(),
+            owed_len: Default::default(),
+            owed_pmtu: Default::default(),
+            tx_valid: Default::default(),
+            tx_ready: Default::default(),
+            tx_dst_mac: Default::default(),
+            tx_dst_ip: Default::default(),
+            tx_udp_src_port: Default::default(),
+            tx_dest_qp: Default::default(),
+            tx_opcode: Default::default(),
+            tx_psn: Default::default(),
+            tx_syndrome: Default::default(),
+            tx_msn: Default::default(),
+            tx_payload_len: Default::default(),
+            tx_is_ack: Default::default(),
+            pay_valid: Default::default(),
+            pay_ready: Default::default(),
+            pay_data: Default::default(),
+            dma_rd_req_valid: Default::default(),
+            dma_rd_req_ready: Default::default(),
+            dma_rd_req_addr: Default::default(),
+            dma_rd_req_len: Default::default(),
+            dma_rd_rsp_valid: Default::default(),
+            dma_rd_rsp_ready: Default::default(),
+            dma_rd_rsp_data: Default::default(),
+            payload: Default::default(),
+            state: Default::default(),
+            rem: Default::default(),
+            bus: Default::default(),
+            psn: Default::default(),
+            first: Default::default(),
+            mtu: Default::default(),
+            chunk: Default::default(),
+            last: Default::default(),
+            beats: Default::default(),
+            reserved: Default::default(),
+            room_ok: Default::default(),
+            s_left: Default::default(),
+            s_high: Default::default(),
+            fire_rd: Default::default(),
+            pop: Default::default(),
+            more: Default::default(),
+            mtu_256: Constant::new(256u64.into()),
+            mtu_unit: Constant::new(128u64.into()),
+            buf_beats: Constant::new(BUF_BEATS.into()),
+            op_first: Constant::new(OP_READ_RESPONSE_FIRST.into()),
+            op_middle: Constant::new(OP_READ_RESPONSE_MIDDLE.into()),
+            op_last: Constant::new(OP_READ_RESPONSE_LAST.into()),
+            op_only: Constant::new(OP_READ_RESPONSE_ONLY.into()),
+            op_ack: Constant::new(OP_ACKNOWLEDGE.into()),
+        }
+    }
+}
+
+impl Logic for RdmaResponseTx {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, state, rem, bus, psn, first, mtu, chunk, last, beats, reserved, s_left, s_high);
+        clock!(self, clock, payload);
+        self.payload.reset.next = self.reset.val();
+        // the header: the entry's path, the packet's own fields
+        self.owed_ready.next = false;
+        self.tx_valid.next = false;
+        self.tx_dst_mac.next = self.owed_dst_mac.val();
+        self.tx_dst_ip.next = self.owed_dst_ip.val();
+        self.tx_udp_src_port.next = self.owed_udp_src_port.val();
+        self.tx_dest_qp.next = self.owed_dest_qp.val();
+        self.tx_syndrome.next = self.owed_syndrome.val();
+        self.tx_msn.next = self.owed_msn.val();
+        self.tx_is_ack.next = self.state.q.val() == ResponseTxState::Ack;
+        self.tx_opcode.next = self.op_ack.val();
+        self.tx_psn.next = self.owed_psn.val();
+        self.tx_payload_len.next = 0.into();
+        if self.state.q.val() != ResponseTxState::Ack {
+            self.tx_psn.next = self.psn.q.val();
+            self.tx_payload_len.next = self.chunk.q.val();
+            self.tx_opcode.next = self.op_middle.val();
+            if self.first.q.val() & self.last.q.val() {
+                self.tx_opcode.next = self.op_only.val();
+            } else if self.first.q.val() {
+                self.tx_opcode.next = self.op_first.val();
+            } else if self.last.q.val() {
+                self.tx_opcode.next = self.op_last.val();
+            }
+        }
+        self.dma_rd_req_valid.next = false;
+        self.dma_rd_req_addr.next = self.bus.q.val();
+        self.dma_rd_req_len.next = self.chunk.q.val();
+        self.fire_rd.next = false;
+        self.room_ok.next = bit_cast::<11, 10>(self.reserved.q.val()) + bit_cast::<11, 10>(self.beats.q.val()) <= bit_cast::<11, 10>(self.buf_beats.val());
+        match self.state.q.val() {
+            ResponseTxState::Idle => {
+                if self.owed_valid.val() {
+                    self.state.d.next = ResponseTxState::Ack;
+                    if self.owed_read.val() {
+                        self.rem.d.next = self.owed_len.val();
+                        self.bus.d.next = self.owed_bus.val();
+                        self.psn.d.next = self.owed_psn.val();
+                        self.first.d.next = true;
+                        // path MTU: 1 256 .. 5 4096, anything else 256 (as the responder)
+                        self.mtu.d.next = self.mtu_256.val();
+                        if (self.owed_pmtu.val() >= 1) & (self.owed_pmtu.val() <= 5) {
+                            self.mtu.d.next = self.mtu_unit.val() << bit_cast::<16, 3>(self.owed_pmtu.val());
+                        }
+                        self.state.d.next = ResponseTxState::Plan;
+                    }
+                }
+            }
+            ResponseTxState::Ack => {
+                self.tx_valid.next = true;
+                if self.tx_ready.val() {
+                    self.owed_ready.next = true;
+                    self.state.d.next = ResponseTxState::Idle;
+                }
+            }
+            ResponseTxState::Plan => {
+                // the rest, or an MTU's worth
+                self.last.d.next = self.rem.q.val() <= bit_cast::<32, 16>(self.mtu.q.val());
+                self.chunk.d.next = self.mtu.q.val();
+                if self.rem.q.val() <= bit_cast::<32, 16>(self.mtu.q.val()) {
+                    self.chunk.d.next = self.rem.q.val().get_bits::<16>(0);
+                }
+                self.state.d.next = ResponseTxState::Size;
+            }
+            ResponseTxState::Size => {
+                self.beats.d.next = bit_cast::<10, 12>(self.chunk.q.val().get_bits::<12>(4)) + bit_cast::<10, 1>(self.chunk.q.val().get_bits::<4>(0).any().into());
+                self.state.d.next = ResponseTxState::Issue;
+            }
+            ResponseTxState::Issue => {
+                // an empty READ reads nothing
+                self.dma_rd_req_valid.next = self.chunk.q.val().any() & self.room_ok.val();
+                self.fire_rd.next = self.dma_rd_req_valid.val() & self.dma_rd_req_ready.val();
+                if self.fire_rd.val() | !self.chunk.q.val().any() {
+                    self.bus.d.next = self.bus.q.val() + bit_cast::<64, 16>(self.chunk.q.val());
+                    self.state.d.next = ResponseTxState::Offer;
+                }
+            }
+            ResponseTxState::Offer => {
+                self.tx_valid.next = true;
+                if self.tx_ready.val() {
+                    // the framer takes no other header before this one's payload
+                    self.s_left.d.next = self.chunk.q.val();
+                    self.s_high.d.next = false;
+                    self.psn.d.next = self.psn.q.val() + 1;
+                    self.rem.d.next = self.rem.q.val() - bit_cast::<32, 16>(self.chunk.q.val());
+                    self.first.d.next = false;
+                    self.state.d.next = ResponseTxState::Plan;
+                    if self.last.q.val() {
+                        self.owed_ready.next = true;
+                        self.state.d.next = ResponseTxState::Idle;
+                    }
+                }
+            }
+        }
+        // ---- the read's answers into the buffer (their room reserved) ----
+        self.dma_rd_rsp_ready.next = true;
+        self.payload.write.next = self.dma_rd_rsp_valid.val();
+        self.payload.data_in.next = self.dma_rd_rsp_data.val();
+        // ---- the payload: each beat's low half, then its high half if the packet goes on ----
+        self.pay_valid.next = self.s_left.q.val().any() & !self.payload.empty.val();
+        self.pay_data.next = self.payload.data_out.val().get_bits::<64>(0);
+        if self.s_high.q.val() {
+            self.pay_data.next = self.payload.data_out.val().get_bits::<64>(64);
+        }
+        self.more.next = self.s_left.q.val() > 8;
+        self.pop.next = false;
+        if self.pay_valid.val() & self.pay_ready.val() {
+            self.s_left.d.next = 0.into();
+            if self.more.val() {
+                self.s_left.d.next = self.s_left.q.val() - 8;
+            }
+            self.s_high.d.next = !self.s_high.q.val() & self.more.val();
+            self.pop.next = self.s_high.q.val() | !self.more.val();
+        }
+        self.payload.read.next = self.pop.val();
+        self.reserved.d.next = self.reserved.q.val() - bit_cast::<10, 1>(self.pop.val().into());
+        if self.fire_rd.val() {
+            self.reserved.d.next = self.reserved.q.val() + self.beats.q.val() - bit_cast::<10, 1>(self.pop.val().into());
+        }
+        if self.reset.val() {
+            self.state.d.next = ResponseTxState::Idle;
+            self.reserved.d.next = 0.into();
+            self.s_left.d.next = 0.into();
+            self.s_high.d.next = false;
+        }
+    }
+}
