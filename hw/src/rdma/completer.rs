@@ -133,6 +133,9 @@ pub struct RdmaCompleter {
     rh_valid: DFF<Bit>,
     rh_data: DFF<Bits<80>>,
     rh_bad_qp: DFF<Bit>,
+    /// `rh_bad_qp` is `rh_data`'s (computed a cycle after the load: the compare kept off
+    /// the FIFO RAM's output, 156.25 MHz).
+    rh_checked: DFF<Bit>,
     /// The driver's stores that matter here: QPN 5:0, state 8:6.
     stores: NicFifo<Bits<9>, 3, 4>,
     /// The outstanding rings, entry {QPN, slot}: wr_id 63:0, opcode 66:64, SIGNALED 67,
@@ -257,6 +260,7 @@ impl Default for RdmaCompleter {
             rh_valid: Default::default(),
             rh_data: Default::default(),
             rh_bad_qp: Default::default(),
+            rh_checked: Default::default(),
             stores: Default::default(),
             ring: Default::default(),
             ptr_ram: Default::default(),
@@ -322,7 +326,7 @@ impl Logic for RdmaCompleter {
     fn update(&mut self) {
         dff_setup!(self, clock, state, after, ev, asked, qpn, store_state, r_wr_id, r_opcode, r_signalled, r_last_psn, r_len, r_status, psn,
             syndrome, paylen, ctx, qp_state, sig_all, send_cq, head, count, limit, nak, full, e_wr_id, e_len, e_opcode, e_status, e_syndrome, entry,
-            after_tail, past_limit, rh_valid, rh_data, rh_bad_qp);
+            after_tail, past_limit, rh_valid, rh_data, rh_bad_qp, rh_checked);
         clock!(self, clock, records, stores, ring, ptr_ram);
         self.records.reset.next = self.reset.val();
         self.stores.reset.next = self.reset.val();
@@ -342,10 +346,11 @@ impl Logic for RdmaCompleter {
         self.stores.read.next = false;
         // the head register refills whenever it is empty or being taken (below)
         self.records.read.next = !self.records.empty.val() & !self.rh_valid.q.val();
+        self.rh_bad_qp.d.next = (self.rh_data.q.val().get_bits::<24>(0) >= 64) | (self.rh_data.q.val().get_bits::<24>(0) < 2);
+        self.rh_checked.d.next = self.rh_valid.q.val();
         if self.records.read.val() {
             self.rh_valid.d.next = true;
             self.rh_data.d.next = self.records.data_out.val();
-            self.rh_bad_qp.d.next = (self.records.data_out.val().get_bits::<24>(0) >= 64) | (self.records.data_out.val().get_bits::<24>(0) < 2);
         }
         // ---- the rings ----
         self.slot.next = self.head.q.val() + self.count.q.val().get_bits::<4>(0);
@@ -438,7 +443,7 @@ impl Logic for RdmaCompleter {
                     self.r_last_psn.d.next = self.out_last_psn.val();
                     self.r_len.d.next = self.out_len.val();
                     self.r_status.d.next = self.out_status.val();
-                } else if self.rh_valid.q.val() {
+                } else if self.rh_valid.q.val() & self.rh_checked.q.val() {
                     self.rh_valid.d.next = false;
                     self.ev.d.next = self.ev_response.val();
                     self.qpn.d.next = self.rh_data.q.val().get_bits::<6>(0);

@@ -84,6 +84,7 @@ pub enum ResponderState {
     SgeCheck,
     SgeWait,
     RecvFail,
+    Start0,
     Start,
     Nak,
     NakStore,
@@ -289,8 +290,12 @@ pub struct RdmaResponder {
     /// The segment's start less c_off (below 16 unsigned: it starts inside the chunk).
     seg_lo: DFF<Bits<32>>,
     seg_k: DFF<Bits<3>>,
-    /// The segment advanced in the last cycle: `sge_ram` shows the one after it next cycle.
-    adv_wait: DFF<Bit>,
+    /// Cycles until `sge_q` shows the segment after the current one (2 after an advance:
+    /// the RAM's address, then its output registered; 1 after Start).
+    adv_wait: DFF<Bits<2>>,
+    /// `sge_ram`'s output, registered before anything decides on it (156.25 MHz: the RAM's
+    /// output went straight into the segment's subtraction).
+    sge_q: DFF<Bits<96>>,
     /// The packet's end less c_off.
     pkt_rem: DFF<Bits<32>>,
     c_valid: DFF<Bit>,
@@ -439,6 +444,7 @@ impl Default for RdmaResponder {
             rq_pi_ram: Default::default(),
             sge_ram: Default::default(),
             adv_wait: Default::default(),
+            sge_q: Default::default(),
             r_solicited: Default::default(),
             r_immdt: Default::default(),
             rq_pi: Default::default(),
@@ -648,7 +654,7 @@ impl Logic for RdmaResponder {
             r_len, r_kept, r_orphans, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
             remaining, syn, qp_asked, left, left_nz, lo, lo_strb, have_lo, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci,
             took_new, recv_cqe, v_immdt, rq_mask, fetch_addr, rd_asked, fbeat, f_err, f_wr_id, f_nsge, f_total, sk, acc, rf_status, cqe_len, cur_delta,
-            seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, c_valid, c_final, c_data, c_strb, c_off, v_need, owe_read, psn_step);
+            seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, c_valid, c_final, c_data, c_strb, c_off, v_need, owe_read, psn_step, sge_q);
         for i in 0..6 {
             self.sge_addr[i].clock.next = self.clock.val();
             self.sge_addr[i].d.next = self.sge_addr[i].q.val();
@@ -768,7 +774,11 @@ impl Logic for RdmaResponder {
             }
         }
         self.sge_ram.write_enable.next = false;
-        self.adv_wait.d.next = false;
+        self.sge_q.d.next = self.sge_ram.read_data.val();
+        self.adv_wait.d.next = 0.into();
+        if self.adv_wait.q.val().any() {
+            self.adv_wait.d.next = self.adv_wait.q.val() - 1;
+        }
         self.dma_rd_req_valid.next = false;
         self.dma_rd_req_addr.next = self.fetch_addr.q.val();
         self.dma_rd_req_len.next = 128.into();
@@ -1012,6 +1022,9 @@ impl Logic for RdmaResponder {
                 } else {
                     self.syn.d.next = self.syn_ack.val();
                     self.state.d.next = ResponderState::Start;
+                    if self.v_class.q.val() == self.class_send.val() {
+                        self.state.d.next = ResponderState::Start0;
+                    }
                     self.owe_read.d.next = self.v_class.q.val() == self.class_read_request.val();
                     if self.need_new.val() & (self.rq_ci.q.val() == self.rq_pi.q.val()) {
                         // no receive WQE posted: RNR NAK, the QP stays as it is
@@ -1089,7 +1102,7 @@ impl Logic for RdmaResponder {
                     self.rf_status.d.next = self.st_loc_len.val();
                     self.state.d.next = ResponderState::RecvFail;
                 } else if bit_cast::<8, 3>(self.sk.q.val()) == self.f_nsge.q.val() {
-                    self.state.d.next = ResponderState::Start;
+                    self.state.d.next = ResponderState::Start0;
                 } else {
                     self.mr_check.in_valid.next = true;
                     self.state.d.next = ResponderState::SgeWait;
@@ -1127,6 +1140,10 @@ impl Logic for RdmaResponder {
                     self.state.d.next = ResponderState::Nak;
                 }
             }
+            ResponderState::Start0 => {
+                // a SEND: its segment 0 reaches `sge_q` (the RAM's address was set before)
+                self.state.d.next = ResponderState::Start;
+            }
             ResponderState::Start => {
                 // the segments the payload goes to: a WRITE's one (from its bus address on), a
                 // SEND's scatter-gather list from the bytes already received on
@@ -1142,18 +1159,20 @@ impl Logic for RdmaResponder {
                 self.cur_delta.d.next = self.bus.q.val();
                 self.seg_rem.d.next = 0x7fff_ffffu64.into();
                 self.state.d.next = ResponderState::Data;
+                // segment 1 reaches `sge_q` a cycle into Data
+                self.adv_wait.d.next = 1.into();
                 if !self.r_kept.q.val().any() {
                     self.state.d.next = ResponderState::Update;
                 }
                 if self.v_class.q.val() == self.class_send.val() {
-                    self.cur_delta.d.next = self.sge_ram.read_data.val().get_bits::<64>(0);
-                    self.seg_rem.d.next = self.sge_ram.read_data.val().get_bits::<32>(64);
+                    self.cur_delta.d.next = self.sge_q.q.val().get_bits::<64>(0);
+                    self.seg_rem.d.next = self.sge_q.q.val().get_bits::<32>(64);
                     // `bus` carries the bytes received so far (Update adds this packet's)
                     self.bus.d.next = 0.into();
                     if !self.v_starts.q.val() {
                         self.bus.d.next = bit_cast::<64, 32>(self.msg.q.val().get_bits::<32>(32));
                         self.c_off.d.next = self.msg.q.val().get_bits::<32>(32);
-                        self.seg_rem.d.next = self.sge_ram.read_data.val().get_bits::<32>(64) - self.msg.q.val().get_bits::<32>(32);
+                        self.seg_rem.d.next = self.sge_q.q.val().get_bits::<32>(64) - self.msg.q.val().get_bits::<32>(32);
                         self.seg_lo.d.next = self.zero32.val() - self.msg.q.val().get_bits::<32>(32);
                         self.f_wr_id.d.next = self.msg.q.val().get_bits::<64>(64);
                         self.acc.d.next = self.msg.q.val().get_bits::<32>(128);
@@ -1233,7 +1252,7 @@ impl Logic for RdmaResponder {
                 }
                 // the scatter: the chunk goes out once per segment it touches, at the
                 // segment's bus address for its offset, with the other segments' bytes masked
-                self.sc_go.next = self.c_valid.q.val() & !self.adv_wait.q.val() & (!self.w_valid.q.val() | self.dma_wr_ready.val());
+                self.sc_go.next = self.c_valid.q.val() & !self.adv_wait.q.val().any() & (!self.w_valid.q.val() | self.dma_wr_ready.val());
                 if self.sc_go.val() {
                     if self.seg_done.val() {
                         self.seg_adv.next = true;
@@ -1259,9 +1278,9 @@ impl Logic for RdmaResponder {
                 if self.seg_adv.val() {
                     self.seg_k.d.next = self.next_k.val();
                     self.seg_lo.d.next = self.seg_rem.q.val();
-                    self.cur_delta.d.next = self.sge_ram.read_data.val().get_bits::<64>(0);
-                    self.seg_rem.d.next = self.sge_ram.read_data.val().get_bits::<32>(64) - self.c_off.q.val();
-                    self.adv_wait.d.next = true;
+                    self.cur_delta.d.next = self.sge_q.q.val().get_bits::<64>(0);
+                    self.seg_rem.d.next = self.sge_q.q.val().get_bits::<32>(64) - self.c_off.q.val();
+                    self.adv_wait.d.next = 2.into();
                 }
                 if !self.left_nz.q.val() & !self.c_valid.q.val() & (!self.w_valid.q.val() | self.dma_wr_ready.val()) {
                     self.state.d.next = ResponderState::Update;
