@@ -8,10 +8,14 @@
 //! SLVERR/DECERR) ends the DMA response with one error beat; the rest of that request's
 //! beats are drained. At most 16 bursts are outstanding (counted with RLAST).
 //!
-//! Writes: the DMA port addresses every beat; each becomes one single-beat AXI write
-//! (AWLEN 0), two when the beat straddles a 16-byte boundary. The DMA write response of
-//! a burst carries the OR of the BRESP errors of all its AXI writes. Single ID,
-//! everything in order.
+//! Writes: the DMA port addresses every beat; each becomes single-beat AXI writes (AWLEN
+//! 0) of the 16-byte words it touches. A beat that straddles two words leaves its upper
+//! part in a carry, merged into the next beat's first word when that beat goes on where
+//! this one ended (so a run of unaligned beats, a packet landing at an odd address,
+//! costs one write a beat, not two, and keeps up with the wire); a carry the next beat
+//! does not continue goes out alone first, and a burst's last beat never leaves one (its
+//! upper part goes out as a second write). The DMA write response of a burst carries the
+//! OR of the BRESP errors of all its AXI writes. Single ID, everything in order.
 
 use crate::stream::NicFifo;
 use rust_hdl::prelude::*;
@@ -103,9 +107,28 @@ pub struct DmaAxiBridge {
     w_done: DFF<Bit>,
     b_error: DFF<Bit>,
     w_off: Signal<Local, Bits<4>>,
+    /// The upper part of the last beat, due at word address `carry_addr`.
+    carry_valid: DFF<Bit>,
+    carry_addr: DFF<Bits<64>>,
+    carry_data: DFF<Bits<128>>,
+    carry_strb: DFF<Bits<16>>,
+    carry_tag: DFF<Bits<4>>,
+    /// The beat's parts: its first word (address, data, strobes) and what spills into the next.
+    lo_addr: Signal<Local, Bits<64>>,
+    lo_data: Signal<Local, Bits<128>>,
+    lo_strb: Signal<Local, Bits<16>>,
+    hi_data: Signal<Local, Bits<128>>,
+    hi_strb: Signal<Local, Bits<16>>,
+    /// The bytes `lo_strb` selects, as a bit mask.
+    lo_bytes: Signal<Local, Bits<128>>,
+    carry_hit: Signal<Local, Bit>,
+    /// The word offered is the carry alone.
+    carry_alone: Signal<Local, Bit>,
     word_complete: Signal<Local, Bit>,
     beat_complete: Signal<Local, Bit>,
     ones128: Constant<Bits<128>>,
+    /// Byte lane i's bits.
+    byte_lane: [Constant<Bits<128>>; 16],
     page_mask: Constant<Bits<64>>,
     word_mask: Constant<Bits<64>>,
 }
@@ -191,11 +214,25 @@ impl Default for DmaAxiBridge {
             w_done: Default::default(),
             b_error: Default::default(),
             w_off: Default::default(),
+            carry_valid: Default::default(),
+            carry_addr: Default::default(),
+            carry_data: Default::default(),
+            carry_strb: Default::default(),
+            carry_tag: Default::default(),
+            lo_addr: Default::default(),
+            lo_data: Default::default(),
+            lo_strb: Default::default(),
+            hi_data: Default::default(),
+            hi_strb: Default::default(),
+            lo_bytes: Default::default(),
+            carry_hit: Default::default(),
+            carry_alone: Default::default(),
             word_complete: Default::default(),
             beat_complete: Default::default(),
             ones128: Constant::new(!Bits::<128>::default()),
             page_mask: Constant::new(Bits::<64>::from(!0xfffu64)),
             word_mask: Constant::new(Bits::<64>::from(!0xfu64)),
+            byte_lane: std::array::from_fn(|i| Constant::new(Bits::<128>::from(0xffu64) << (8 * i as u64))),
         }
     }
 }
@@ -205,7 +242,7 @@ impl Logic for DmaAxiBridge {
     fn update(&mut self) {
         dff_setup!(
             self, clock, ar_busy, ar_outstanding, ar_cur, ar_end, r_in, r_out, r_prev, r_flush, r_errored, w_second, aw_done, w_done,
-            b_error
+            b_error, carry_valid, carry_addr, carry_data, carry_strb, carry_tag
         );
         clock!(self, clock, rd_track, b_track);
         self.rd_track.reset.next = self.reset.val();
@@ -339,15 +376,42 @@ impl Logic for DmaAxiBridge {
             self.r_flush.d.next = false;
             self.r_errored.d.next = false;
         }
-        // ---- DMA write beats → single-beat AXI writes
+        // ---- DMA write beats → single-beat AXI writes, a straddling beat's upper part
+        // carried into the next beat's first word
         self.w_off.next = self.dma_wr_addr.val().get_bits::<4>(0);
-        self.m_axi_awaddr.next = self.dma_wr_addr.val() & self.word_mask.val();
-        self.m_axi_wdata.next = self.dma_wr_data.val() << (bit_cast::<8, 4>(self.w_off.val()) << 3);
-        self.m_axi_wstrb.next = self.dma_wr_strb.val() << self.w_off.val();
+        self.lo_addr.next = self.dma_wr_addr.val() & self.word_mask.val();
+        self.lo_data.next = self.dma_wr_data.val() << (bit_cast::<8, 4>(self.w_off.val()) << 3);
+        self.lo_strb.next = self.dma_wr_strb.val() << self.w_off.val();
+        self.hi_data.next = self.dma_wr_data.val() >> (128 - (bit_cast::<8, 4>(self.w_off.val()) << 3));
+        self.hi_strb.next = 0.into();
+        if self.w_off.val().any() {
+            self.hi_strb.next = self.dma_wr_strb.val() >> (16 - bit_cast::<8, 4>(self.w_off.val()));
+        }
+        self.lo_bytes.next = 0.into();
+        for i in 0..16 {
+            if self.lo_strb.val().get_bit(i) {
+                self.lo_bytes.next = self.lo_bytes.val() | self.byte_lane[i].val();
+            }
+        }
+        self.carry_hit.next = self.carry_valid.q.val() & (self.carry_addr.q.val() == self.lo_addr.val());
+        self.carry_alone.next = self.carry_valid.q.val() & !self.carry_hit.val();
+        self.m_axi_awaddr.next = self.lo_addr.val();
+        self.m_axi_wdata.next = self.lo_data.val();
+        self.m_axi_wstrb.next = self.lo_strb.val();
+        if self.carry_hit.val() {
+            // the beat's bytes over the carry's (a later write wins a byte both name)
+            self.m_axi_wdata.next = (self.carry_data.q.val() & !self.lo_bytes.val()) | (self.lo_data.val() & self.lo_bytes.val());
+            self.m_axi_wstrb.next = self.carry_strb.q.val() | self.lo_strb.val();
+        }
+        if self.carry_alone.val() {
+            self.m_axi_awaddr.next = self.carry_addr.q.val();
+            self.m_axi_wdata.next = self.carry_data.q.val();
+            self.m_axi_wstrb.next = self.carry_strb.q.val();
+        }
         if self.w_second.q.val() {
-            self.m_axi_awaddr.next = (self.dma_wr_addr.val() & self.word_mask.val()) + 16;
-            self.m_axi_wdata.next = self.dma_wr_data.val() >> (128 - (bit_cast::<8, 4>(self.w_off.val()) << 3));
-            self.m_axi_wstrb.next = self.dma_wr_strb.val() >> (16 - bit_cast::<8, 4>(self.w_off.val()));
+            self.m_axi_awaddr.next = self.lo_addr.val() + 16;
+            self.m_axi_wdata.next = self.hi_data.val();
+            self.m_axi_wstrb.next = self.hi_strb.val();
         }
         self.m_axi_awlen.next = 0.into();
         self.m_axi_awsize.next = 4.into();
@@ -357,15 +421,30 @@ impl Logic for DmaAxiBridge {
         self.m_axi_wvalid.next = self.dma_wr_valid.val() & !self.w_done.q.val() & !self.b_track.full.val();
         self.word_complete.next = (self.aw_done.q.val() | (self.m_axi_awvalid.val() & self.m_axi_awready.val()))
             & (self.w_done.q.val() | (self.m_axi_wvalid.val() & self.m_axi_wready.val()));
-        self.beat_complete.next = self.word_complete.val() & ((self.w_off.val() == 0) | self.w_second.q.val());
+        // the beat is done with its first word unless its upper part must go out now (its
+        // burst's last beat); the carry alone leaves the beat waiting
+        self.beat_complete.next = self.word_complete.val() & !self.carry_alone.val()
+            & (!self.hi_strb.val().any() | !self.dma_wr_last.val() | self.w_second.q.val());
         self.dma_wr_ready.next = self.beat_complete.val();
         self.b_track.write.next = self.word_complete.val();
         self.b_track.data_in.next = bit_cast::<5, 4>(self.dma_wr_tag.val())
             | (bit_cast::<5, 1>((self.dma_wr_last.val() & self.beat_complete.val()).into()) << 4);
+        if self.carry_alone.val() {
+            // (its own burst's: were bursts interleaved, its error would count there)
+            self.b_track.data_in.next = bit_cast::<5, 4>(self.carry_tag.q.val());
+        }
         if self.word_complete.val() {
             self.aw_done.d.next = false;
             self.w_done.d.next = false;
-            self.w_second.d.next = !self.beat_complete.val();
+            self.w_second.d.next = !self.beat_complete.val() & !self.carry_alone.val();
+            self.carry_valid.d.next = false;
+            if !self.carry_alone.val() & !self.w_second.q.val() & self.hi_strb.val().any() & !self.dma_wr_last.val() {
+                self.carry_valid.d.next = true;
+                self.carry_addr.d.next = self.lo_addr.val() + 16;
+                self.carry_data.d.next = self.hi_data.val();
+                self.carry_strb.d.next = self.hi_strb.val();
+                self.carry_tag.d.next = self.dma_wr_tag.val();
+            }
         } else {
             if self.m_axi_awvalid.val() & self.m_axi_awready.val() {
                 self.aw_done.d.next = true;
@@ -397,6 +476,7 @@ impl Logic for DmaAxiBridge {
             self.r_flush.d.next = false;
             self.r_errored.d.next = false;
             self.w_second.d.next = false;
+            self.carry_valid.d.next = false;
             self.aw_done.d.next = false;
             self.w_done.d.next = false;
             self.b_error.d.next = false;
