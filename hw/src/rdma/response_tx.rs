@@ -120,6 +120,12 @@ pub struct RdmaResponseTx {
     // ---- the payload going out: bytes left of the packet, the beat's high half next ----
     s_left: DFF<Bits<16>>,
     s_high: DFF<Bit>,
+    /// `s_left` is above 8 (kept beside it: the compare was on the path from `s_left` to
+    /// the pop and the reserved count, 131.6 MHz).
+    s_more: DFF<Bit>,
+    /// A beat left the buffer last cycle: `reserved` drops by it a cycle late (it then
+    /// overstates by one for that cycle, which only delays a read).
+    popped: DFF<Bit>,
     // ---- scratch ----
     /// The packet's beats fit beside those reserved.
     room_ok: Signal<Local, Bit>,
@@ -189,6 +195,8 @@ impl Default for RdmaResponseTx {
             reserved: Default::default(),
             room_ok: Default::default(),
             s_left: Default::default(),
+            s_more: Default::default(),
+            popped: Default::default(),
             s_high: Default::default(),
             fire_rd: Default::default(),
             pop: Default::default(),
@@ -208,7 +216,7 @@ impl Default for RdmaResponseTx {
 impl Logic for RdmaResponseTx {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, rem, bus, psn, first, mtu, chunk, last, beats, reserved, s_left, s_high);
+        dff_setup!(self, clock, state, rem, bus, psn, first, mtu, chunk, last, beats, reserved, s_left, s_high, s_more, popped);
         clock!(self, clock, payload);
         self.payload.reset.next = self.reset.val();
         // the header: the entry's path, the packet's own fields
@@ -293,6 +301,7 @@ impl Logic for RdmaResponseTx {
                 if self.tx_ready.val() {
                     // the framer takes no other header before this one's payload
                     self.s_left.d.next = self.chunk.q.val();
+                    self.s_more.d.next = self.chunk.q.val() > 8;
                     self.s_high.d.next = false;
                     self.psn.d.next = self.psn.q.val() + 1;
                     self.rem.d.next = self.rem.q.val() - bit_cast::<32, 16>(self.chunk.q.val());
@@ -315,25 +324,30 @@ impl Logic for RdmaResponseTx {
         if self.s_high.q.val() {
             self.pay_data.next = self.payload.data_out.val().get_bits::<64>(64);
         }
-        self.more.next = self.s_left.q.val() > 8;
+        self.more.next = self.s_more.q.val();
         self.pop.next = false;
         if self.pay_valid.val() & self.pay_ready.val() {
             self.s_left.d.next = 0.into();
+            self.s_more.d.next = false;
             if self.more.val() {
                 self.s_left.d.next = self.s_left.q.val() - 8;
+                self.s_more.d.next = self.s_left.q.val() > 16;
             }
             self.s_high.d.next = !self.s_high.q.val() & self.more.val();
             self.pop.next = self.s_high.q.val() | !self.more.val();
         }
         self.payload.read.next = self.pop.val();
-        self.reserved.d.next = self.reserved.q.val() - bit_cast::<10, 1>(self.pop.val().into());
+        self.popped.d.next = self.pop.val();
+        self.reserved.d.next = self.reserved.q.val() - bit_cast::<10, 1>(self.popped.q.val().into());
         if self.fire_rd.val() {
-            self.reserved.d.next = self.reserved.q.val() + self.beats.q.val() - bit_cast::<10, 1>(self.pop.val().into());
+            self.reserved.d.next = self.reserved.q.val() + self.beats.q.val() - bit_cast::<10, 1>(self.popped.q.val().into());
         }
         if self.reset.val() {
             self.state.d.next = ResponseTxState::Idle;
             self.reserved.d.next = 0.into();
             self.s_left.d.next = 0.into();
+            self.s_more.d.next = false;
+            self.popped.d.next = false;
             self.s_high.d.next = false;
         }
     }
