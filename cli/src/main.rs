@@ -103,8 +103,7 @@ enum SimCmd {
     Tx(tx::SimTxArgs),
     /// Two NICs back to back, QPs connected: RDMA WRITE, READ, SEND or WRITE with
     /// immediate through the verbs, every landed byte checked; goodput, latency,
-    /// counters (the RTL's engine does all but READ so far: it answers READs but does not land their responses; the model every operation;
-    /// docs/rdma.md).
+    /// counters (the RTL's engine and the model do every operation; docs/rdma.md).
     Rdma(rdma::SimRdmaArgs),
     /// A board simulated at its pins (docs/fpga.md). ECPIX-5: the driver over the board's
     /// UART bridge, frames from and to a model of the PHY through RGMII. iCE40: the driver

@@ -31,8 +31,24 @@
 //! most one more WQE after it looked, so a ring never holds more than 16 (the model's
 //! `MAX_OUTSTANDING`).
 //!
-//! Not yet here: READ responses (they are dropped and counted, `cnt_unsupported`, until
-//! the landing path is built: the response payload into the READ's scatter-gather list).
+//! * **READ responses**: the same QP and PSN checks; the response acknowledges the SENDs
+//!   and WRITEs before its READ (the walk runs to its PSN - 1); then the head WQE must be
+//!   the READ and the PSN the one it expects next (its first PSN, one more per MTU
+//!   landed), and the payload must fit (a Last or Only ends the READ exactly, a First or
+//!   Middle carries the path MTU and leaves some to come): else dropped (`cnt_drop_psn`,
+//!   `cnt_drop_malformed`), as the model's `completer_receive`. The payload is the
+//!   responder's: it came in with the requests' (`RdmaRxParse` has one payload stream),
+//!   and the responder has the landing machinery (the WQE read, the scatter-gather check
+//!   and the scatter) that its SENDs use. So each READ response record gets a verdict
+//!   here (`vd_*`: drop, or land at this offset; the first packet's verdict also names
+//!   the READ's WQE in the send queue, which the responder reads and checks again with
+//!   LOCAL_WRITE), and a landing one a result back (`rr_*`): landed (the bytes counted in
+//!   the QP's pointer word; the Last one completes the READ, RDMA_READ and its length),
+//!   refused (the READ fails with the status, LOC_PROT_ERR for a region that no longer
+//!   allows it, and the QP goes to ERR), or lost on the way in (nothing changes; issue
+//!   19 retransmits). The two record FIFOs take a READ response both or neither (the
+//!   `*_rec_full` pair), so the verdicts pair with the responder's records in order.
+//!
 //! Records arrive at most one per frame and wait in a FIFO of 1,024, as many as WQEs can
 //! be outstanding (64 QPs, 16 each): the responder answers only the packets that ask
 //! (AckReq: a message's last packet) and the requester holds a QP at 15 outstanding, so
@@ -67,6 +83,13 @@ pub enum CompleterState {
     FlushWait,
     Emit,
     SavePtr,
+    RdHead,
+    RdHeadEntry,
+    RdCheck,
+    RdDecide,
+    RdDrop,
+    RdGo,
+    RdResult,
 }
 
 #[derive(LogicBlock)]
@@ -81,7 +104,11 @@ pub struct RdmaCompleter {
     pub out_opcode: Signal<In, Bits<3>>,
     /// The WQE's SIGNALED flag.
     pub out_signalled: Signal<In, Bit>,
+    pub out_first_psn: Signal<In, Bits<24>>,
     pub out_last_psn: Signal<In, Bits<24>>,
+    /// The WQE's index in its send queue (its SQ_CI when taken): a READ's WQE is read
+    /// again from there when its response starts to land.
+    pub out_sq_index: Signal<In, Bits<16>>,
     pub out_len: Signal<In, Bits<32>>,
     /// 0: outstanding; else the WQE failed with this `WcStatus`.
     pub out_status: Signal<In, Bits<8>>,
@@ -93,6 +120,30 @@ pub struct RdmaCompleter {
     pub rec_psn: Signal<In, Bits<24>>,
     pub rec_syndrome: Signal<In, Bits<8>>,
     pub rec_payload_len: Signal<In, Bits<16>>,
+    /// The responder's record FIFO is full: a READ response is taken by both or by neither
+    /// (each READ response record here has its twin, in the same order, there).
+    pub rsp_rec_full: Signal<In, Bit>,
+    /// This block's record FIFO is full (the responder's side of the same rule).
+    pub records_full: Signal<Out, Bit>,
+    // ---- READ responses: the verdict on each, in record order, to the responder (which
+    // holds the payload); for a landing one, its result back ----
+    pub vd_valid: Signal<Out, Bit>,
+    pub vd_ready: Signal<In, Bit>,
+    /// Land it (else the responder drops its payload).
+    pub vd_ok: Signal<Out, Bit>,
+    /// The READ's WQE in the send queue, the QP's PD, the READ's whole length, the
+    /// packet's offset in it (0: the first packet: the responder reads the WQE and checks
+    /// its scatter-gather list).
+    pub vd_wqe_addr: Signal<Out, Bits<64>>,
+    pub vd_pd: Signal<Out, Bits<16>>,
+    pub vd_len: Signal<Out, Bits<32>>,
+    pub vd_offset: Signal<Out, Bits<32>>,
+    pub rr_valid: Signal<In, Bit>,
+    pub rr_ready: Signal<Out, Bit>,
+    /// 0: landed; else the WQE fails with this `WcStatus` (LOC_PROT_ERR, ...).
+    pub rr_status: Signal<In, Bits<8>>,
+    /// The payload was lost on the way in (nothing lands; the READ waits, issue 19).
+    pub rr_lost: Signal<In, Bit>,
     // ---- the QP table (an `RdmaTables` QP port) and the driver's QP stores ----
     pub qp_valid: Signal<Out, Bit>,
     pub qp_ready: Signal<In, Bit>,
@@ -122,7 +173,6 @@ pub struct RdmaCompleter {
     pub cnt_drop_malformed: Signal<Out, Bit>,
     pub cnt_drop_norecord: Signal<Out, Bit>,
     pub cnt_nak: Signal<Out, Bit>,
-    pub cnt_unsupported: Signal<Out, Bit>,
     // ---- children ----
     /// Responses: QPN 23:0, PSN 47:24, syndrome 55:48, opcode 63:56, payload length 79:64.
     /// Responses waiting (1,024: see the module comment for why that is enough).
@@ -139,10 +189,10 @@ pub struct RdmaCompleter {
     /// The driver's stores that matter here: QPN 5:0, state 8:6.
     stores: NicFifo<Bits<9>, 3, 4>,
     /// The outstanding rings, entry {QPN, slot}: wr_id 63:0, opcode 66:64, SIGNALED 67,
-    /// last PSN 91:68, length 123:92.
-    ring: NicRam<Bits<124>, 10>,
-    /// Per QP: ring head 3:0, WQEs outstanding 8:4.
-    ptr_ram: NicRam<Bits<9>, 6>,
+    /// last PSN 91:68, length 123:92, first PSN 147:124, SQ index 163:148.
+    ring: NicRam<Bits<164>, 10>,
+    /// Per QP: ring head 3:0, WQEs outstanding 8:4, the head READ's bytes landed 40:9.
+    ptr_ram: NicRam<Bits<41>, 6>,
     // ---- the event ----
     state: DFF<CompleterState>,
     after: DFF<CompleterState>,
@@ -154,6 +204,8 @@ pub struct RdmaCompleter {
     r_opcode: DFF<Bits<3>>,
     r_signalled: DFF<Bit>,
     r_last_psn: DFF<Bits<24>>,
+    r_first_psn: DFF<Bits<24>>,
+    r_sq_index: DFF<Bits<16>>,
     r_len: DFF<Bits<32>>,
     r_status: DFF<Bits<8>>,
     psn: DFF<Bits<24>>,
@@ -167,6 +219,20 @@ pub struct RdmaCompleter {
     send_cq: DFF<Bits<4>>,
     head: DFF<Bits<4>>,
     count: DFF<Bits<5>>,
+    /// The head READ's bytes landed so far.
+    recv: DFF<Bits<32>>,
+    /// The event is a READ response; it ends its READ (Last, Only).
+    rd: DFF<Bit>,
+    rd_ends: DFF<Bit>,
+    /// RdCheck's findings: the head is the READ and the PSN the one it expects next; the
+    /// payload fits (a Last or Only ends the READ exactly, others carry the MTU); the
+    /// READ's WQE address.
+    rd_psn_ok: DFF<Bit>,
+    rd_fits: DFF<Bit>,
+    rd_wqe_addr: DFF<Bits<64>>,
+    rd_landed: Signal<Local, Bits<32>>,
+    rd_pkts: Signal<Local, Bits<24>>,
+    mtu: Signal<Local, Bits<16>>,
     /// The walk completes what is at or before this PSN; a NAK then fails the next one.
     limit: DFF<Bits<24>>,
     nak: DFF<Bit>,
@@ -179,12 +245,13 @@ pub struct RdmaCompleter {
     e_syndrome: DFF<Bits<8>>,
     // ---- scratch ----
     is_response: Signal<Local, Bit>,
+    is_read_response: Signal<Local, Bit>,
     /// The ring's read data, registered (a ring access takes the cycle of its address,
     /// the RAM's and this one), and what its last PSN says, a cycle later.
-    entry: DFF<Bits<124>>,
+    entry: DFF<Bits<164>>,
     after_tail: DFF<Bit>,
     past_limit: DFF<Bit>,
-    new_entry: Signal<Local, Bits<124>>,
+    new_entry: Signal<Local, Bits<164>>,
     ring_addr: Signal<Local, Bits<10>>,
     slot: Signal<Local, Bits<4>>,
     tail_gap: Signal<Local, Bits<24>>,
@@ -200,7 +267,10 @@ pub struct RdmaCompleter {
     state_reset: Constant<Bits<3>>,
     state_rts: Constant<Bits<3>>,
     status_flush: Constant<Bits<8>>,
-    signalled_bit: Constant<Bits<124>>,
+    signalled_bit: Constant<Bits<164>>,
+    ones16: Constant<Bits<16>>,
+    /// The CQE opcode of a READ.
+    cqe_op_read: Constant<Bits<8>>,
     /// What the event in progress is.
     ev_store: Constant<Bits<2>>,
     ev_report: Constant<Bits<2>>,
@@ -221,7 +291,9 @@ impl Default for RdmaCompleter {
             out_wr_id: Default::default(),
             out_opcode: Default::default(),
             out_signalled: Default::default(),
+            out_first_psn: Default::default(),
             out_last_psn: Default::default(),
+            out_sq_index: Default::default(),
             out_len: Default::default(),
             out_status: Default::default(),
             rec_valid: Default::default(),
@@ -231,6 +303,19 @@ impl Default for RdmaCompleter {
             rec_psn: Default::default(),
             rec_syndrome: Default::default(),
             rec_payload_len: Default::default(),
+            rsp_rec_full: Default::default(),
+            records_full: Default::default(),
+            vd_valid: Default::default(),
+            vd_ready: Default::default(),
+            vd_ok: Default::default(),
+            vd_wqe_addr: Default::default(),
+            vd_pd: Default::default(),
+            vd_len: Default::default(),
+            vd_offset: Default::default(),
+            rr_valid: Default::default(),
+            rr_ready: Default::default(),
+            rr_status: Default::default(),
+            rr_lost: Default::default(),
             qp_valid: Default::default(),
             qp_ready: Default::default(),
             qp_index: Default::default(),
@@ -255,7 +340,6 @@ impl Default for RdmaCompleter {
             cnt_drop_malformed: Default::default(),
             cnt_drop_norecord: Default::default(),
             cnt_nak: Default::default(),
-            cnt_unsupported: Default::default(),
             records: Default::default(),
             rh_valid: Default::default(),
             rh_data: Default::default(),
@@ -274,6 +358,8 @@ impl Default for RdmaCompleter {
             r_opcode: Default::default(),
             r_signalled: Default::default(),
             r_last_psn: Default::default(),
+            r_first_psn: Default::default(),
+            r_sq_index: Default::default(),
             r_len: Default::default(),
             r_status: Default::default(),
             psn: Default::default(),
@@ -284,6 +370,15 @@ impl Default for RdmaCompleter {
             send_cq: Default::default(),
             head: Default::default(),
             count: Default::default(),
+            recv: Default::default(),
+            rd: Default::default(),
+            rd_ends: Default::default(),
+            rd_psn_ok: Default::default(),
+            rd_fits: Default::default(),
+            rd_wqe_addr: Default::default(),
+            rd_landed: Default::default(),
+            rd_pkts: Default::default(),
+            mtu: Default::default(),
             limit: Default::default(),
             nak: Default::default(),
             full: Default::default(),
@@ -293,6 +388,7 @@ impl Default for RdmaCompleter {
             e_status: Default::default(),
             e_syndrome: Default::default(),
             is_response: Default::default(),
+            is_read_response: Default::default(),
             entry: Default::default(),
             new_entry: Default::default(),
             ring_addr: Default::default(),
@@ -312,7 +408,9 @@ impl Default for RdmaCompleter {
             state_reset: Constant::new((QpState::Reset as u64).into()),
             state_rts: Constant::new((QpState::Rts as u64).into()),
             status_flush: Constant::new((WcStatus::WrFlushErr as u64).into()),
-            signalled_bit: Constant::new(Bits::<124>::from(1u64) << 67u64),
+            signalled_bit: Constant::new(Bits::<164>::from(1u64) << 67u64),
+            ones16: Constant::new(0xffffu64.into()),
+            cqe_op_read: Constant::new(2.into()),
             ev_store: Constant::new(0.into()),
             ev_report: Constant::new(1.into()),
             ev_response: Constant::new(2.into()),
@@ -324,9 +422,9 @@ impl Default for RdmaCompleter {
 impl Logic for RdmaCompleter {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, after, ev, asked, qpn, store_state, r_wr_id, r_opcode, r_signalled, r_last_psn, r_len, r_status, psn,
+        dff_setup!(self, clock, state, after, ev, asked, qpn, store_state, r_wr_id, r_opcode, r_signalled, r_last_psn, r_first_psn, r_sq_index, r_len, r_status, psn,
             syndrome, paylen, ctx, qp_state, sig_all, send_cq, head, count, limit, nak, full, e_wr_id, e_len, e_opcode, e_status, e_syndrome, entry,
-            after_tail, past_limit, rh_valid, rh_data, rh_bad_qp, rh_checked);
+            after_tail, past_limit, rh_valid, rh_data, rh_bad_qp, rh_checked, recv, rd, rd_ends, rd_psn_ok, rd_fits, rd_wqe_addr);
         clock!(self, clock, records, stores, ring, ptr_ram);
         self.records.reset.next = self.reset.val();
         self.stores.reset.next = self.reset.val();
@@ -337,8 +435,12 @@ impl Logic for RdmaCompleter {
             | (bit_cast::<80, 8>(self.rec_syndrome.val()) << 48)
             | (bit_cast::<80, 8>(self.rec_opcode.val()) << 56)
             | (bit_cast::<80, 16>(self.rec_payload_len.val()) << 64);
-        self.records.write.next = self.rec_valid.val() & (self.rec_status.val() == 0) & self.is_response.val() & !self.records.full.val();
+        // (a READ response the responder has no room for is dropped here too: it counts it)
+        self.is_read_response.next = (self.rec_opcode.val() >= 0x0d) & (self.rec_opcode.val() <= 0x10);
+        self.records.write.next = self.rec_valid.val() & (self.rec_status.val() == 0) & self.is_response.val() & !self.records.full.val()
+            & !(self.is_read_response.val() & self.rsp_rec_full.val());
         self.cnt_drop_norecord.next = self.rec_valid.val() & (self.rec_status.val() == 0) & self.is_response.val() & self.records.full.val();
+        self.records_full.next = self.records.full.val();
         self.stores.data_in.next = bit_cast::<9, 6>(self.qp_store_index.val()) | (bit_cast::<9, 3>(self.qp_store_state.val()) << 6);
         self.stores.write.next = self.qp_store.val()
             & ((self.qp_store_state.val() == self.state_err.val()) | (self.qp_store_state.val() == self.state_reset.val()))
@@ -359,10 +461,12 @@ impl Logic for RdmaCompleter {
         self.ring.write_address.next = (bit_cast::<10, 6>(self.qpn.q.val()) << 4) | bit_cast::<10, 4>(self.slot.val());
         // (a child's input reads back its settled value, not the one just set: the entry
         // is put together in a local first)
-        self.new_entry.next = bit_cast::<124, 64>(self.r_wr_id.q.val())
-            | (bit_cast::<124, 3>(self.r_opcode.q.val()) << 64)
-            | (bit_cast::<124, 24>(self.r_last_psn.q.val()) << 68)
-            | (bit_cast::<124, 32>(self.r_len.q.val()) << 92);
+        self.new_entry.next = bit_cast::<164, 64>(self.r_wr_id.q.val())
+            | (bit_cast::<164, 3>(self.r_opcode.q.val()) << 64)
+            | (bit_cast::<164, 24>(self.r_last_psn.q.val()) << 68)
+            | (bit_cast::<164, 32>(self.r_len.q.val()) << 92)
+            | (bit_cast::<164, 24>(self.r_first_psn.q.val()) << 124)
+            | (bit_cast::<164, 16>(self.r_sq_index.q.val()) << 148);
         if self.r_signalled.q.val() {
             self.new_entry.next = self.new_entry.val() | self.signalled_bit.val();
         }
@@ -371,7 +475,7 @@ impl Logic for RdmaCompleter {
         self.entry.d.next = self.ring.read_data.val();
         self.ptr_ram.read_address.next = self.qpn.q.val();
         self.ptr_ram.write_address.next = self.qpn.q.val();
-        self.ptr_ram.write_data.next = bit_cast::<9, 4>(self.head.q.val()) | (bit_cast::<9, 5>(self.count.q.val()) << 4);
+        self.ptr_ram.write_data.next = bit_cast::<41, 4>(self.head.q.val()) | (bit_cast::<41, 5>(self.count.q.val()) << 4) | (bit_cast::<41, 32>(self.recv.q.val()) << 9);
         self.ptr_ram.write_enable.next = false;
         // ---- the CQE out: the model's `Cqe::bytes` layout ----
         self.cqe_valid.next = false;
@@ -421,8 +525,35 @@ impl Logic for RdmaCompleter {
         self.cnt_drop_psn.next = false;
         self.cnt_drop_malformed.next = false;
         self.cnt_nak.next = false;
-        self.cnt_unsupported.next = false;
         self.sq_full.next = self.full.q.val();
+        self.vd_valid.next = false;
+        self.vd_ok.next = false;
+        self.vd_wqe_addr.next = self.rd_wqe_addr.q.val();
+        self.vd_pd.next = self.ctx.q.val().get_bits::<16>(16);
+        self.vd_len.next = self.entry.q.val().get_bits::<32>(92);
+        self.vd_offset.next = self.recv.q.val();
+        self.rr_ready.next = false;
+        // the READ's bytes landed with this packet's, and its packets before this one
+        // (its bytes so far in whole MTUs: path MTU code c is 128 << c bytes, 1..5)
+        self.rd_landed.next = self.recv.q.val() + bit_cast::<32, 16>(self.paylen.q.val());
+        self.mtu.next = 256.into();
+        self.rd_pkts.next = self.recv.q.val().get_bits::<24>(8);
+        if self.ctx.q.val().get_bits::<3>(4) == 2 {
+            self.mtu.next = 512.into();
+            self.rd_pkts.next = bit_cast::<24, 23>(self.recv.q.val().get_bits::<23>(9));
+        }
+        if self.ctx.q.val().get_bits::<3>(4) == 3 {
+            self.mtu.next = 1024.into();
+            self.rd_pkts.next = bit_cast::<24, 22>(self.recv.q.val().get_bits::<22>(10));
+        }
+        if self.ctx.q.val().get_bits::<3>(4) == 4 {
+            self.mtu.next = 2048.into();
+            self.rd_pkts.next = bit_cast::<24, 21>(self.recv.q.val().get_bits::<21>(11));
+        }
+        if self.ctx.q.val().get_bits::<3>(4) == 5 {
+            self.mtu.next = 4096.into();
+            self.rd_pkts.next = bit_cast::<24, 20>(self.recv.q.val().get_bits::<20>(12));
+        }
         self.idle.next = (self.state.q.val() == CompleterState::Idle) & self.records.empty.val() & !self.rh_valid.q.val() & self.stores.empty.val();
         match self.state.q.val() {
             CompleterState::Idle => {
@@ -441,6 +572,8 @@ impl Logic for RdmaCompleter {
                     self.r_opcode.d.next = self.out_opcode.val();
                     self.r_signalled.d.next = self.out_signalled.val();
                     self.r_last_psn.d.next = self.out_last_psn.val();
+                    self.r_first_psn.d.next = self.out_first_psn.val();
+                    self.r_sq_index.d.next = self.out_sq_index.val();
                     self.r_len.d.next = self.out_len.val();
                     self.r_status.d.next = self.out_status.val();
                 } else if self.rh_valid.q.val() & self.rh_checked.q.val() {
@@ -450,13 +583,16 @@ impl Logic for RdmaCompleter {
                     self.psn.d.next = self.rh_data.q.val().get_bits::<24>(24);
                     self.syndrome.d.next = self.rh_data.q.val().get_bits::<8>(48);
                     self.paylen.d.next = self.rh_data.q.val().get_bits::<16>(64);
+                    // a READ response (First 0x0d .. Only 0x10); Last and Only end the READ
+                    self.rd.d.next = self.rh_data.q.val().get_bits::<8>(56) != 0x11;
+                    self.rd_ends.d.next = (self.rh_data.q.val().get_bits::<8>(56) == 0x0f) | (self.rh_data.q.val().get_bits::<8>(56) == 0x10);
+                    self.after.d.next = CompleterState::Idle;
                     if self.rh_bad_qp.q.val() {
                         self.cnt_drop_qp.next = true;
                         self.state.d.next = CompleterState::Idle;
-                    } else if self.rh_data.q.val().get_bits::<8>(56) != 0x11 {
-                        // READ responses: the next increment
-                        self.cnt_unsupported.next = true;
-                        self.state.d.next = CompleterState::Idle;
+                        if self.rh_data.q.val().get_bits::<8>(56) != 0x11 {
+                            self.state.d.next = CompleterState::RdDrop;
+                        }
                     }
                 } else {
                     self.state.d.next = CompleterState::Idle;
@@ -475,6 +611,7 @@ impl Logic for RdmaCompleter {
                     self.send_cq.d.next = self.qp_rdata.val().get_bits::<4>(8);
                     self.head.d.next = self.ptr_ram.read_data.val().get_bits::<4>(0);
                     self.count.d.next = self.ptr_ram.read_data.val().get_bits::<5>(4);
+                    self.recv.d.next = self.ptr_ram.read_data.val().get_bits::<32>(9);
                     self.state.d.next = CompleterState::Dispatch;
                 }
             }
@@ -485,6 +622,7 @@ impl Logic for RdmaCompleter {
                     if self.store_state.q.val() == self.state_reset.val() {
                         self.head.d.next = 0.into();
                         self.count.d.next = 0.into();
+                        self.recv.d.next = 0.into();
                     } else {
                         self.state.d.next = CompleterState::Flush;
                     }
@@ -515,7 +653,11 @@ impl Logic for RdmaCompleter {
                         self.state.d.next = CompleterState::Report;
                     }
                 } else {
+                    // (a dropped READ response still gets its verdict: RdDrop, then `after`)
                     self.state.d.next = CompleterState::Idle;
+                    if self.rd.q.val() {
+                        self.state.d.next = CompleterState::RdDrop;
+                    }
                     if self.qp_state.q.val() != self.state_rts.val() {
                         self.cnt_drop_qp.next = true;
                     } else {
@@ -523,6 +665,10 @@ impl Logic for RdmaCompleter {
                         self.cnt_rx_bytes.next = self.paylen.q.val();
                         if self.count.q.val() == 0 {
                             self.cnt_drop_psn.next = true;
+                        } else if self.rd.q.val() {
+                            // a READ response: the head WQE first (the ring's read address
+                            // is {q, head} now)
+                            self.state.d.next = CompleterState::RdHead;
                         } else {
                             // the last WQE outstanding: is the response past it?
                             self.state.d.next = CompleterState::Tail;
@@ -551,6 +697,14 @@ impl Logic for RdmaCompleter {
                 self.state.d.next = CompleterState::Idle;
                 if self.after_tail.q.val() {
                     self.cnt_drop_psn.next = true;
+                    if self.rd.q.val() {
+                        self.state.d.next = CompleterState::RdDrop;
+                    }
+                } else if self.rd.q.val() {
+                    // a READ response acknowledges the requests before its READ
+                    self.limit.d.next = self.psn.q.val() - 1;
+                    self.nak.d.next = false;
+                    self.state.d.next = CompleterState::Walk;
                 } else if self.syn_ok.val() {
                     self.limit.d.next = self.psn.q.val();
                     self.nak.d.next = false;
@@ -571,6 +725,12 @@ impl Logic for RdmaCompleter {
                     if self.nak.q.val() {
                         self.state.d.next = CompleterState::StoreErr;
                     }
+                    if self.rd.q.val() {
+                        // nothing left for the READ response to answer
+                        self.cnt_drop_psn.next = true;
+                        self.after.d.next = CompleterState::SavePtr;
+                        self.state.d.next = CompleterState::RdDrop;
+                    }
                 }
             }
             CompleterState::WalkRam => {
@@ -586,10 +746,14 @@ impl Logic for RdmaCompleter {
                 self.e_status.d.next = 0.into();
                 self.e_syndrome.d.next = 0.into();
                 if (self.entry.q.val().get_bits::<3>(64) == 4) | self.past_limit.q.val() {
-                    // a READ, or past the ACK: the walk ends (a NAK fails this one)
+                    // a READ, or past the ACK: the walk ends (a NAK fails this one; a READ
+                    // response is checked against it)
                     self.state.d.next = CompleterState::SavePtr;
                     if self.nak.q.val() {
                         self.state.d.next = CompleterState::FailHead;
+                    }
+                    if self.rd.q.val() {
+                        self.state.d.next = CompleterState::RdCheck;
                     }
                 } else {
                     self.head.d.next = self.head.q.val() + 1;
@@ -602,6 +766,7 @@ impl Logic for RdmaCompleter {
                 }
             }
             CompleterState::FailHead => {
+                self.recv.d.next = 0.into();
                 self.e_len.d.next = 0.into();
                 self.e_status.d.next = self.nak_status.val();
                 self.e_syndrome.d.next = self.syndrome.q.val();
@@ -639,6 +804,7 @@ impl Logic for RdmaCompleter {
                 self.e_syndrome.d.next = 0.into();
                 self.head.d.next = self.head.q.val() + 1;
                 self.count.d.next = self.count.q.val() - 1;
+                self.recv.d.next = 0.into();
                 self.state.d.next = CompleterState::Emit;
                 self.after.d.next = CompleterState::Flush;
             }
@@ -660,6 +826,92 @@ impl Logic for RdmaCompleter {
                     }
                 }
                 self.state.d.next = CompleterState::Idle;
+            }
+            // ---- a READ response. The head WQE a READ (its response in progress, or the
+            // requests before it acknowledged already): nothing to walk, and a PSN the READ
+            // expects is inside what was sent, so the checks go straight to it (the wire's
+            // pace at a small MTU); else the tail check and the walk, as an ACK's ----
+            CompleterState::RdHead => {
+                self.state.d.next = CompleterState::RdHeadEntry;
+            }
+            CompleterState::RdHeadEntry => {
+                self.state.d.next = CompleterState::RdCheck;
+                if self.entry.q.val().get_bits::<3>(64) != 4 {
+                    self.state.d.next = CompleterState::Tail;
+                    self.head.d.next = self.head.q.val() + self.count.q.val().get_bits::<4>(0) - 1;
+                }
+            }
+            // ---- the head WQE in `entry` (the walk stopped at it) ----
+            CompleterState::RdCheck => {
+                // the next PSN the READ expects (its first, one more per MTU landed) and the fit
+                self.rd_psn_ok.d.next = (self.entry.q.val().get_bits::<3>(64) == 4)
+                    & (self.psn.q.val() == self.entry.q.val().get_bits::<24>(124) + self.rd_pkts.val());
+                self.rd_fits.d.next = (self.paylen.q.val() == self.mtu.val()) & (self.rd_landed.val() < self.entry.q.val().get_bits::<32>(92));
+                if self.rd_ends.q.val() {
+                    self.rd_fits.d.next = self.rd_landed.val() == self.entry.q.val().get_bits::<32>(92);
+                }
+                // SQ_BASE + 128 * (index mod 2^SQ_LOG2)
+                self.rd_wqe_addr.d.next = ((bit_cast::<64, 12>(self.ctx.q.val().get_bits::<12>(256)) << 32) | bit_cast::<64, 32>(self.ctx.q.val().get_bits::<32>(224)))
+                    + (bit_cast::<64, 16>(self.entry.q.val().get_bits::<16>(148) & !(self.ones16.val() << bit_cast::<16, 4>(self.ctx.q.val().get_bits::<4>(272)))) << 7);
+                self.e_wr_id.d.next = self.entry.q.val().get_bits::<64>(0);
+                self.e_opcode.d.next = self.cqe_op_read.val();
+                self.e_syndrome.d.next = 0.into();
+                self.state.d.next = CompleterState::RdDecide;
+            }
+            CompleterState::RdDecide => {
+                self.after.d.next = CompleterState::SavePtr;
+                self.state.d.next = CompleterState::RdGo;
+                if !self.rd_psn_ok.q.val() {
+                    self.cnt_drop_psn.next = true;
+                    self.state.d.next = CompleterState::RdDrop;
+                } else if !self.rd_fits.q.val() {
+                    self.cnt_drop_malformed.next = true;
+                    self.state.d.next = CompleterState::RdDrop;
+                }
+            }
+            CompleterState::RdDrop => {
+                // the responder drops the payload
+                self.vd_valid.next = true;
+                if self.vd_ready.val() {
+                    self.state.d.next = self.after.q.val();
+                }
+            }
+            CompleterState::RdGo => {
+                self.vd_valid.next = true;
+                self.vd_ok.next = true;
+                if self.vd_ready.val() {
+                    self.state.d.next = CompleterState::RdResult;
+                }
+            }
+            CompleterState::RdResult => {
+                self.rr_ready.next = true;
+                if self.rr_valid.val() {
+                    self.state.d.next = CompleterState::SavePtr;
+                    if self.rr_lost.val() {
+                        // nothing landed, nothing changes
+                    } else if self.rr_status.val() != 0 {
+                        // the landing place refused: the READ fails, the QP goes to ERR
+                        self.e_len.d.next = 0.into();
+                        self.e_status.d.next = self.rr_status.val();
+                        self.head.d.next = self.head.q.val() + 1;
+                        self.count.d.next = self.count.q.val() - 1;
+                        self.recv.d.next = 0.into();
+                        self.state.d.next = CompleterState::Emit;
+                        self.after.d.next = CompleterState::StoreErr;
+                    } else if self.rd_ends.q.val() {
+                        // the READ's last byte landed: it completes
+                        self.e_len.d.next = self.entry.q.val().get_bits::<32>(92);
+                        self.e_status.d.next = 0.into();
+                        self.head.d.next = self.head.q.val() + 1;
+                        self.count.d.next = self.count.q.val() - 1;
+                        self.recv.d.next = 0.into();
+                        if self.entry.q.val().get_bit(67) | self.sig_all.q.val() {
+                            self.state.d.next = CompleterState::Emit;
+                        }
+                    } else {
+                        self.recv.d.next = self.rd_landed.val();
+                    }
+                }
             }
             _ => {
                 self.state.d.next = CompleterState::Idle;

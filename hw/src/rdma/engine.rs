@@ -510,6 +510,21 @@ impl Logic for RdmaEngine {
         self.completer.rec_psn.next = self.rx_parse.rec_psn.val();
         self.completer.rec_syndrome.next = self.rx_parse.rec_syndrome.val();
         self.completer.rec_payload_len.next = self.rx_parse.rec_payload_len.val();
+        // READ responses: taken by both or neither; the completer's verdict on each to the
+        // responder (which holds the payload and lands it), the result back
+        self.completer.rsp_rec_full.next = self.responder.records_full.val();
+        self.responder.cpl_rec_full.next = self.completer.records_full.val();
+        self.responder.vd_valid.next = self.completer.vd_valid.val();
+        self.completer.vd_ready.next = self.responder.vd_ready.val();
+        self.responder.vd_ok.next = self.completer.vd_ok.val();
+        self.responder.vd_wqe_addr.next = self.completer.vd_wqe_addr.val();
+        self.responder.vd_pd.next = self.completer.vd_pd.val();
+        self.responder.vd_len.next = self.completer.vd_len.val();
+        self.responder.vd_offset.next = self.completer.vd_offset.val();
+        self.completer.rr_valid.next = self.responder.rr_valid.val();
+        self.responder.rr_ready.next = self.completer.rr_ready.val();
+        self.completer.rr_status.next = self.responder.rr_status.val();
+        self.completer.rr_lost.next = self.responder.rr_lost.val();
         // ---- requester → completer ----
         self.completer.out_valid.next = self.requester.out_valid.val();
         self.requester.out_ready.next = self.completer.out_ready.val();
@@ -518,6 +533,8 @@ impl Logic for RdmaEngine {
         self.completer.out_opcode.next = self.requester.out_opcode.val();
         self.completer.out_signalled.next = self.requester.out_flags.val().get_bit(0);
         self.completer.out_last_psn.next = self.requester.out_last_psn.val();
+        self.completer.out_first_psn.next = self.requester.out_first_psn.val();
+        self.completer.out_sq_index.next = self.requester.out_sq_index.val();
         self.completer.out_len.next = self.requester.out_len.val();
         self.completer.out_status.next = self.requester.out_status.val();
         self.requester.sq_full.next = self.completer.sq_full.val();

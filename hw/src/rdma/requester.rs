@@ -125,6 +125,8 @@ pub struct RdmaRequester {
     pub out_flags: Signal<Out, Bits<8>>,
     pub out_first_psn: Signal<Out, Bits<24>>,
     pub out_last_psn: Signal<Out, Bits<24>>,
+    /// The WQE's index in the send queue (SQ_CI as it was taken).
+    pub out_sq_index: Signal<Out, Bits<16>>,
     pub out_len: Signal<Out, Bits<32>>,
     /// 0: outstanding; else the WQE failed with this `WcStatus`.
     pub out_status: Signal<Out, Bits<8>>,
@@ -352,6 +354,7 @@ impl Default for RdmaRequester {
             out_flags: Default::default(),
             out_first_psn: Default::default(),
             out_last_psn: Default::default(),
+            out_sq_index: Default::default(),
             out_len: Default::default(),
             out_status: Default::default(),
             out_pieces: Default::default(),
@@ -965,6 +968,7 @@ impl Logic for RdmaRequester {
         self.out_flags.next = self.w_flags.q.val();
         self.out_first_psn.next = self.sq_psn.val();
         self.out_last_psn.next = self.sq_psn.val() + self.n_pkts_q.q.val() - 1;
+        self.out_sq_index.next = self.sq_ci.val();
         self.out_len.next = self.total.q.val().get_bits::<32>(0);
         self.out_status.next = self.status.q.val();
         self.out_pieces.next = self.pieces.q.val();

@@ -42,10 +42,15 @@
 //! its bus address on), a SEND one per SGE; since the DMA port addresses every beat, no
 //! byte is shifted.
 //!
-//! READ requests are the next increment (they need the read response path): until then
-//! the responder drops them and counts them (`cnt_unsupported`), touching nothing. Nor
-//! are a QP's posted receive WQEs flushed when it moves to ERR yet (the model flushes
-//! them with WR_FLUSH_ERR).
+//! A READ request takes a WRITE's checks with REMOTE_READ; accepted, RQ_PSN moves past its
+//! whole response and the response is owed (`ack_read`: `RdmaResponseTx` sends it). A QP
+//! moved to ERR has its posted receive WQEs flushed (WR_FLUSH_ERR, in order).
+//!
+//! READ responses (to this NIC's own READs) are landed here for the completer, which
+//! decides on each (`vd_*`, in record order): dropped, or landed at its offset in the
+//! READ. The first packet reads the READ's WQE from the send queue and checks its list
+//! as a receive WQE's (LOCAL_WRITE, into the landing half of `sge_ram`), later ones
+//! scatter with it as a SEND's later packets do; the result goes back (`rr_*`).
 //!
 //! Buffering: `RdmaRxParse` puts a packet's payload out before its record says whether the
 //! packet is good, and cannot be held back, so the payload waits here in a FIFO of 1,024
@@ -102,6 +107,8 @@ pub enum ResponderState {
     FlushData,
     FlushCqe,
     FlushStore,
+    RdVerdict,
+    RdDone,
 }
 
 #[derive(LogicBlock)]
@@ -124,6 +131,29 @@ pub struct RdmaResponder {
     pub rec_dma_len: Signal<In, Bits<32>>,
     pub rec_payload_len: Signal<In, Bits<16>>,
     pub rec_immdt: Signal<In, Bits<32>>,
+    /// The completer's record FIFO is full: a READ response is taken by both or by neither
+    /// (so the completer's verdicts pair with this block's READ response records in order).
+    pub cpl_rec_full: Signal<In, Bit>,
+    /// This block's record FIFO is full (the completer's side of the same rule).
+    pub records_full: Signal<Out, Bit>,
+    // ---- READ responses (this NIC's READs answered): the completer's verdict on each, in
+    // record order, and for one it lands, the result ----
+    pub vd_valid: Signal<In, Bit>,
+    pub vd_ready: Signal<Out, Bit>,
+    /// Land the payload (else it is dropped: the completer counted why).
+    pub vd_ok: Signal<In, Bit>,
+    /// The READ's WQE in host memory, the QP's PD, the READ's length, the packet's offset
+    /// in it (0: the first packet, which reads the WQE and checks its scatter-gather list).
+    pub vd_wqe_addr: Signal<In, Bits<64>>,
+    pub vd_pd: Signal<In, Bits<16>>,
+    pub vd_len: Signal<In, Bits<32>>,
+    pub vd_offset: Signal<In, Bits<32>>,
+    pub rr_valid: Signal<Out, Bit>,
+    pub rr_ready: Signal<In, Bit>,
+    /// 0: landed; else the READ fails with this `WcStatus`.
+    pub rr_status: Signal<Out, Bits<8>>,
+    /// The payload had been lost on the way in (`cnt_drop_nobuf`): nothing landed.
+    pub rr_lost: Signal<Out, Bit>,
     // ---- the receive queue doorbell (QPN, producer index) ----
     pub rq_db_valid: Signal<In, Bit>,
     pub rq_db_qpn: Signal<In, Bits<8>>,
@@ -199,9 +229,11 @@ pub struct RdmaResponder {
     pub cnt_nak: Signal<Out, Bit>,
     pub cnt_unsupported: Signal<Out, Bit>,
     // ---- children ----
-    /// Payload beats: data 63:0, byte enables 71:64 (made from the byte count on the way
-    /// in, so the RAM's output goes straight to the write's strobes).
-    payload: NicFifo<Bits<72>, 10, 11>,
+    /// Payload in 16-byte chunks, two beats paired on the way in (a packet's odd last beat
+    /// alone), so the scatter lands a chunk a cycle, twice the wire's rate, and catches up
+    /// between packets: data 127:0, byte enables 143:128 (made from the byte count on the
+    /// way in, so the RAM's output goes straight to the write's strobes).
+    payload: NicFifo<Bits<144>, 9, 10>,
     /// Records: see `update` for the layout.
     records: NicFifo<Bits<288>, 6, 7>,
     /// Responses owed, in order: QP 5:0, PSN 31:8, syndrome 39:32, MSN 63:40, then the QP
@@ -218,13 +250,21 @@ pub struct RdmaResponder {
     msg_ram: NicRam<Bits<160>, 6>,
     /// Per QP: the receive queue's producer index, as the last RQ_DOORBELL gave it.
     rq_pi_ram: NicRam<Bits<16>, 6>,
-    /// Per QP (address QPN * 8 + SGE) the receive WQE's checked scatter-gather list, kept
-    /// from a SEND's first packet for the rest: the SGE's bus address less its first
-    /// message offset 63:0, the message offset past its end 95:64.
-    sge_ram: NicRam<Bits<96>, 9>,
+    /// Per QP (address QPN * 16 + SGE) the receive WQE's checked scatter-gather list, kept
+    /// from a SEND's first packet for the rest, and (QPN * 16 + 8 + SGE) the landing list
+    /// of the READ whose response is arriving, kept from its first packet: the SGE's bus
+    /// address less its first message offset 63:0, the message offset past its end 95:64.
+    sge_ram: NicRam<Bits<96>, 10>,
     mr_check: RdmaMrCheck,
     op_info: RdmaOpcodeInfo,
-    // ---- payload intake ----
+    // ---- payload intake: a beat waiting for its pair, chunks kept, the packet lost ----
+    in_lo: DFF<Bits<64>>,
+    in_lo_strb: DFF<Bits<8>>,
+    in_have: DFF<Bit>,
+    chunk_out: Signal<Local, Bit>,
+    flush: Signal<Local, Bit>,
+    kept_now: Signal<Local, Bits<16>>,
+    lost_now: Signal<Local, Bit>,
     kept: DFF<Bits<16>>,
     lost: DFF<Bit>,
     /// Beats of packets whose record was lost, not yet announced by a record.
@@ -237,6 +277,17 @@ pub struct RdmaResponder {
     fscan: DFF<Bits<6>>,
     // ---- the packet in hand ----
     state: DFF<ResponderState>,
+    /// The packet is a READ response being landed (the verdict's fields: the QP's PD, the
+    /// READ's length, the packet's offset in it; its payload lost on the way in).
+    landing: DFF<Bit>,
+    l_pd: DFF<Bits<16>>,
+    l_len: DFF<Bits<32>>,
+    l_off: DFF<Bits<32>>,
+    l_lost: DFF<Bit>,
+    /// The half of `sge_ram` in use (the landing list's while landing).
+    sge_half: Signal<Local, Bits<10>>,
+    rec_take: Signal<Local, Bit>,
+    is_read_response: Signal<Local, Bit>,
     r_opcode: DFF<Bits<8>>,
     r_ack_req: DFF<Bit>,
     r_solicited: DFF<Bit>,
@@ -324,21 +375,18 @@ pub struct RdmaResponder {
     remaining: DFF<Bits<32>>,
     syn: DFF<Bits<8>>,
     qp_asked: DFF<Bit>,
-    // Data: beats left, the low half waiting for its high half, the write on offer
+    // Data: chunks left, the write on offer
     left: DFF<Bits<16>>,
     /// `left` is not 0 (kept beside it: the FIFO's read decision is on the path to its
     /// RAM's read address).
     left_nz: DFF<Bit>,
-    lo: DFF<Bits<64>>,
-    lo_strb: DFF<Bits<8>>,
-    have_lo: DFF<Bit>,
     w_valid: DFF<Bit>,
     w_addr: DFF<Bits<64>>,
     w_data: DFF<Bits<128>>,
     w_strb: DFF<Bits<16>>,
     w_last: DFF<Bit>,
     // ---- scratch ----
-    head: Signal<Local, Bits<72>>,
+    head: Signal<Local, Bits<144>>,
     pay_strb: Signal<Local, Bits<8>>,
     take: Signal<Local, Bit>,
     rec_word: Signal<Local, Bits<288>>,
@@ -349,13 +397,19 @@ pub struct RdmaResponder {
     cqe_word: Signal<Local, Bits<256>>,
     msg_new: Signal<Local, Bits<160>>,
     need_new: Signal<Local, Bit>,
-    forming: Signal<Local, Bit>,
+    /// The chunk in hand leaves this cycle (the next may be taken).
+    c_retire: Signal<Local, Bit>,
     sc_go: Signal<Local, Bit>,
     seg_done: Signal<Local, Bit>,
     seg_inside: Signal<Local, Bit>,
     lo_mask: Signal<Local, Bits<16>>,
     next_k: Signal<Local, Bits<3>>,
     sk_len: Signal<Local, Bits<32>>,
+    /// SGE sk's length, then the message offset past its end, each a register: the MR
+    /// check takes 4 cycles, and these settle meanwhile (156.25 MHz: the index's mux, the
+    /// add and the RAM's write data were one path, 109.7 MHz).
+    sk_len_q: DFF<Bits<32>>,
+    sk_end: DFF<Bits<32>>,
     hi_mask: Signal<Local, Bits<16>>,
     seg_adv: Signal<Local, Bit>,
     sc_write: Signal<Local, Bit>,
@@ -425,6 +479,27 @@ impl Default for RdmaResponder {
             rec_ack_req: Default::default(),
             rec_solicited: Default::default(),
             rec_immdt: Default::default(),
+            cpl_rec_full: Default::default(),
+            records_full: Default::default(),
+            vd_valid: Default::default(),
+            vd_ready: Default::default(),
+            vd_ok: Default::default(),
+            vd_wqe_addr: Default::default(),
+            vd_pd: Default::default(),
+            vd_len: Default::default(),
+            vd_offset: Default::default(),
+            rr_valid: Default::default(),
+            rr_ready: Default::default(),
+            rr_status: Default::default(),
+            rr_lost: Default::default(),
+            landing: Default::default(),
+            l_pd: Default::default(),
+            l_len: Default::default(),
+            l_off: Default::default(),
+            l_lost: Default::default(),
+            sge_half: Default::default(),
+            rec_take: Default::default(),
+            is_read_response: Default::default(),
             rq_db_valid: Default::default(),
             rq_db_qpn: Default::default(),
             rq_db_pi: Default::default(),
@@ -478,13 +553,22 @@ impl Default for RdmaResponder {
             c_strb: Default::default(),
             c_off: Default::default(),
             need_new: Default::default(),
-            forming: Default::default(),
+            c_retire: Default::default(),
+            in_lo: Default::default(),
+            in_lo_strb: Default::default(),
+            in_have: Default::default(),
+            chunk_out: Default::default(),
+            flush: Default::default(),
+            kept_now: Default::default(),
+            lost_now: Default::default(),
             sc_go: Default::default(),
             seg_done: Default::default(),
             seg_inside: Default::default(),
             lo_mask: Default::default(),
             next_k: Default::default(),
             sk_len: Default::default(),
+            sk_len_q: Default::default(),
+            sk_end: Default::default(),
             hi_mask: Default::default(),
             seg_adv: Default::default(),
             sc_write: Default::default(),
@@ -596,9 +680,6 @@ impl Default for RdmaResponder {
             qp_asked: Default::default(),
             left: Default::default(),
             left_nz: Default::default(),
-            lo: Default::default(),
-            lo_strb: Default::default(),
-            have_lo: Default::default(),
             w_valid: Default::default(),
             w_addr: Default::default(),
             w_data: Default::default(),
@@ -652,9 +733,9 @@ impl Logic for RdmaResponder {
     fn update(&mut self) {
         dff_setup!(self, clock, kept, lost, orphans, forget, flush_bits, fscan, state, r_opcode, r_ack_req, r_status, r_lost, r_qpn, r_psn, r_va, r_rkey, r_dma_len,
             r_len, r_kept, r_orphans, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
-            remaining, syn, qp_asked, left, left_nz, lo, lo_strb, have_lo, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci,
+            remaining, syn, qp_asked, left, left_nz, in_lo, in_lo_strb, in_have, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci,
             took_new, recv_cqe, v_immdt, rq_mask, fetch_addr, rd_asked, fbeat, f_err, f_wr_id, f_nsge, f_total, sk, acc, rf_status, cqe_len, cur_delta,
-            seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, c_valid, c_final, c_data, c_strb, c_off, v_need, owe_read, psn_step, sge_q);
+            seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, c_valid, c_final, c_data, c_strb, c_off, v_need, owe_read, psn_step, sge_q, sk_len_q, sk_end, landing, l_pd, l_len, l_off, l_lost);
         for i in 0..6 {
             self.sge_addr[i].clock.next = self.clock.val();
             self.sge_addr[i].d.next = self.sge_addr[i].q.val();
@@ -671,46 +752,75 @@ impl Logic for RdmaResponder {
         self.mr_check.mr_wr.next = self.mr_wr.val();
         self.mr_check.mr_wr_index.next = self.mr_wr_index.val();
         self.mr_check.mr_wr_entry.next = self.mr_wr_entry.val();
-        // ---- intake: payload beats into the FIFO, the record with what was kept ----
-        self.payload.write.next = self.pay_valid.val() & !self.payload.full.val();
+        // ---- intake: payload beats paired into chunks, the record with what was kept. A
+        // packet's beats all precede its record, which comes before the next packet's
+        // first beat: the record flushes an odd last beat alone. ----
         self.pay_strb.next = !(self.ones8.val() << bit_cast::<8, 4>(self.pay_nbytes.val()));
-        self.payload.data_in.next = bit_cast::<72, 64>(self.pay_data.val()) | (bit_cast::<72, 8>(self.pay_strb.val()) << 64);
-        if self.pay_valid.val() {
+        self.flush.next = self.rec_valid.val() & self.in_have.q.val();
+        self.chunk_out.next = self.flush.val() | (self.pay_valid.val() & self.in_have.q.val() & !self.rec_valid.val());
+        self.payload.write.next = self.chunk_out.val() & !self.payload.full.val();
+        self.payload.data_in.next = bit_cast::<144, 64>(self.in_lo.q.val()) | (bit_cast::<144, 64>(self.pay_data.val()) << 64)
+            | (bit_cast::<144, 8>(self.in_lo_strb.q.val()) << 128) | (bit_cast::<144, 8>(self.pay_strb.val()) << 136);
+        if self.flush.val() {
+            self.payload.data_in.next = bit_cast::<144, 64>(self.in_lo.q.val()) | (bit_cast::<144, 8>(self.in_lo_strb.q.val()) << 128);
+        }
+        if self.chunk_out.val() {
+            self.in_have.d.next = false;
             if self.payload.full.val() {
                 self.lost.d.next = true;
             } else {
                 self.kept.d.next = self.kept.q.val() + 1;
             }
         }
+        if self.pay_valid.val() & !(self.in_have.q.val() & !self.rec_valid.val()) {
+            // a low half (the first after a record too)
+            self.in_lo.d.next = self.pay_data.val();
+            self.in_lo_strb.d.next = self.pay_strb.val();
+            self.in_have.d.next = true;
+        }
+        // what the record says was kept, the flushed chunk included
+        self.kept_now.next = self.kept.q.val();
+        self.lost_now.next = self.lost.q.val();
+        if self.flush.val() {
+            if self.payload.full.val() {
+                self.lost_now.next = true;
+            } else {
+                self.kept_now.next = self.kept.q.val() + 1;
+            }
+        }
         // record: opcode 7:0, AckReq 8, status 10:9, lost 11, SE 12, QPN 39:16, PSN 63:40, VA 127:64,
-        // R_Key 159:128, DMA length 191:160, payload length 207:192, beats kept 223:208,
-        // beats of lost records before this packet's 239:224, ImmDt 287:256
+        // R_Key 159:128, DMA length 191:160, payload length 207:192, chunks kept 223:208,
+        // chunks of lost records before this packet's 239:224, ImmDt 287:256
         self.rec_word.next = bit_cast::<288, 8>(self.rec_opcode.val()) | (bit_cast::<288, 2>(self.rec_status.val()) << 9)
             | (bit_cast::<288, 24>(self.rec_dest_qp.val()) << 16) | (bit_cast::<288, 24>(self.rec_psn.val()) << 40)
             | (bit_cast::<288, 64>(self.rec_va.val()) << 64) | (bit_cast::<288, 32>(self.rec_rkey.val()) << 128)
             | (bit_cast::<288, 32>(self.rec_dma_len.val()) << 160) | (bit_cast::<288, 16>(self.rec_payload_len.val()) << 192)
-            | (bit_cast::<288, 16>(self.kept.q.val()) << 208) | (bit_cast::<288, 16>(self.orphans.q.val()) << 224)
+            | (bit_cast::<288, 16>(self.kept_now.val()) << 208) | (bit_cast::<288, 16>(self.orphans.q.val()) << 224)
             | (bit_cast::<288, 32>(self.rec_immdt.val()) << 256);
         if self.rec_ack_req.val() {
             self.rec_word.next = self.rec_word.val() | (Bits::<288>::from(1u64) << 8);
         }
-        if self.lost.q.val() {
+        if self.lost_now.val() {
             self.rec_word.next = self.rec_word.val() | (Bits::<288>::from(1u64) << 11);
         }
         if self.rec_solicited.val() {
             self.rec_word.next = self.rec_word.val() | (Bits::<288>::from(1u64) << 12);
         }
-        self.records.write.next = self.rec_valid.val() & !self.records.full.val();
+        // (a good READ response the completer has no room for is dropped here too: it counts it)
+        self.is_read_response.next = (self.rec_opcode.val() >= 0x0d) & (self.rec_opcode.val() <= 0x10) & (self.rec_status.val() == 0);
+        self.rec_take.next = !self.records.full.val() & !(self.is_read_response.val() & self.cpl_rec_full.val());
+        self.records.write.next = self.rec_valid.val() & self.rec_take.val();
         self.records.data_in.next = self.rec_word.val();
+        self.records_full.next = self.records.full.val();
         self.cnt_drop_norecord.next = false;
         if self.rec_valid.val() {
             self.kept.d.next = 0.into();
             self.lost.d.next = false;
             self.orphans.d.next = 0.into();
-            // a record that finds the FIFO full is lost; its beats are skipped later
-            if self.records.full.val() {
-                self.orphans.d.next = self.orphans.q.val() + self.kept.q.val();
-                self.cnt_drop_norecord.next = true;
+            // a record that is not taken is lost; its beats are skipped later
+            if !self.rec_take.val() {
+                self.orphans.d.next = self.orphans.q.val() + self.kept_now.val();
+                self.cnt_drop_norecord.next = self.records.full.val();
             }
         }
         // ---- defaults ----
@@ -760,11 +870,17 @@ impl Logic for RdmaResponder {
         if self.state.q.val() == ResponderState::Start {
             self.next_k.next = 1.into();
         }
-        self.sge_ram.read_address.next = bit_cast::<9, 6>(self.r_qpn.q.val().get_bits::<6>(0)) << 3;
-        if (self.state.q.val() == ResponderState::Start) | (self.state.q.val() == ResponderState::Data) {
-            self.sge_ram.read_address.next = (bit_cast::<9, 6>(self.r_qpn.q.val().get_bits::<6>(0)) << 3) | bit_cast::<9, 3>(self.next_k.val());
+        // (the landing half is addressed from the verdict's cycle on: its segment 0 is read
+        // there for a later packet, which goes on through Start0)
+        self.sge_half.next = bit_cast::<10, 6>(self.r_qpn.q.val().get_bits::<6>(0)) << 4;
+        if self.landing.q.val() | (self.state.q.val() == ResponderState::RdVerdict) {
+            self.sge_half.next = self.sge_half.val() | 8;
         }
-        self.sge_ram.write_address.next = (bit_cast::<9, 6>(self.r_qpn.q.val().get_bits::<6>(0)) << 3) | bit_cast::<9, 3>(self.sk.q.val());
+        self.sge_ram.read_address.next = self.sge_half.val();
+        if (self.state.q.val() == ResponderState::Start) | (self.state.q.val() == ResponderState::Data) {
+            self.sge_ram.read_address.next = self.sge_half.val() | bit_cast::<10, 3>(self.next_k.val());
+        }
+        self.sge_ram.write_address.next = self.sge_half.val() | bit_cast::<10, 3>(self.sk.q.val());
         self.sge_ram.write_data.next = 0.into();
         // SGE sk's length
         self.sk_len.next = self.sge_len[0].q.val();
@@ -773,12 +889,18 @@ impl Logic for RdmaResponder {
                 self.sk_len.next = self.sge_len[i].q.val();
             }
         }
+        self.sk_len_q.d.next = self.sk_len.val();
+        self.sk_end.d.next = self.acc.q.val() + self.sk_len_q.q.val();
         self.sge_ram.write_enable.next = false;
         self.sge_q.d.next = self.sge_ram.read_data.val();
         self.adv_wait.d.next = 0.into();
         if self.adv_wait.q.val().any() {
             self.adv_wait.d.next = self.adv_wait.q.val() - 1;
         }
+        self.vd_ready.next = false;
+        self.rr_valid.next = false;
+        self.rr_status.next = self.rf_status.q.val();
+        self.rr_lost.next = self.l_lost.q.val();
         self.dma_rd_req_valid.next = false;
         self.dma_rd_req_addr.next = self.fetch_addr.q.val();
         self.dma_rd_req_len.next = 128.into();
@@ -804,7 +926,7 @@ impl Logic for RdmaResponder {
             self.rd_pkts.next = bit_cast::<24, 20>(self.r_dma_len.q.val().get_bits::<20>(12));
         }
         self.rd_frac.next = self.r_dma_len.q.val() & (bit_cast::<32, 16>(self.mtu.q.val()) - 1);
-        self.forming.next = false;
+        self.c_retire.next = false;
         self.sc_go.next = false;
         self.seg_adv.next = false;
         self.sc_write.next = false;
@@ -899,9 +1021,11 @@ impl Logic for RdmaResponder {
                 self.left_nz.d.next = self.r_kept.q.val().any();
                 self.state.d.next = ResponderState::Discard;
                 if self.r_status.q.val() == 0 {
-                    if (self.op_info.op_class.val() == self.class_read_response.val()) | (self.op_info.op_class.val() == self.class_acknowledge.val()) {
-                        // a response: the completer's (it sees every record too); its
-                        // payload beats are dropped here, uncounted
+                    if self.op_info.op_class.val() == self.class_read_response.val() {
+                        // a READ response: the completer says whether it lands
+                        self.state.d.next = ResponderState::RdVerdict;
+                    } else if self.op_info.op_class.val() == self.class_acknowledge.val() {
+                        // the completer's alone (it sees every record too)
                     } else if self.r_lost.q.val() {
                         self.cnt_drop_nobuf.next = true;
                     } else if (self.r_qpn.q.val() >= 64) | (self.r_qpn.q.val() < 2) {
@@ -1084,9 +1208,14 @@ impl Logic for RdmaResponder {
                         self.acc.d.next = 0.into();
                         self.state.d.next = ResponderState::SgeCheck;
                         if self.f_err.q.val() | self.dma_rd_rsp_error.val() {
-                            // the WQE could not be read: NAK remote operational error
+                            // the WQE could not be read: NAK remote operational error (a
+                            // READ's: the READ fails LOC_QP_OP_ERR, as the requester fails one)
                             self.syn.d.next = self.syn_remote_op.val();
                             self.state.d.next = ResponderState::Nak;
+                            if self.landing.q.val() {
+                                self.rf_status.d.next = self.st_loc_qp_op.val();
+                                self.state.d.next = ResponderState::RdDone;
+                            }
                         }
                     }
                 }
@@ -1103,6 +1232,11 @@ impl Logic for RdmaResponder {
                     self.state.d.next = ResponderState::RecvFail;
                 } else if bit_cast::<8, 3>(self.sk.q.val()) == self.f_nsge.q.val() {
                     self.state.d.next = ResponderState::Start0;
+                    // a READ's list must still hold what the READ asked for
+                    if self.landing.q.val() & (self.f_total.q.val() != bit_cast::<36, 32>(self.l_len.q.val())) {
+                        self.rf_status.d.next = self.st_loc_len.val();
+                        self.state.d.next = ResponderState::RecvFail;
+                    }
                 } else {
                     self.mr_check.in_valid.next = true;
                     self.state.d.next = ResponderState::SgeWait;
@@ -1115,6 +1249,9 @@ impl Logic for RdmaResponder {
                     }
                 }
                 self.mr_check.in_need.next = self.local_write.val();
+                if self.landing.q.val() {
+                    self.mr_check.in_pd.next = self.l_pd.q.val();
+                }
             }
             ResponderState::SgeWait => {
                 if self.mr_check.out_valid.val() {
@@ -1128,16 +1265,21 @@ impl Logic for RdmaResponder {
                     // offset, and the offset past its end
                     self.sge_ram.write_enable.next = true;
                     self.sge_ram.write_data.next = bit_cast::<96, 64>(self.mr_check.out_bus.val() - bit_cast::<64, 32>(self.acc.q.val()))
-                        | (bit_cast::<96, 32>(self.acc.q.val() + self.sk_len.val()) << 64);
-                    self.acc.d.next = self.acc.q.val() + self.sk_len.val();
+                        | (bit_cast::<96, 32>(self.sk_end.q.val()) << 64);
+                    self.acc.d.next = self.sk_end.q.val();
                 }
             }
             ResponderState::RecvFail => {
                 // the receive WQE completes with the error, then the NAK (remote operational
-                // error; invalid request for a SEND longer than the WQE)
-                self.cqe_valid.next = true;
-                if self.cqe_ready.val() {
-                    self.state.d.next = ResponderState::Nak;
+                // error; invalid request for a SEND longer than the WQE); a READ's list: the
+                // READ fails
+                if self.landing.q.val() {
+                    self.state.d.next = ResponderState::RdDone;
+                } else {
+                    self.cqe_valid.next = true;
+                    if self.cqe_ready.val() {
+                        self.state.d.next = ResponderState::Nak;
+                    }
                 }
             }
             ResponderState::Start0 => {
@@ -1150,7 +1292,6 @@ impl Logic for RdmaResponder {
                 self.syn.d.next = self.syn_ack.val();
                 self.left.d.next = self.r_kept.q.val();
                 self.left_nz.d.next = self.r_kept.q.val().any();
-                self.have_lo.d.next = false;
                 self.c_valid.d.next = false;
                 self.seg_k.d.next = 0.into();
                 self.seg_lo.d.next = 0.into();
@@ -1164,7 +1305,13 @@ impl Logic for RdmaResponder {
                 if !self.r_kept.q.val().any() {
                     self.state.d.next = ResponderState::Update;
                 }
-                if self.v_class.q.val() == self.class_send.val() {
+                if self.landing.q.val() {
+                    // a READ response: its landing list from the packet's offset on
+                    self.cur_delta.d.next = self.sge_q.q.val().get_bits::<64>(0);
+                    self.c_off.d.next = self.l_off.q.val();
+                    self.seg_rem.d.next = self.sge_q.q.val().get_bits::<32>(64) - self.l_off.q.val();
+                    self.seg_lo.d.next = self.zero32.val() - self.l_off.q.val();
+                } else if self.v_class.q.val() == self.class_send.val() {
                     self.cur_delta.d.next = self.sge_q.q.val().get_bits::<64>(0);
                     self.seg_rem.d.next = self.sge_q.q.val().get_bits::<32>(64);
                     // `bus` carries the bytes received so far (Update adds this packet's)
@@ -1225,31 +1372,8 @@ impl Logic for RdmaResponder {
                 }
             }
             ResponderState::Data => {
-                // payload beats in pairs into 16-byte chunks (lanes 0..7, 8..15) at message
-                // offset c_off; a low beat is taken while the chunk before is still out
-                self.forming.next = self.have_lo.q.val() | (self.left.q.val() == 1);
-                self.take.next = self.left_nz.q.val() & !self.payload.empty.val() & (!self.forming.val() | !self.c_valid.q.val());
-                if self.take.val() {
-                    self.payload.read.next = true;
-                    self.left.d.next = self.left.q.val() - 1;
-                    self.left_nz.d.next = self.left.q.val() != 1;
-                    if self.forming.val() {
-                        self.have_lo.d.next = false;
-                        self.c_valid.d.next = true;
-                        self.c_final.d.next = self.left.q.val() == 1;
-                        if self.have_lo.q.val() {
-                            self.c_data.d.next = bit_cast::<128, 64>(self.lo.q.val()) | (bit_cast::<128, 64>(self.head.val().get_bits::<64>(0)) << 64);
-                            self.c_strb.d.next = bit_cast::<16, 8>(self.lo_strb.q.val()) | (bit_cast::<16, 8>(self.head.val().get_bits::<8>(64)) << 8);
-                        } else {
-                            self.c_data.d.next = bit_cast::<128, 64>(self.head.val().get_bits::<64>(0));
-                            self.c_strb.d.next = bit_cast::<16, 8>(self.head.val().get_bits::<8>(64));
-                        }
-                    } else {
-                        self.have_lo.d.next = true;
-                        self.lo.d.next = self.head.val().get_bits::<64>(0);
-                        self.lo_strb.d.next = self.head.val().get_bits::<8>(64);
-                    }
-                }
+                // the payload's 16-byte chunks (lanes 0..7, 8..15) at message offset c_off,
+                // one a cycle: the next is taken as the one in hand leaves (below)
                 // the scatter: the chunk goes out once per segment it touches, at the
                 // segment's bus address for its offset, with the other segments' bytes masked
                 self.sc_go.next = self.c_valid.q.val() & !self.adv_wait.q.val().any() & (!self.w_valid.q.val() | self.dma_wr_ready.val());
@@ -1266,6 +1390,7 @@ impl Logic for RdmaResponder {
                         if self.seg_inside.val() {
                             self.seg_adv.next = true;
                         } else {
+                            self.c_retire.next = true;
                             self.c_valid.d.next = false;
                             self.c_off.d.next = self.c_off.q.val() + 16;
                             self.seg_rem.d.next = self.seg_rem.q.val() - 16;
@@ -1281,6 +1406,16 @@ impl Logic for RdmaResponder {
                     self.cur_delta.d.next = self.sge_q.q.val().get_bits::<64>(0);
                     self.seg_rem.d.next = self.sge_q.q.val().get_bits::<32>(64) - self.c_off.q.val();
                     self.adv_wait.d.next = 2.into();
+                }
+                self.take.next = self.left_nz.q.val() & !self.payload.empty.val() & (!self.c_valid.q.val() | self.c_retire.val());
+                if self.take.val() {
+                    self.payload.read.next = true;
+                    self.left.d.next = self.left.q.val() - 1;
+                    self.left_nz.d.next = self.left.q.val() != 1;
+                    self.c_valid.d.next = true;
+                    self.c_final.d.next = self.left.q.val() == 1;
+                    self.c_data.d.next = self.head.val().get_bits::<128>(0);
+                    self.c_strb.d.next = self.head.val().get_bits::<16>(128);
                 }
                 if !self.left_nz.q.val() & !self.c_valid.q.val() & (!self.w_valid.q.val() | self.dma_wr_ready.val()) {
                     self.state.d.next = ResponderState::Update;
@@ -1322,6 +1457,10 @@ impl Logic for RdmaResponder {
                 }
                 self.state.d.next = ResponderState::UpdateWait;
                 self.qp_asked.d.next = false;
+                if self.landing.q.val() {
+                    // a READ response changes nothing here (the completer counts its bytes)
+                    self.state.d.next = ResponderState::RdDone;
+                }
             }
             ResponderState::UpdateWait => {
                 self.msg_ram.write_enable.next = !self.qp_asked.q.val();
@@ -1479,6 +1618,44 @@ impl Logic for RdmaResponder {
                     }
                 }
             }
+            // ---- a READ response: the completer's verdict, in record order ----
+            ResponderState::RdVerdict => {
+                self.vd_ready.next = true;
+                if self.vd_valid.val() {
+                    self.landing.d.next = self.vd_ok.val();
+                    self.l_pd.d.next = self.vd_pd.val();
+                    self.l_len.d.next = self.vd_len.val();
+                    self.l_off.d.next = self.vd_offset.val();
+                    self.l_lost.d.next = self.r_lost.q.val();
+                    self.rf_status.d.next = 0.into();
+                    self.state.d.next = ResponderState::Discard;
+                    if self.vd_ok.val() {
+                        if self.r_lost.q.val() {
+                            self.cnt_drop_nobuf.next = true;
+                            self.state.d.next = ResponderState::RdDone;
+                        } else if !self.r_kept.q.val().any() {
+                            // an empty READ's only response: nothing to land
+                            self.state.d.next = ResponderState::RdDone;
+                        } else if !self.vd_offset.val().any() {
+                            // the first packet: the READ's WQE, its list checked (LOCAL_WRITE)
+                            self.fetch_addr.d.next = self.vd_wqe_addr.val();
+                            self.fbeat.d.next = 0.into();
+                            self.f_err.d.next = false;
+                            self.f_total.d.next = 0.into();
+                            self.state.d.next = ResponderState::Fetch;
+                        } else {
+                            self.state.d.next = ResponderState::Start0;
+                        }
+                    }
+                }
+            }
+            ResponderState::RdDone => {
+                self.rr_valid.next = true;
+                if self.rr_ready.val() {
+                    self.landing.d.next = false;
+                    self.state.d.next = ResponderState::Discard;
+                }
+            }
             _ => {
                 self.state.d.next = ResponderState::Idle;
             }
@@ -1532,9 +1709,11 @@ impl Logic for RdmaResponder {
         self.ack_pmtu.next = self.acks.data_out.val().get_bits::<3>(281);
         self.acks.read.next = !self.acks.empty.val() & self.ack_ready.val();
         if self.reset.val() {
+            self.landing.d.next = false;
             self.state.d.next = ResponderState::Idle;
             self.kept.d.next = 0.into();
             self.lost.d.next = false;
+            self.in_have.d.next = false;
             self.orphans.d.next = 0.into();
             self.w_valid.d.next = false;
             self.forget.d.next = 0.into();
