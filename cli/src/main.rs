@@ -124,7 +124,7 @@ enum BenchCmd {
     Tx(bench_tx::BenchTxArgs),
     /// Two NICs back to back: RDMA goodput per operation, message size (64 B, 4 KiB,
     /// 1 MiB), path MTU (1024, 4096) and QP count (1, 8), and the latency of a 64-byte
-    /// message, every byte checked (the RTL: the operations its engine has).
+    /// WRITE and READ, every byte checked.
     Rdma(rdma::BenchRdmaArgs),
 }
 

@@ -59,6 +59,7 @@
 //! retransmission; a full FIFO still drops and counts (`cnt_drop_norecord`).
 
 use super::super::stream::{NicFifo, NicRam};
+use super::path_mtu::RdmaPathMtu;
 use nic_regmap::rdma::{qpc, QpState, WcStatus};
 use rust_hdl::prelude::*;
 
@@ -86,6 +87,7 @@ pub enum CompleterState {
     RdHead,
     RdHeadEntry,
     RdCheck,
+    RdJudge,
     RdDecide,
     RdDrop,
     RdGo,
@@ -230,9 +232,12 @@ pub struct RdmaCompleter {
     rd_psn_ok: DFF<Bit>,
     rd_fits: DFF<Bit>,
     rd_wqe_addr: DFF<Bits<64>>,
-    rd_landed: Signal<Local, Bits<32>>,
-    rd_pkts: Signal<Local, Bits<24>>,
-    mtu: Signal<Local, Bits<16>>,
+    /// RdCheck's sums, compared a cycle later (156.25 MHz): the PSN the READ expects and
+    /// its bytes with this packet's; the head WQE is a READ.
+    rd_expect: DFF<Bits<24>>,
+    rd_landed: DFF<Bits<32>>,
+    rd_head_read: DFF<Bit>,
+    path_mtu: RdmaPathMtu,
     /// The walk completes what is at or before this PSN; a NAK then fails the next one.
     limit: DFF<Bits<24>>,
     nak: DFF<Bit>,
@@ -377,8 +382,9 @@ impl Default for RdmaCompleter {
             rd_fits: Default::default(),
             rd_wqe_addr: Default::default(),
             rd_landed: Default::default(),
-            rd_pkts: Default::default(),
-            mtu: Default::default(),
+            rd_expect: Default::default(),
+            rd_head_read: Default::default(),
+            path_mtu: Default::default(),
             limit: Default::default(),
             nak: Default::default(),
             full: Default::default(),
@@ -424,7 +430,7 @@ impl Logic for RdmaCompleter {
     fn update(&mut self) {
         dff_setup!(self, clock, state, after, ev, asked, qpn, store_state, r_wr_id, r_opcode, r_signalled, r_last_psn, r_first_psn, r_sq_index, r_len, r_status, psn,
             syndrome, paylen, ctx, qp_state, sig_all, send_cq, head, count, limit, nak, full, e_wr_id, e_len, e_opcode, e_status, e_syndrome, entry,
-            after_tail, past_limit, rh_valid, rh_data, rh_bad_qp, rh_checked, recv, rd, rd_ends, rd_psn_ok, rd_fits, rd_wqe_addr);
+            after_tail, past_limit, rh_valid, rh_data, rh_bad_qp, rh_checked, recv, rd, rd_ends, rd_psn_ok, rd_fits, rd_wqe_addr, rd_expect, rd_landed, rd_head_read);
         clock!(self, clock, records, stores, ring, ptr_ram);
         self.records.reset.next = self.reset.val();
         self.stores.reset.next = self.reset.val();
@@ -533,27 +539,9 @@ impl Logic for RdmaCompleter {
         self.vd_len.next = self.entry.q.val().get_bits::<32>(92);
         self.vd_offset.next = self.recv.q.val();
         self.rr_ready.next = false;
-        // the READ's bytes landed with this packet's, and its packets before this one
-        // (its bytes so far in whole MTUs: path MTU code c is 128 << c bytes, 1..5)
-        self.rd_landed.next = self.recv.q.val() + bit_cast::<32, 16>(self.paylen.q.val());
-        self.mtu.next = 256.into();
-        self.rd_pkts.next = self.recv.q.val().get_bits::<24>(8);
-        if self.ctx.q.val().get_bits::<3>(4) == 2 {
-            self.mtu.next = 512.into();
-            self.rd_pkts.next = bit_cast::<24, 23>(self.recv.q.val().get_bits::<23>(9));
-        }
-        if self.ctx.q.val().get_bits::<3>(4) == 3 {
-            self.mtu.next = 1024.into();
-            self.rd_pkts.next = bit_cast::<24, 22>(self.recv.q.val().get_bits::<22>(10));
-        }
-        if self.ctx.q.val().get_bits::<3>(4) == 4 {
-            self.mtu.next = 2048.into();
-            self.rd_pkts.next = bit_cast::<24, 21>(self.recv.q.val().get_bits::<21>(11));
-        }
-        if self.ctx.q.val().get_bits::<3>(4) == 5 {
-            self.mtu.next = 4096.into();
-            self.rd_pkts.next = bit_cast::<24, 20>(self.recv.q.val().get_bits::<20>(12));
-        }
+        // a READ's packets landed so far: its bytes in whole MTUs
+        self.path_mtu.code.next = self.ctx.q.val().get_bits::<3>(4);
+        self.path_mtu.len.next = self.recv.q.val();
         self.idle.next = (self.state.q.val() == CompleterState::Idle) & self.records.empty.val() & !self.rh_valid.q.val() & self.stores.empty.val();
         match self.state.q.val() {
             CompleterState::Idle => {
@@ -843,19 +831,27 @@ impl Logic for RdmaCompleter {
             }
             // ---- the head WQE in `entry` (the walk stopped at it) ----
             CompleterState::RdCheck => {
-                // the next PSN the READ expects (its first, one more per MTU landed) and the fit
-                self.rd_psn_ok.d.next = (self.entry.q.val().get_bits::<3>(64) == 4)
-                    & (self.psn.q.val() == self.entry.q.val().get_bits::<24>(124) + self.rd_pkts.val());
-                self.rd_fits.d.next = (self.paylen.q.val() == self.mtu.val()) & (self.rd_landed.val() < self.entry.q.val().get_bits::<32>(92));
-                if self.rd_ends.q.val() {
-                    self.rd_fits.d.next = self.rd_landed.val() == self.entry.q.val().get_bits::<32>(92);
-                }
+                // the next PSN the READ expects (its first, one more per MTU landed), and
+                // its bytes with this packet's
+                self.rd_head_read.d.next = self.entry.q.val().get_bits::<3>(64) == 4;
+                self.rd_expect.d.next = self.entry.q.val().get_bits::<24>(124) + self.path_mtu.whole.val();
+                self.rd_landed.d.next = self.recv.q.val() + bit_cast::<32, 16>(self.paylen.q.val());
                 // SQ_BASE + 128 * (index mod 2^SQ_LOG2)
                 self.rd_wqe_addr.d.next = ((bit_cast::<64, 12>(self.ctx.q.val().get_bits::<12>(256)) << 32) | bit_cast::<64, 32>(self.ctx.q.val().get_bits::<32>(224)))
                     + (bit_cast::<64, 16>(self.entry.q.val().get_bits::<16>(148) & !(self.ones16.val() << bit_cast::<16, 4>(self.ctx.q.val().get_bits::<4>(272)))) << 7);
                 self.e_wr_id.d.next = self.entry.q.val().get_bits::<64>(0);
                 self.e_opcode.d.next = self.cqe_op_read.val();
                 self.e_syndrome.d.next = 0.into();
+                self.state.d.next = CompleterState::RdJudge;
+            }
+            CompleterState::RdJudge => {
+                // the PSN, and the fit: a Last or Only ends the READ exactly, a First or
+                // Middle carries the MTU and leaves some to come
+                self.rd_psn_ok.d.next = self.rd_head_read.q.val() & (self.psn.q.val() == self.rd_expect.q.val());
+                self.rd_fits.d.next = (self.paylen.q.val() == self.path_mtu.bytes.val()) & (self.rd_landed.q.val() < self.entry.q.val().get_bits::<32>(92));
+                if self.rd_ends.q.val() {
+                    self.rd_fits.d.next = self.rd_landed.q.val() == self.entry.q.val().get_bits::<32>(92);
+                }
                 self.state.d.next = CompleterState::RdDecide;
             }
             CompleterState::RdDecide => {
@@ -909,7 +905,7 @@ impl Logic for RdmaCompleter {
                             self.state.d.next = CompleterState::Emit;
                         }
                     } else {
-                        self.recv.d.next = self.rd_landed.val();
+                        self.recv.d.next = self.rd_landed.q.val();
                     }
                 }
             }

@@ -10,7 +10,8 @@
 //! * [`tables`]: the QP, MR and CQ context tables in block RAM, behind `TABLE_CMD` for the
 //!   driver and a read-modify-write port per table for the engine's roles.
 //! * [`completer`]: the WQEs on the wire per QP until their ACK; ACKs (coalesced) and
-//!   NAKs into CQEs, a failed QP moved to ERR and flushed (READ responses to come).
+//!   NAKs into CQEs, READ responses judged (the responder lands them), a failed QP moved
+//!   to ERR and flushed.
 //! * [`cq`]: the completion queues' writer: CQEs into their rings with the owner bit,
 //!   PI and OVERFLOW in the CQ table, interrupts armed by the CQ doorbell and moderated.
 //! * [`mr_check`]: the protection check (key, PD, access, range) with its own copy of the
@@ -19,10 +20,11 @@
 //!   checked first, QPs served a packet each in turn.
 //! * [`responder`]: request packets into host memory after their checks (SEND, WRITE,
 //!   WRITE with immediate; a READ's RETH), the receive WQEs they take, the ACKs, NAKs
-//!   and READ responses owed.
+//!   and READ responses owed; and the READ responses the completer lets land.
 //! * [`response_tx`]: what the responder owes into packets: ACKs, NAKs, and READ
 //!   responses cut at the path MTU with their payload read from host memory.
 //! * [`opcode`]: the RC opcode table decoded (extended headers, payload), shared by all.
+//! * [`path_mtu`]: a QP's path MTU code decoded, and a length cut by it, shared by all.
 //! * [`rx_parse`]: RoCEv2 receive parsing: header fields, the payload realigned, a verdict
 //!   with the ICRC, so nothing of a bad packet reaches memory.
 //! * [`tx_build`]: RoCEv2 transmit framing: headers from a request, the payload realigned,
@@ -35,6 +37,7 @@ pub mod engine;
 pub mod icrc;
 pub mod mr_check;
 pub mod opcode;
+pub mod path_mtu;
 pub mod requester;
 pub mod responder;
 pub mod response_tx;
@@ -49,6 +52,7 @@ pub use engine::RdmaEngine;
 pub use icrc::RdmaIcrc;
 pub use mr_check::RdmaMrCheck;
 pub use opcode::RdmaOpcodeInfo;
+pub use path_mtu::RdmaPathMtu;
 pub use requester::RdmaRequester;
 pub use responder::RdmaResponder;
 pub use response_tx::RdmaResponseTx;

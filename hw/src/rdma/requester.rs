@@ -35,6 +35,7 @@
 
 use super::super::stream::{BytePacker, NicFifo, NicRam};
 use super::mr_check::RdmaMrCheck;
+use super::path_mtu::RdmaPathMtu;
 use nic_regmap::rdma::{access, qpc, wqe, QpState, WcStatus};
 use rust_hdl::prelude::*;
 
@@ -280,7 +281,7 @@ pub struct RdmaRequester {
     st_prot: Constant<Bits<8>>,
     max_message: Constant<Bits<36>>,
     ones16: Constant<Bits<16>>,
-    mtu_unit: Constant<Bits<16>>,
+    path_mtu: RdmaPathMtu,
     job_active: Constant<Bits<384>>,
     cursor_bits: Constant<Bits<384>>,
     sent_bits: Constant<Bits<384>>,
@@ -461,7 +462,7 @@ impl Default for RdmaRequester {
             st_prot: Constant::new((WcStatus::LocProtErr as u64).into()),
             max_message: Constant::new(wqe::MAX_MESSAGE.into()),
             ones16: Constant::new(0xffffu64.into()),
-            mtu_unit: Constant::new(128u64.into()),
+            path_mtu: Default::default(),
             job_active: Constant::new(Bits::<384>::from(1u64)),
             cursor_bits: Constant::new(Bits::<384>::from(0x7_ffff_ffffu64) << 15u64),
             sent_bits: Constant::new(Bits::<384>::from(0xffff_ffffu64) << 82u64),
@@ -504,6 +505,9 @@ impl Logic for RdmaRequester {
             self.w_sge_key[i].d.next = self.w_sge_key[i].q.val();
         }
         clock!(self, clock, mr_check, packer, pi_ram, job_ram, list_ram, reads, rsp_buf, promises);
+        // the QP's path MTU (its context's PMTU code)
+        self.path_mtu.code.next = self.ctx.q.val().get_bits::<3>(4);
+        self.path_mtu.len.next = 0.into();
         self.mr_check.reset.next = self.reset.val();
         self.packer.reset.next = self.reset.val();
         self.reads.reset.next = self.reset.val();
@@ -674,13 +678,8 @@ impl Logic for RdmaRequester {
                 }
             }
             RequesterState::Pick => {
-                // path MTU: 1 256 .. 5 4096 (else 256)
-                self.mtu.d.next = 256.into();
-                self.mtu_log2.d.next = 8.into();
-                if (self.ctx.q.val().get_bits::<3>(4) >= 1) & (self.ctx.q.val().get_bits::<3>(4) <= 5) {
-                    self.mtu.d.next = self.mtu_unit.val() << bit_cast::<16, 3>(self.ctx.q.val().get_bits::<3>(4));
-                    self.mtu_log2.d.next = bit_cast::<4, 3>(self.ctx.q.val().get_bits::<3>(4)) + 7;
-                }
+                self.mtu.d.next = self.path_mtu.bytes.val();
+                self.mtu_log2.d.next = self.path_mtu.log2.val();
                 self.state.d.next = RequesterState::Scan;
                 self.scan.d.next = self.scan.q.val() + 1;
                 self.sleep.next = !self.db_seen.q.val() & !(self.sq_db_valid.val() & (self.sq_db_qpn.val().get_bits::<6>(0) == self.scan.q.val()));

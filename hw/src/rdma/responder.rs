@@ -69,6 +69,7 @@
 
 use super::super::stream::{NicFifo, NicRam};
 use super::mr_check::RdmaMrCheck;
+use super::path_mtu::RdmaPathMtu;
 use super::opcode::{RdmaOpcodeInfo, CLASS_ACKNOWLEDGE, CLASS_READ_REQUEST, CLASS_READ_RESPONSE, CLASS_SEND, CLASS_WRITE};
 use nic_regmap::rdma::{access, cqe, qpc, syndrome, wqe, QpState, WcStatus};
 use rust_hdl::prelude::*;
@@ -257,6 +258,7 @@ pub struct RdmaResponder {
     sge_ram: NicRam<Bits<96>, 10>,
     mr_check: RdmaMrCheck,
     op_info: RdmaOpcodeInfo,
+    path_mtu: RdmaPathMtu,
     // ---- payload intake: a beat waiting for its pair, chunks kept, the packet lost ----
     in_lo: DFF<Bits<64>>,
     in_lo_strb: DFF<Bits<8>>,
@@ -369,8 +371,6 @@ pub struct RdmaResponder {
     /// packets, else 1): its whole MTUs and whether a part of one follows.
     owe_read: DFF<Bit>,
     psn_step: DFF<Bits<24>>,
-    rd_pkts: Signal<Local, Bits<24>>,
-    rd_frac: Signal<Local, Bits<32>>,
     bus: DFF<Bits<64>>,
     remaining: DFF<Bits<32>>,
     syn: DFF<Bits<8>>,
@@ -436,7 +436,6 @@ pub struct RdmaResponder {
     not_in_msg: Constant<Bits<160>>,
     ones8: Constant<Bits<8>>,
     /// Path MTU code c is 128 << c bytes.
-    mtu_unit: Constant<Bits<16>>,
     bit_of_qp: [Constant<Bits<64>>; 64],
     qp_id: [Constant<Bits<6>>; 64],
     // ---- constants from the map ----
@@ -641,6 +640,7 @@ impl Default for RdmaResponder {
             msg_ram: Default::default(),
             mr_check: Default::default(),
             op_info: Default::default(),
+            path_mtu: Default::default(),
             kept: Default::default(),
             lost: Default::default(),
             orphans: Default::default(),
@@ -672,8 +672,6 @@ impl Default for RdmaResponder {
             v_need: Default::default(),
             owe_read: Default::default(),
             psn_step: Default::default(),
-            rd_pkts: Default::default(),
-            rd_frac: Default::default(),
             bus: Default::default(),
             remaining: Default::default(),
             syn: Default::default(),
@@ -706,7 +704,6 @@ impl Default for RdmaResponder {
             qp_err: Default::default(),
             qp_err_index: Default::default(),
             ones8: Constant::new(0xffu64.into()),
-            mtu_unit: Constant::new(128u64.into()),
             bit_of_qp: std::array::from_fn(|q| Constant::new(Bits::<64>::from(1u64 << q))),
             qp_id: std::array::from_fn(|q| Constant::new(Bits::<6>::from(q as u64))),
             state_rtr: Constant::new((QpState::Rtr as u64).into()),
@@ -912,20 +909,6 @@ impl Logic for RdmaResponder {
             | (bit_cast::<256, 8>(self.op_recv.val()) << 160) | (bit_cast::<256, 8>(self.rf_status.q.val()) << 168);
         self.need_new.next = false;
         // a READ's whole MTUs (its length's bits above the MTU's), and what is left of one
-        self.rd_pkts.next = self.r_dma_len.q.val().get_bits::<24>(8);
-        if self.mtu.q.val() == 512 {
-            self.rd_pkts.next = bit_cast::<24, 23>(self.r_dma_len.q.val().get_bits::<23>(9));
-        }
-        if self.mtu.q.val() == 1024 {
-            self.rd_pkts.next = bit_cast::<24, 22>(self.r_dma_len.q.val().get_bits::<22>(10));
-        }
-        if self.mtu.q.val() == 2048 {
-            self.rd_pkts.next = bit_cast::<24, 21>(self.r_dma_len.q.val().get_bits::<21>(11));
-        }
-        if self.mtu.q.val() == 4096 {
-            self.rd_pkts.next = bit_cast::<24, 20>(self.r_dma_len.q.val().get_bits::<20>(12));
-        }
-        self.rd_frac.next = self.r_dma_len.q.val() & (bit_cast::<32, 16>(self.mtu.q.val()) - 1);
         self.c_retire.next = false;
         self.sc_go.next = false;
         self.seg_adv.next = false;
@@ -953,6 +936,9 @@ impl Logic for RdmaResponder {
         self.op_info.opcode.next = self.r_opcode.q.val();
         self.in_msg.next = self.msg.q.val().get_bit(0);
         self.pmtu.next = self.qpc.q.val().get_bits::<3>(4);
+        // the path MTU, and a READ's length in whole MTUs and what is left of one
+        self.path_mtu.code.next = self.pmtu.val();
+        self.path_mtu.len.next = self.r_dma_len.q.val();
         self.qp_state.next = self.qpc.q.val().get_bits::<3>(0);
         self.forget_hit.next = false;
         for q in 0..64 {
@@ -1073,11 +1059,7 @@ impl Logic for RdmaResponder {
                 if self.in_msg.val() {
                     self.v_seq_ok.d.next = (self.msg.q.val().get_bits::<3>(1) == self.op_info.op_class.val()) & !self.op_info.starts.val();
                 }
-                // path MTU: 1 256 .. 5 4096, anything else 256
-                self.mtu.d.next = 256.into();
-                if (self.pmtu.val() >= 1) & (self.pmtu.val() <= 5) {
-                    self.mtu.d.next = self.mtu_unit.val() << bit_cast::<16, 3>(self.pmtu.val());
-                }
+                self.mtu.d.next = self.path_mtu.bytes.val();
                 self.v_starts.d.next = self.op_info.starts.val();
                 self.v_ends.d.next = self.op_info.ends.val();
                 self.v_class.d.next = self.op_info.op_class.val();
@@ -1117,7 +1099,7 @@ impl Logic for RdmaResponder {
                 // RQ_PSN's step: a READ takes a PSN per packet of its response (an empty one, one)
                 self.psn_step.d.next = 1.into();
                 if (self.v_class.q.val() == self.class_read_request.val()) & self.r_dma_len.q.val().any() {
-                    self.psn_step.d.next = self.rd_pkts.val() + bit_cast::<24, 1>(self.rd_frac.val().any().into());
+                    self.psn_step.d.next = self.path_mtu.whole.val() + bit_cast::<24, 1>(self.path_mtu.part.val().any().into());
                 }
                 // a SEND's first packet and a WRITE with immediate take a receive WQE (a SEND's
                 // later packets find its checked list in `sge_ram`, its id and total in `msg`)

@@ -28,6 +28,7 @@
 //! region) leaves what the port returned in the packet; the model NAKs it (remote
 //! operational error) and moves the QP to ERR.
 
+use super::path_mtu::RdmaPathMtu;
 use crate::stream::NicFifo;
 use rust_hdl::prelude::*;
 
@@ -123,6 +124,8 @@ pub struct RdmaResponseTx {
     /// `s_left` is above 8 (kept beside it: the compare was on the path from `s_left` to
     /// the pop and the reserved count, 131.6 MHz).
     s_more: DFF<Bit>,
+    /// `s_left` is not 0 (kept beside it too: its OR was on the path into the pop).
+    s_any: DFF<Bit>,
     /// A beat left the buffer last cycle: `reserved` drops by it a cycle late (it then
     /// overstates by one for that cycle, which only delays a read).
     popped: DFF<Bit>,
@@ -132,8 +135,7 @@ pub struct RdmaResponseTx {
     fire_rd: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
     more: Signal<Local, Bit>,
-    mtu_256: Constant<Bits<16>>,
-    mtu_unit: Constant<Bits<16>>,
+    path_mtu: RdmaPathMtu,
     buf_beats: Constant<Bits<10>>,
     op_first: Constant<Bits<8>>,
     op_middle: Constant<Bits<8>>,
@@ -196,13 +198,13 @@ impl Default for RdmaResponseTx {
             room_ok: Default::default(),
             s_left: Default::default(),
             s_more: Default::default(),
+            s_any: Default::default(),
             popped: Default::default(),
             s_high: Default::default(),
             fire_rd: Default::default(),
             pop: Default::default(),
             more: Default::default(),
-            mtu_256: Constant::new(256u64.into()),
-            mtu_unit: Constant::new(128u64.into()),
+            path_mtu: Default::default(),
             buf_beats: Constant::new(BUF_BEATS.into()),
             op_first: Constant::new(OP_READ_RESPONSE_FIRST.into()),
             op_middle: Constant::new(OP_READ_RESPONSE_MIDDLE.into()),
@@ -216,9 +218,11 @@ impl Default for RdmaResponseTx {
 impl Logic for RdmaResponseTx {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, rem, bus, psn, first, mtu, chunk, last, beats, reserved, s_left, s_high, s_more, popped);
+        dff_setup!(self, clock, state, rem, bus, psn, first, mtu, chunk, last, beats, reserved, s_left, s_high, s_more, s_any, popped);
         clock!(self, clock, payload);
         self.payload.reset.next = self.reset.val();
+        self.path_mtu.code.next = self.owed_pmtu.val();
+        self.path_mtu.len.next = 0.into();
         // the header: the entry's path, the packet's own fields
         self.owed_ready.next = false;
         self.tx_valid.next = false;
@@ -259,10 +263,7 @@ impl Logic for RdmaResponseTx {
                         self.psn.d.next = self.owed_psn.val();
                         self.first.d.next = true;
                         // path MTU: 1 256 .. 5 4096, anything else 256 (as the responder)
-                        self.mtu.d.next = self.mtu_256.val();
-                        if (self.owed_pmtu.val() >= 1) & (self.owed_pmtu.val() <= 5) {
-                            self.mtu.d.next = self.mtu_unit.val() << bit_cast::<16, 3>(self.owed_pmtu.val());
-                        }
+                        self.mtu.d.next = self.path_mtu.bytes.val();
                         self.state.d.next = ResponseTxState::Plan;
                     }
                 }
@@ -301,6 +302,7 @@ impl Logic for RdmaResponseTx {
                 if self.tx_ready.val() {
                     // the framer takes no other header before this one's payload
                     self.s_left.d.next = self.chunk.q.val();
+                    self.s_any.d.next = self.chunk.q.val().any();
                     self.s_more.d.next = self.chunk.q.val() > 8;
                     self.s_high.d.next = false;
                     self.psn.d.next = self.psn.q.val() + 1;
@@ -319,7 +321,7 @@ impl Logic for RdmaResponseTx {
         self.payload.write.next = self.dma_rd_rsp_valid.val();
         self.payload.data_in.next = self.dma_rd_rsp_data.val();
         // ---- the payload: each beat's low half, then its high half if the packet goes on ----
-        self.pay_valid.next = self.s_left.q.val().any() & !self.payload.empty.val();
+        self.pay_valid.next = self.s_any.q.val() & !self.payload.empty.val();
         self.pay_data.next = self.payload.data_out.val().get_bits::<64>(0);
         if self.s_high.q.val() {
             self.pay_data.next = self.payload.data_out.val().get_bits::<64>(64);
@@ -329,6 +331,7 @@ impl Logic for RdmaResponseTx {
         if self.pay_valid.val() & self.pay_ready.val() {
             self.s_left.d.next = 0.into();
             self.s_more.d.next = false;
+            self.s_any.d.next = self.more.val();
             if self.more.val() {
                 self.s_left.d.next = self.s_left.q.val() - 8;
                 self.s_more.d.next = self.s_left.q.val() > 16;
@@ -347,6 +350,7 @@ impl Logic for RdmaResponseTx {
             self.reserved.d.next = 0.into();
             self.s_left.d.next = 0.into();
             self.s_more.d.next = false;
+            self.s_any.d.next = false;
             self.popped.d.next = false;
             self.s_high.d.next = false;
         }
