@@ -131,9 +131,6 @@ pub struct RdmaRequester {
     pub out_len: Signal<Out, Bits<32>>,
     /// 0: outstanding; else the WQE failed with this `WcStatus`.
     pub out_status: Signal<Out, Bits<8>>,
-    /// A READ's landing place: pieces i = 0..out_pieces of (bus address 44, length 32) at 76 i.
-    pub out_pieces: Signal<Out, Bits<3>>,
-    pub out_list: Signal<Out, Bits<456>>,
     // ---- children ----
     mr_check: RdmaMrCheck,
     packer: BytePacker,
@@ -227,8 +224,16 @@ pub struct RdmaRequester {
     sp_valid: DFF<Bit>,
     sp_half: DFF<Bit>,
     sp_data: DFF<Bits<128>>,
+    /// The read's next beat, waiting behind the one being split: the split gives a half
+    /// a cycle without a gap between beats (8 bytes a cycle, the framer's rate).
+    nx_valid: DFF<Bit>,
+    nx_data: DFF<Bits<128>>,
     in_req: DFF<Bit>,
     req_left: DFF<Bits<16>>,
+    /// The read's beats not yet taken from the response buffer.
+    intake_left: DFF<Bits<12>>,
+    take_beat: Signal<Local, Bit>,
+    sp_vacate: Signal<Local, Bit>,
     /// The half on its way to the packer.
     h_valid: DFF<Bit>,
     h_data: DFF<Bits<64>>,
@@ -264,6 +269,17 @@ pub struct RdmaRequester {
     sleep: Signal<Local, Bit>,
     rest: Signal<Local, Bits<32>>,
     sel_idx: [Constant<Bits<6>>; 64],
+    /// The scan's group of 8 QPs (scan 5:3), and the lanes of it at and after scan 2:0
+    /// with work: an idle scan moves to the next QP with work in its group, or to the
+    /// next group, so a doorbell waits at most 8 cycles for its turn instead of 64.
+    scan_group: Signal<Local, Bits<8>>,
+    scan_ahead: Signal<Local, Bits<8>>,
+    scan_next: Signal<Local, Bits<6>>,
+    group_no: [Constant<Bits<3>>; 8],
+    /// Lane 7 - i, and its bit.
+    lane_down: [Constant<Bits<6>>; 8],
+    lane_down_bit: [Constant<Bits<8>>; 8],
+    group_ones: Constant<Bits<8>>,
     bit_of_qp: [Constant<Bits<64>>; 64],
     piece_no: [Constant<Bits<3>>; 6],
     piece_shift: [Constant<Bits<9>>; 6],
@@ -358,8 +374,6 @@ impl Default for RdmaRequester {
             out_sq_index: Default::default(),
             out_len: Default::default(),
             out_status: Default::default(),
-            out_pieces: Default::default(),
-            out_list: Default::default(),
             mr_check: Default::default(),
             packer: Default::default(),
             pi_ram: Default::default(),
@@ -410,6 +424,11 @@ impl Default for RdmaRequester {
             sp_valid: Default::default(),
             sp_half: Default::default(),
             sp_data: Default::default(),
+            nx_valid: Default::default(),
+            nx_data: Default::default(),
+            intake_left: Default::default(),
+            take_beat: Default::default(),
+            sp_vacate: Default::default(),
             in_req: Default::default(),
             req_left: Default::default(),
             h_valid: Default::default(),
@@ -445,6 +464,13 @@ impl Default for RdmaRequester {
             sleep: Default::default(),
             rest: Default::default(),
             sel_idx: std::array::from_fn(|q| Constant::new(Bits::<6>::from(q as u64))),
+            scan_group: Default::default(),
+            scan_ahead: Default::default(),
+            scan_next: Default::default(),
+            group_no: std::array::from_fn(|g| Constant::new(Bits::<3>::from(g as u64))),
+            lane_down: std::array::from_fn(|i| Constant::new(Bits::<6>::from(7 - i as u64))),
+            lane_down_bit: std::array::from_fn(|i| Constant::new(Bits::<8>::from(1u64 << (7 - i)))),
+            group_ones: Constant::new(0xff.into()),
             bit_of_qp: std::array::from_fn(|q| Constant::new(Bits::<64>::from(1u64 << q))),
             piece_no: std::array::from_fn(|i| Constant::new(Bits::<3>::from(i as u64))),
             piece_shift: std::array::from_fn(|i| Constant::new(Bits::<9>::from(76 * i as u64))),
@@ -495,7 +521,7 @@ impl Logic for RdmaRequester {
     fn update(&mut self) {
         dff_setup!(self, clock, work, forget, scan, db_seen, flushing, state, qp_asked, ctx, pi, job, list, beat_no, w_wr_id, w_opcode, w_flags,
             w_num, w_imm, w_raddr, w_rkey, w_error, sge_i, pieces, total, status, mtu, mtu_log2, chunk, starts, ends, psn, left, phase, n_sum, n_pkts_q, p_addr, p_rest, p_take, p_next_piece, sp_valid,
-            sp_half, sp_data, in_req, req_left, h_valid, h_data, h_len, h_end, promised, arrived, room, issued);
+            sp_half, sp_data, nx_valid, nx_data, intake_left, in_req, req_left, h_valid, h_data, h_len, h_end, promised, arrived, room, issued);
         for i in 0..6 {
             self.w_sge_addr[i].clock.next = self.clock.val();
             self.w_sge_addr[i].d.next = self.w_sge_addr[i].q.val();
@@ -544,6 +570,21 @@ impl Logic for RdmaRequester {
         self.pi_ram.write_address.next = self.sq_db_qpn.val().get_bits::<6>(0);
         self.pi_ram.write_data.next = self.sq_db_pi.val();
         self.sel.next = self.scan.q.val();
+        self.scan_group.next = 0.into();
+        for g in 0..8 {
+            if self.scan.q.val().get_bits::<3>(3) == self.group_no[g].val() {
+                self.scan_group.next = self.work.q.val().get_bits::<8>(8 * g);
+            }
+        }
+        self.scan_ahead.next = self.scan_group.val() & (self.group_ones.val() << bit_cast::<8, 3>(self.scan.q.val().get_bits::<3>(0)));
+        // the first lane ahead with work, else lane 0 of the next group
+        self.scan_next.next = (bit_cast::<6, 3>(self.scan.q.val().get_bits::<3>(3)) + 1) << 3;
+        for i in 0..8 {
+            // lanes 7 down to 0: the lowest with work is assigned last
+            if (self.scan_ahead.val() & self.lane_down_bit[i].val()).any() {
+                self.scan_next.next = (bit_cast::<6, 3>(self.scan.q.val().get_bits::<3>(3)) << 3) | self.lane_down[i].val();
+            }
+        }
         self.work_next.next = self.work.q.val();
         self.forget_next.next = self.forget.q.val();
         self.work_bit.next = false;
@@ -634,7 +675,7 @@ impl Logic for RdmaRequester {
                     self.qp_asked.d.next = false;
                     self.db_seen.d.next = false;
                 } else {
-                    self.scan.d.next = self.scan.q.val() + 1;
+                    self.scan.d.next = self.scan_next.val();
                 }
             }
             RequesterState::Ctx => {
@@ -970,8 +1011,6 @@ impl Logic for RdmaRequester {
         self.out_sq_index.next = self.sq_ci.val();
         self.out_len.next = self.total.q.val().get_bits::<32>(0);
         self.out_status.next = self.status.q.val();
-        self.out_pieces.next = self.pieces.q.val();
-        self.out_list.next = self.list.q.val();
         // ---- the header for the framer ----
         self.mac_le.next = bit_cast::<48, 16>(self.ctx.q.val().get_bits::<16>(192)) << 32 | bit_cast::<48, 32>(self.ctx.q.val().get_bits::<32>(160));
         self.tx_dst_mac.next = (bit_cast::<48, 8>(self.mac_le.val().get_bits::<8>(0)) << 40) | (bit_cast::<48, 8>(self.mac_le.val().get_bits::<8>(8)) << 32)
@@ -1053,16 +1092,17 @@ impl Logic for RdmaRequester {
             }
         }
         // payload: each beat in halves of up to 8 bytes, the packet's last byte ends it
+        // (a read of n bytes is answered in ceil(n / 16) beats, lane 0 aligned)
         if !self.in_req.q.val() & !self.reads.empty.val() & self.head_payload.val() {
             self.in_req.d.next = true;
             self.req_left.d.next = self.reads.data_out.val().get_bits::<16>(0);
+            self.intake_left.d.next = self.reads.data_out.val().get_bits::<12>(4) + bit_cast::<12, 1>(self.reads.data_out.val().get_bits::<4>(0).any().into());
         }
-        self.b_ready.next = self.b_ready.val() | (self.in_req.q.val() & !self.sp_valid.q.val());
-        if self.in_req.q.val() & !self.sp_valid.q.val() & self.b_valid.val() {
-            self.sp_valid.d.next = true;
-            self.sp_half.d.next = false;
-            self.sp_data.d.next = self.b_data.val();
-        }
+        // a beat is taken while the one behind the split is free: into the split if that
+        // is empty, else behind it (a registered condition: the framer's ready does not
+        // reach the response buffer's read)
+        self.b_ready.next = self.b_ready.val() | (self.in_req.q.val() & self.intake_left.q.val().any() & !self.nx_valid.q.val());
+        self.take_beat.next = self.in_req.q.val() & self.intake_left.q.val().any() & !self.nx_valid.q.val() & self.b_valid.val();
         self.half_len.next = self.req_left.q.val();
         if self.req_left.q.val() > 8 {
             self.half_len.next = 8.into();
@@ -1090,6 +1130,24 @@ impl Logic for RdmaRequester {
                 self.sp_valid.d.next = false;
             } else {
                 self.sp_half.d.next = true;
+            }
+        }
+        self.sp_vacate.next = self.sp_valid.q.val() & self.h_take.val() & (self.sp_half.q.val() | (self.req_left.q.val() <= 8));
+        if self.nx_valid.q.val() & (!self.sp_valid.q.val() | self.sp_vacate.val()) {
+            self.sp_valid.d.next = true;
+            self.sp_half.d.next = false;
+            self.sp_data.d.next = self.nx_data.q.val();
+            self.nx_valid.d.next = false;
+        }
+        if self.take_beat.val() {
+            self.intake_left.d.next = self.intake_left.q.val() - 1;
+            if !self.sp_valid.q.val() {
+                self.sp_valid.d.next = true;
+                self.sp_half.d.next = false;
+                self.sp_data.d.next = self.b_data.val();
+            } else {
+                self.nx_valid.d.next = true;
+                self.nx_data.d.next = self.b_data.val();
             }
         }
         self.rsp_buf.read.next = self.b_ready.val() & self.b_valid.val();
@@ -1147,6 +1205,7 @@ impl Logic for RdmaRequester {
             self.work.d.next = 0.into();
             self.forget.d.next = 0.into();
             self.sp_valid.d.next = false;
+            self.nx_valid.d.next = false;
             self.in_req.d.next = false;
             self.h_valid.d.next = false;
             self.promised.d.next = 0.into();
