@@ -51,6 +51,10 @@ pub struct SimRdmaArgs {
     /// Write host A's NIC's waveform (RTL backend only).
     #[arg(long, value_name = "FILE")]
     wave: Option<PathBuf>,
+    /// Write host B's NIC's waveform (RTL backend only): the responder's side of a WRITE
+    /// or SEND, the responding side of a READ.
+    #[arg(long, value_name = "FILE")]
+    wave_b: Option<PathBuf>,
     /// Seed of the payloads.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -95,7 +99,7 @@ impl Outcome {
 }
 
 /// Sets up two hosts, runs `t` and checks every byte that landed and every completion.
-pub fn transfer(t: &Transfer, sim: &SimArgs, config: HwArg, wave: Option<PathBuf>) -> Result<Outcome> {
+pub fn transfer(t: &Transfer, sim: &SimArgs, config: HwArg, waves: [Option<PathBuf>; 2]) -> Result<Outcome> {
     if config == HwArg::Small {
         bail!("the `small` configuration has no RDMA engine (FEATURES.RDMA clear); use --config full");
     }
@@ -107,8 +111,9 @@ pub fn transfer(t: &Transfer, sim: &SimArgs, config: HwArg, wave: Option<PathBuf
     }
     let mtu = Mtu::from_bytes(t.mtu).expect("parsed");
     let cfg = PairConfig { mtu, qps, buf_len, queue_log2: 8, cq_log2: 12, ..PairConfig::default() };
-    let dev_a = open_device(sim, config, wave)?;
-    let dev_b = open_device(sim, config, None)?;
+    let [wave_a, wave_b] = waves;
+    let dev_a = open_device(sim, config, wave_a)?;
+    let dev_b = open_device(sim, config, wave_b)?;
     let mut p = Pair::new(dev_a, dev_b, cfg).map_err(anyhow::Error::new).context("setting up two hosts")?;
     p.capture = t.capture;
     let mut rng = StdRng::seed_from_u64(t.seed);
@@ -199,7 +204,7 @@ pub fn transfer(t: &Transfer, sim: &SimArgs, config: HwArg, wave: Option<PathBuf
 
 pub fn run_sim(a: SimRdmaArgs) -> Result<()> {
     let t = Transfer { op: a.op, size: a.size, count: a.count, qps: a.qps, mtu: a.mtu, seed: a.seed, capture: a.wire.is_some() };
-    let o = transfer(&t, &a.sim, a.config, a.wave.clone())?;
+    let o = transfer(&t, &a.sim, a.config, [a.wave.clone(), a.wave_b.clone()])?;
     let what = if a.sim.backend == BackendArg::Rtl { "Verilated RTL" } else { "behavioural model (DMA instantaneous: wire-bound figures)" };
     println!("RDMA {:?}, {} messages of {} bytes over {} QP(s), path MTU {}, {what}", a.op, a.count, a.size, a.qps, a.mtu);
     println!("  every byte checked: ok");
@@ -241,7 +246,7 @@ pub fn run_bench(a: BenchRdmaArgs) -> Result<()> {
                     let t = Transfer { op, size, count, qps, mtu, seed: 1, capture: false };
                     // a case that fails is reported and the others still run; the bench
                     // then exits non-zero
-                    let o = transfer(&t, &a.sim, a.config, None).map_err(|e| format!("{e:#}"));
+                    let o = transfer(&t, &a.sim, a.config, [None, None]).map_err(|e| format!("{e:#}"));
                     rows.push((op, mtu, qps, size, count, o));
                 }
             }
@@ -250,7 +255,7 @@ pub fn run_bench(a: BenchRdmaArgs) -> Result<()> {
     let mut lat = Vec::new();
     for op in [OpArg::Write, OpArg::Read] {
         let t = Transfer { op, size: 64, count: 1, qps: 1, mtu: 1024, seed: 2, capture: false };
-        lat.push((op, transfer(&t, &a.sim, a.config, None)?.first_latency));
+        lat.push((op, transfer(&t, &a.sim, a.config, [None, None])?.first_latency));
     }
     if a.json {
         let items: Vec<String> = rows

@@ -161,6 +161,11 @@ pub struct RdmaRxParse {
     f_status: DFF<Bits<2>>,
     f_outer_bad: DFF<Bit>,
     status: Signal<Local, Bits<2>>,
+    /// `status` a cycle later: the record's verdict leaves from a register (the ICRC's
+    /// 32-bit compare feeds the consumers' record FIFOs otherwise), taken while the timer
+    /// says 2, when every input to it is final (the ICRC result lands by then:
+    /// `ICRC_LATENCY + 1 < RECORD_DELAY`).
+    status_q: DFF<Bits<2>>,
     f_expect: DFF<Bit>,
     f_opcode: DFF<Bits<8>>,
     f_flags: DFF<Bits<8>>,
@@ -285,6 +290,7 @@ impl Default for RdmaRxParse {
             f_status: Default::default(),
             f_outer_bad: Default::default(),
             status: Default::default(),
+            status_q: Default::default(),
             f_expect: Default::default(),
             f_opcode: Default::default(),
             f_flags: Default::default(),
@@ -315,7 +321,7 @@ impl Logic for RdmaRxParse {
             l_expect, l_beats, e_has_pay, e_unsupported, e_pstart, e_pay_len, e_pend, e_s6, e_cover_end,
             e_icrc_end, e_len_ok, e_ip_ok, e_bth_ok, s1_valid, s1_last, s1_prev, s1_cur, s1_pos, s1_nbytes, s1_ge8, s1_lo6, s1_lo2, s2_valid, s2_last, s2_flen,
             s2_pos, s2_emit, s2_left, s2_data, o_valid,
-            o_data, o_nbytes, o_last, timer, res_seen, res_icrc, f_rx_icrc, f_status, f_outer_bad, f_expect, f_opcode, f_flags, f_ack, f_pkey,
+            o_data, o_nbytes, o_last, timer, res_seen, res_icrc, f_rx_icrc, f_status, f_outer_bad, f_expect, status_q, f_opcode, f_flags, f_ack, f_pkey,
             f_dqp, f_psn, f_src_ip, f_sport, f_va, f_rkey, f_dma_len, f_ext4, f_imm70, f_pay_len, f_beats);
         clock!(self, clock, icrc_unit);
         // ---- the window: previous and current beat, byte reversed (byte 0 at the top) ----
@@ -526,7 +532,8 @@ impl Logic for RdmaRxParse {
         if self.f_outer_bad.q.val() {
             self.status.next = 2.into();
         }
-        self.rec_status.next = self.status.val();
+        self.status_q.d.next = self.status.val();
+        self.rec_status.next = self.status_q.q.val();
         if self.timer.q.val() == 1 {
             self.res_seen.d.next = false;
         }
@@ -548,7 +555,7 @@ impl Logic for RdmaRxParse {
             self.rec_immdt.next = self.f_imm70.q.val();
         }
         self.rec_payload_len.next = self.f_pay_len.q.val();
-        if self.status.val() != 0 {
+        if self.status_q.q.val() != 0 {
             self.rec_payload_len.next = 0.into();
         }
         self.rec_beats.next = self.f_beats.q.val();
