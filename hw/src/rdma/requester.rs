@@ -156,6 +156,8 @@ pub struct RdmaRequester {
     /// does not know of it yet).
     room: DFF<Bits<11>>,
     issued: DFF<Bit>,
+    /// A WQE's last beat was taken: its read's entry leaves the reads FIFO.
+    wqe_read_done: DFF<Bit>,
     req_beats: Signal<Local, Bits<11>>,
     fire_rd: Signal<Local, Bit>,
     prom_next: Signal<Local, Bits<11>>,
@@ -499,6 +501,7 @@ impl Default for RdmaRequester {
             arrived: Default::default(),
             room: Default::default(),
             issued: Default::default(),
+            wqe_read_done: Default::default(),
             req_beats: Default::default(),
             fire_rd: Default::default(),
             prom_next: Default::default(),
@@ -521,7 +524,7 @@ impl Logic for RdmaRequester {
     fn update(&mut self) {
         dff_setup!(self, clock, work, forget, scan, db_seen, flushing, state, qp_asked, ctx, pi, job, list, beat_no, w_wr_id, w_opcode, w_flags,
             w_num, w_imm, w_raddr, w_rkey, w_error, sge_i, pieces, total, status, mtu, mtu_log2, chunk, starts, ends, psn, left, phase, n_sum, n_pkts_q, p_addr, p_rest, p_take, p_next_piece, sp_valid,
-            sp_half, sp_data, nx_valid, nx_data, intake_left, in_req, req_left, h_valid, h_data, h_len, h_end, promised, arrived, room, issued);
+            sp_half, sp_data, nx_valid, nx_data, intake_left, in_req, req_left, h_valid, h_data, h_len, h_end, promised, arrived, room, issued, wqe_read_done);
         for i in 0..6 {
             self.w_sge_addr[i].clock.next = self.clock.val();
             self.w_sge_addr[i].d.next = self.w_sge_addr[i].q.val();
@@ -1049,7 +1052,8 @@ impl Logic for RdmaRequester {
         // ---- responses: the WQE's beats to the fields above, payload beats to the packer ----
         self.head_payload.next = self.reads.data_out.val().get_bit(16);
         self.b_ready.next = false;
-        self.reads.read.next = false;
+        self.reads.read.next = self.wqe_read_done.q.val();
+        self.wqe_read_done.d.next = false;
         if !self.reads.empty.val() & !self.head_payload.val() {
             self.b_ready.next = self.state.q.val() == RequesterState::FetchData;
             if self.b_valid.val() & (self.state.q.val() == RequesterState::FetchData) {
@@ -1086,7 +1090,10 @@ impl Logic for RdmaRequester {
                     }
                 }
                 if self.b_last.val() {
-                    self.reads.read.next = true;
+                    // its entry leaves the reads FIFO a cycle later (the response buffer's
+                    // RAM output does not reach the FIFO's read pointer: timing); nothing
+                    // else takes from the FIFO while its head is a WQE's
+                    self.wqe_read_done.d.next = true;
                     self.state.d.next = RequesterState::Check;
                 }
             }
@@ -1212,6 +1219,7 @@ impl Logic for RdmaRequester {
             self.arrived.d.next = 0.into();
             self.room.d.next = 0.into();
             self.issued.d.next = false;
+            self.wqe_read_done.d.next = false;
         }
     }
 }

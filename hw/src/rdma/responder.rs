@@ -355,6 +355,14 @@ pub struct RdmaResponder {
     c_final: DFF<Bit>,
     c_data: DFF<Bits<128>>,
     c_strb: DFF<Bits<16>>,
+    /// The chunk behind the one in hand: the payload FIFO is read while this is free, a
+    /// registered condition, so the scatter's decisions (and the DMA write port's ready)
+    /// never reach the FIFO's read address; the one in hand is refilled from here, or
+    /// straight from the FIFO when this is empty, in the cycle it leaves (a chunk a cycle).
+    k_valid: DFF<Bit>,
+    k_final: DFF<Bit>,
+    k_data: DFF<Bits<128>>,
+    k_strb: DFF<Bits<16>>,
     c_off: DFF<Bits<32>>,
     // Check's verdicts
     v_state_ok: DFF<Bit>,
@@ -399,6 +407,8 @@ pub struct RdmaResponder {
     need_new: Signal<Local, Bit>,
     /// The chunk in hand leaves this cycle (the next may be taken).
     c_retire: Signal<Local, Bit>,
+    /// No chunk in hand after this cycle unless one is moved in.
+    c_free: Signal<Local, Bit>,
     sc_go: Signal<Local, Bit>,
     seg_done: Signal<Local, Bit>,
     seg_inside: Signal<Local, Bit>,
@@ -550,6 +560,11 @@ impl Default for RdmaResponder {
             c_final: Default::default(),
             c_data: Default::default(),
             c_strb: Default::default(),
+            k_valid: Default::default(),
+            k_final: Default::default(),
+            k_data: Default::default(),
+            k_strb: Default::default(),
+            c_free: Default::default(),
             c_off: Default::default(),
             need_new: Default::default(),
             c_retire: Default::default(),
@@ -732,7 +747,7 @@ impl Logic for RdmaResponder {
             r_len, r_kept, r_orphans, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
             remaining, syn, qp_asked, left, left_nz, in_lo, in_lo_strb, in_have, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci,
             took_new, recv_cqe, v_immdt, rq_mask, fetch_addr, rd_asked, fbeat, f_err, f_wr_id, f_nsge, f_total, sk, acc, rf_status, cqe_len, cur_delta,
-            seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, c_valid, c_final, c_data, c_strb, c_off, v_need, owe_read, psn_step, sge_q, sk_len_q, sk_end, landing, l_pd, l_len, l_off, l_lost);
+            seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, c_valid, c_final, c_data, c_strb, k_valid, k_final, k_data, k_strb, c_off, v_need, owe_read, psn_step, sge_q, sk_len_q, sk_end, landing, l_pd, l_len, l_off, l_lost);
         for i in 0..6 {
             self.sge_addr[i].clock.next = self.clock.val();
             self.sge_addr[i].d.next = self.sge_addr[i].q.val();
@@ -910,6 +925,7 @@ impl Logic for RdmaResponder {
         self.need_new.next = false;
         // a READ's whole MTUs (its length's bits above the MTU's), and what is left of one
         self.c_retire.next = false;
+        self.c_free.next = false;
         self.sc_go.next = false;
         self.seg_adv.next = false;
         self.sc_write.next = false;
@@ -1275,6 +1291,7 @@ impl Logic for RdmaResponder {
                 self.left.d.next = self.r_kept.q.val();
                 self.left_nz.d.next = self.r_kept.q.val().any();
                 self.c_valid.d.next = false;
+                self.k_valid.d.next = false;
                 self.seg_k.d.next = 0.into();
                 self.seg_lo.d.next = 0.into();
                 self.c_off.d.next = 0.into();
@@ -1389,17 +1406,32 @@ impl Logic for RdmaResponder {
                     self.seg_rem.d.next = self.sge_q.q.val().get_bits::<32>(64) - self.c_off.q.val();
                     self.adv_wait.d.next = 2.into();
                 }
-                self.take.next = self.left_nz.q.val() & !self.payload.empty.val() & (!self.c_valid.q.val() | self.c_retire.val());
+                self.c_free.next = !self.c_valid.q.val() | self.c_retire.val();
+                if self.k_valid.q.val() & self.c_free.val() {
+                    self.c_valid.d.next = true;
+                    self.c_final.d.next = self.k_final.q.val();
+                    self.c_data.d.next = self.k_data.q.val();
+                    self.c_strb.d.next = self.k_strb.q.val();
+                    self.k_valid.d.next = false;
+                }
+                self.take.next = self.left_nz.q.val() & !self.payload.empty.val() & !self.k_valid.q.val();
                 if self.take.val() {
                     self.payload.read.next = true;
                     self.left.d.next = self.left.q.val() - 1;
                     self.left_nz.d.next = self.left.q.val() != 1;
-                    self.c_valid.d.next = true;
-                    self.c_final.d.next = self.left.q.val() == 1;
-                    self.c_data.d.next = self.head.val().get_bits::<128>(0);
-                    self.c_strb.d.next = self.head.val().get_bits::<16>(128);
+                    if self.c_free.val() {
+                        self.c_valid.d.next = true;
+                        self.c_final.d.next = self.left.q.val() == 1;
+                        self.c_data.d.next = self.head.val().get_bits::<128>(0);
+                        self.c_strb.d.next = self.head.val().get_bits::<16>(128);
+                    } else {
+                        self.k_valid.d.next = true;
+                        self.k_final.d.next = self.left.q.val() == 1;
+                        self.k_data.d.next = self.head.val().get_bits::<128>(0);
+                        self.k_strb.d.next = self.head.val().get_bits::<16>(128);
+                    }
                 }
-                if !self.left_nz.q.val() & !self.c_valid.q.val() & (!self.w_valid.q.val() | self.dma_wr_ready.val()) {
+                if !self.left_nz.q.val() & !self.c_valid.q.val() & !self.k_valid.q.val() & (!self.w_valid.q.val() | self.dma_wr_ready.val()) {
                     self.state.d.next = ResponderState::Update;
                 }
             }
