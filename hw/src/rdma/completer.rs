@@ -59,6 +59,7 @@
 //! retransmission; a full FIFO still drops and counts (`cnt_drop_norecord`).
 
 use super::super::stream::{NicFifo, NicRam};
+use super::opcode::{OP_ACKNOWLEDGE, OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_LAST, OP_READ_RESPONSE_ONLY};
 use super::path_mtu::RdmaPathMtu;
 use nic_regmap::rdma::{qpc, QpState, WcStatus};
 use rust_hdl::prelude::*;
@@ -251,6 +252,12 @@ pub struct RdmaCompleter {
     // ---- scratch ----
     is_response: Signal<Local, Bit>,
     is_read_response: Signal<Local, Bit>,
+    /// The response opcodes (READ Response First, Last, Only; Acknowledge): First..Only
+    /// and Acknowledge are contiguous.
+    op_rr_first: Constant<Bits<8>>,
+    op_rr_last: Constant<Bits<8>>,
+    op_rr_only: Constant<Bits<8>>,
+    op_ack: Constant<Bits<8>>,
     /// The ring's read data, registered (a ring access takes the cycle of its address,
     /// the RAM's and this one), and what its last PSN says, a cycle later.
     entry: DFF<Bits<164>>,
@@ -395,6 +402,10 @@ impl Default for RdmaCompleter {
             e_syndrome: Default::default(),
             is_response: Default::default(),
             is_read_response: Default::default(),
+            op_rr_first: Constant::new(OP_READ_RESPONSE_FIRST.into()),
+            op_rr_last: Constant::new(OP_READ_RESPONSE_LAST.into()),
+            op_rr_only: Constant::new(OP_READ_RESPONSE_ONLY.into()),
+            op_ack: Constant::new(OP_ACKNOWLEDGE.into()),
             entry: Default::default(),
             new_entry: Default::default(),
             ring_addr: Default::default(),
@@ -435,14 +446,14 @@ impl Logic for RdmaCompleter {
         self.records.reset.next = self.reset.val();
         self.stores.reset.next = self.reset.val();
         // ---- intake: responses with a good status (bad ones are the parser's to count) ----
-        self.is_response.next = (self.rec_opcode.val() >= 0x0d) & (self.rec_opcode.val() <= 0x11);
+        self.is_response.next = (self.rec_opcode.val() >= self.op_rr_first.val()) & (self.rec_opcode.val() <= self.op_ack.val());
         self.records.data_in.next = bit_cast::<80, 24>(self.rec_dest_qp.val())
             | (bit_cast::<80, 24>(self.rec_psn.val()) << 24)
             | (bit_cast::<80, 8>(self.rec_syndrome.val()) << 48)
             | (bit_cast::<80, 8>(self.rec_opcode.val()) << 56)
             | (bit_cast::<80, 16>(self.rec_payload_len.val()) << 64);
         // (a READ response the responder has no room for is dropped here too: it counts it)
-        self.is_read_response.next = (self.rec_opcode.val() >= 0x0d) & (self.rec_opcode.val() <= 0x10);
+        self.is_read_response.next = (self.rec_opcode.val() >= self.op_rr_first.val()) & (self.rec_opcode.val() <= self.op_rr_only.val());
         self.records.write.next = self.rec_valid.val() & (self.rec_status.val() == 0) & self.is_response.val() & !self.records.full.val()
             & !(self.is_read_response.val() & self.rsp_rec_full.val());
         self.cnt_drop_norecord.next = self.rec_valid.val() & (self.rec_status.val() == 0) & self.is_response.val() & self.records.full.val();
@@ -571,14 +582,14 @@ impl Logic for RdmaCompleter {
                     self.psn.d.next = self.rh_data.q.val().get_bits::<24>(24);
                     self.syndrome.d.next = self.rh_data.q.val().get_bits::<8>(48);
                     self.paylen.d.next = self.rh_data.q.val().get_bits::<16>(64);
-                    // a READ response (First 0x0d .. Only 0x10); Last and Only end the READ
-                    self.rd.d.next = self.rh_data.q.val().get_bits::<8>(56) != 0x11;
-                    self.rd_ends.d.next = (self.rh_data.q.val().get_bits::<8>(56) == 0x0f) | (self.rh_data.q.val().get_bits::<8>(56) == 0x10);
+                    // a READ response (anything but an Acknowledge); Last and Only end the READ
+                    self.rd.d.next = self.rh_data.q.val().get_bits::<8>(56) != self.op_ack.val();
+                    self.rd_ends.d.next = (self.rh_data.q.val().get_bits::<8>(56) == self.op_rr_last.val()) | (self.rh_data.q.val().get_bits::<8>(56) == self.op_rr_only.val());
                     self.after.d.next = CompleterState::Idle;
                     if self.rh_bad_qp.q.val() {
                         self.cnt_drop_qp.next = true;
                         self.state.d.next = CompleterState::Idle;
-                        if self.rh_data.q.val().get_bits::<8>(56) != 0x11 {
+                        if self.rh_data.q.val().get_bits::<8>(56) != self.op_ack.val() {
                             self.state.d.next = CompleterState::RdDrop;
                         }
                     }

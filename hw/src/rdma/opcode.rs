@@ -26,6 +26,14 @@ pub struct RdmaOpcodeInfo {
     pub ends: Signal<Out, Bit>,
 }
 
+/// BTH opcodes of the responses (RC, IBTA table 38), the ones the blocks compare with or
+/// send directly.
+pub const OP_READ_RESPONSE_FIRST: u64 = 0x0d;
+pub const OP_READ_RESPONSE_MIDDLE: u64 = 0x0e;
+pub const OP_READ_RESPONSE_LAST: u64 = 0x0f;
+pub const OP_READ_RESPONSE_ONLY: u64 = 0x10;
+pub const OP_ACKNOWLEDGE: u64 = 0x11;
+
 /// `RdmaOpcodeInfo::op_class` values.
 pub const CLASS_SEND: u64 = 0;
 pub const CLASS_WRITE: u64 = 1;

@@ -69,6 +69,7 @@
 
 use super::super::stream::{NicFifo, NicRam};
 use super::mr_check::RdmaMrCheck;
+use super::opcode::{OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_ONLY};
 use super::path_mtu::RdmaPathMtu;
 use super::opcode::{RdmaOpcodeInfo, CLASS_ACKNOWLEDGE, CLASS_READ_REQUEST, CLASS_READ_RESPONSE, CLASS_SEND, CLASS_WRITE};
 use nic_regmap::rdma::{access, cqe, qpc, syndrome, wqe, QpState, WcStatus};
@@ -290,6 +291,9 @@ pub struct RdmaResponder {
     sge_half: Signal<Local, Bits<10>>,
     rec_take: Signal<Local, Bit>,
     is_read_response: Signal<Local, Bit>,
+    /// READ Response First..Only (contiguous opcodes).
+    op_rr_first: Constant<Bits<8>>,
+    op_rr_only: Constant<Bits<8>>,
     r_opcode: DFF<Bits<8>>,
     r_ack_req: DFF<Bit>,
     r_solicited: DFF<Bit>,
@@ -509,6 +513,8 @@ impl Default for RdmaResponder {
             sge_half: Default::default(),
             rec_take: Default::default(),
             is_read_response: Default::default(),
+            op_rr_first: Constant::new(OP_READ_RESPONSE_FIRST.into()),
+            op_rr_only: Constant::new(OP_READ_RESPONSE_ONLY.into()),
             rq_db_valid: Default::default(),
             rq_db_qpn: Default::default(),
             rq_db_pi: Default::default(),
@@ -819,7 +825,7 @@ impl Logic for RdmaResponder {
             self.rec_word.next = self.rec_word.val() | (Bits::<288>::from(1u64) << 12);
         }
         // (a good READ response the completer has no room for is dropped here too: it counts it)
-        self.is_read_response.next = (self.rec_opcode.val() >= 0x0d) & (self.rec_opcode.val() <= 0x10) & (self.rec_status.val() == 0);
+        self.is_read_response.next = (self.rec_opcode.val() >= self.op_rr_first.val()) & (self.rec_opcode.val() <= self.op_rr_only.val()) & (self.rec_status.val() == 0);
         self.rec_take.next = !self.records.full.val() & !(self.is_read_response.val() & self.cpl_rec_full.val());
         self.records.write.next = self.rec_valid.val() & self.rec_take.val();
         self.records.data_in.next = self.rec_word.val();

@@ -28,6 +28,7 @@
 //! region) leaves what the port returned in the packet; the model NAKs it (remote
 //! operational error) and moves the QP to ERR.
 
+use super::opcode::{OP_ACKNOWLEDGE, OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_LAST, OP_READ_RESPONSE_MIDDLE, OP_READ_RESPONSE_ONLY};
 use super::path_mtu::RdmaPathMtu;
 use crate::stream::NicFifo;
 use rust_hdl::prelude::*;
@@ -44,12 +45,6 @@ pub enum ResponseTxState {
     Offer,
 }
 
-/// BTH opcodes of the packets this block sends.
-pub const OP_READ_RESPONSE_FIRST: u64 = 0x0d;
-pub const OP_READ_RESPONSE_MIDDLE: u64 = 0x0e;
-pub const OP_READ_RESPONSE_LAST: u64 = 0x0f;
-pub const OP_READ_RESPONSE_ONLY: u64 = 0x10;
-pub const OP_ACKNOWLEDGE: u64 = 0x11;
 
 /// Beats the payload buffer holds (16 bytes each): two packets at a 4,096-byte MTU.
 const BUF_BEATS: u64 = 512;
