@@ -126,7 +126,9 @@ pub struct RdmaCompleter {
     /// The responder's record FIFO is full: a READ response is taken by both or by neither
     /// (each READ response record here has its twin, in the same order, there).
     pub rsp_rec_full: Signal<In, Bit>,
-    /// This block's record FIFO is full (the responder's side of the same rule).
+    /// This block's record FIFO takes no record this cycle (the responder's side of the
+    /// same rule): a register, set while it holds 1,023 of 1,024 or more the cycle before
+    /// (timing, as the responder's).
     pub records_full: Signal<Out, Bit>,
     // ---- READ responses: the verdict on each, in record order, to the responder (which
     // holds the payload); for a landing one, its result back ----
@@ -252,6 +254,8 @@ pub struct RdmaCompleter {
     // ---- scratch ----
     is_response: Signal<Local, Bit>,
     is_read_response: Signal<Local, Bit>,
+    rec_full_q: DFF<Bit>,
+    rec_almost: Constant<Bits<11>>,
     /// The response opcodes (READ Response First, Last, Only; Acknowledge): First..Only
     /// and Acknowledge are contiguous.
     op_rr_first: Constant<Bits<8>>,
@@ -402,6 +406,8 @@ impl Default for RdmaCompleter {
             e_syndrome: Default::default(),
             is_response: Default::default(),
             is_read_response: Default::default(),
+            rec_full_q: Default::default(),
+            rec_almost: Constant::new(1023u64.into()),
             op_rr_first: Constant::new(OP_READ_RESPONSE_FIRST.into()),
             op_rr_last: Constant::new(OP_READ_RESPONSE_LAST.into()),
             op_rr_only: Constant::new(OP_READ_RESPONSE_ONLY.into()),
@@ -439,7 +445,7 @@ impl Default for RdmaCompleter {
 impl Logic for RdmaCompleter {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, after, ev, asked, qpn, store_state, r_wr_id, r_opcode, r_signalled, r_last_psn, r_first_psn, r_sq_index, r_len, r_status, psn,
+        dff_setup!(self, clock, rec_full_q, state, after, ev, asked, qpn, store_state, r_wr_id, r_opcode, r_signalled, r_last_psn, r_first_psn, r_sq_index, r_len, r_status, psn,
             syndrome, paylen, ctx, qp_state, sig_all, send_cq, head, count, limit, nak, full, e_wr_id, e_len, e_opcode, e_status, e_syndrome, entry,
             after_tail, past_limit, rh_valid, rh_data, rh_bad_qp, rh_checked, recv, rd, rd_ends, rd_psn_ok, rd_fits, rd_wqe_addr, rd_expect, rd_landed, rd_head_read);
         clock!(self, clock, records, stores, ring, ptr_ram);
@@ -454,10 +460,11 @@ impl Logic for RdmaCompleter {
             | (bit_cast::<80, 16>(self.rec_payload_len.val()) << 64);
         // (a READ response the responder has no room for is dropped here too: it counts it)
         self.is_read_response.next = (self.rec_opcode.val() >= self.op_rr_first.val()) & (self.rec_opcode.val() <= self.op_rr_only.val());
-        self.records.write.next = self.rec_valid.val() & (self.rec_status.val() == 0) & self.is_response.val() & !self.records.full.val()
+        self.rec_full_q.d.next = self.records.count.val() >= self.rec_almost.val();
+        self.records.write.next = self.rec_valid.val() & (self.rec_status.val() == 0) & self.is_response.val() & !self.rec_full_q.q.val()
             & !(self.is_read_response.val() & self.rsp_rec_full.val());
-        self.cnt_drop_norecord.next = self.rec_valid.val() & (self.rec_status.val() == 0) & self.is_response.val() & self.records.full.val();
-        self.records_full.next = self.records.full.val();
+        self.cnt_drop_norecord.next = self.rec_valid.val() & (self.rec_status.val() == 0) & self.is_response.val() & self.rec_full_q.q.val();
+        self.records_full.next = self.rec_full_q.q.val();
         self.stores.data_in.next = bit_cast::<9, 6>(self.qp_store_index.val()) | (bit_cast::<9, 3>(self.qp_store_state.val()) << 6);
         self.stores.write.next = self.qp_store.val()
             & ((self.qp_store_state.val() == self.state_err.val()) | (self.qp_store_state.val() == self.state_reset.val()))

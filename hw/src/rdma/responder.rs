@@ -136,7 +136,10 @@ pub struct RdmaResponder {
     /// The completer's record FIFO is full: a READ response is taken by both or by neither
     /// (so the completer's verdicts pair with this block's READ response records in order).
     pub cpl_rec_full: Signal<In, Bit>,
-    /// This block's record FIFO is full (the completer's side of the same rule).
+    /// This block's record FIFO takes no record this cycle (the completer's side of the
+    /// same rule): a register, set while it holds 63 of 64 or more the cycle before, so
+    /// the FIFO's pointers reach neither block's write enable through a compare (timing:
+    /// a record comes at most once a cycle, so that last entry is never needed).
     pub records_full: Signal<Out, Bit>,
     // ---- READ responses (this NIC's READs answered): the completer's verdict on each, in
     // record order, and for one it lands, the result ----
@@ -291,6 +294,8 @@ pub struct RdmaResponder {
     sge_half: Signal<Local, Bits<10>>,
     rec_take: Signal<Local, Bit>,
     is_read_response: Signal<Local, Bit>,
+    rec_full_q: DFF<Bit>,
+    rec_almost: Constant<Bits<7>>,
     /// READ Response First..Only (contiguous opcodes).
     op_rr_first: Constant<Bits<8>>,
     op_rr_only: Constant<Bits<8>>,
@@ -513,6 +518,8 @@ impl Default for RdmaResponder {
             sge_half: Default::default(),
             rec_take: Default::default(),
             is_read_response: Default::default(),
+            rec_full_q: Default::default(),
+            rec_almost: Constant::new(63u64.into()),
             op_rr_first: Constant::new(OP_READ_RESPONSE_FIRST.into()),
             op_rr_only: Constant::new(OP_READ_RESPONSE_ONLY.into()),
             rq_db_valid: Default::default(),
@@ -749,7 +756,7 @@ impl Default for RdmaResponder {
 impl Logic for RdmaResponder {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, kept, lost, orphans, forget, flush_bits, fscan, state, r_opcode, r_ack_req, r_status, r_lost, r_qpn, r_psn, r_va, r_rkey, r_dma_len,
+        dff_setup!(self, clock, rec_full_q, kept, lost, orphans, forget, flush_bits, fscan, state, r_opcode, r_ack_req, r_status, r_lost, r_qpn, r_psn, r_va, r_rkey, r_dma_len,
             r_len, r_kept, r_orphans, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
             remaining, syn, qp_asked, left, left_nz, in_lo, in_lo_strb, in_have, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci,
             took_new, recv_cqe, v_immdt, rq_mask, fetch_addr, rd_asked, fbeat, f_err, f_wr_id, f_nsge, f_total, sk, acc, rf_status, cqe_len, cur_delta,
@@ -826,10 +833,11 @@ impl Logic for RdmaResponder {
         }
         // (a good READ response the completer has no room for is dropped here too: it counts it)
         self.is_read_response.next = (self.rec_opcode.val() >= self.op_rr_first.val()) & (self.rec_opcode.val() <= self.op_rr_only.val()) & (self.rec_status.val() == 0);
-        self.rec_take.next = !self.records.full.val() & !(self.is_read_response.val() & self.cpl_rec_full.val());
+        self.rec_full_q.d.next = self.records.count.val() >= self.rec_almost.val();
+        self.rec_take.next = !self.rec_full_q.q.val() & !(self.is_read_response.val() & self.cpl_rec_full.val());
         self.records.write.next = self.rec_valid.val() & self.rec_take.val();
         self.records.data_in.next = self.rec_word.val();
-        self.records_full.next = self.records.full.val();
+        self.records_full.next = self.rec_full_q.q.val();
         self.cnt_drop_norecord.next = false;
         if self.rec_valid.val() {
             self.kept.d.next = 0.into();
@@ -838,7 +846,7 @@ impl Logic for RdmaResponder {
             // a record that is not taken is lost; its beats are skipped later
             if !self.rec_take.val() {
                 self.orphans.d.next = self.orphans.q.val() + self.kept_now.val();
-                self.cnt_drop_norecord.next = self.records.full.val();
+                self.cnt_drop_norecord.next = self.rec_full_q.q.val();
             }
         }
         // ---- defaults ----
