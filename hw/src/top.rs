@@ -778,9 +778,9 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.rx_class.queue_mask.next = self.rx_queue_mask.val();
         self.rx_class.rdma_enable.next = self.rdma_enabled.val();
         self.rx_class.local_ipv4.next = self.rdma_local_ipv4.val();
-        // RoCEv2 for this NIC that the filter accepted goes to the RDMA engine whole (the
-        // classifier's metadata is there before the frame's first beat); the engine takes
-        // a beat every cycle
+        // RoCEv2 for this NIC that the filter accepted is the RDMA engine's: it parses every
+        // frame as the classifier takes it in and acts on the ones the classifier's verdict
+        // names (rdma/rx_parse.rs); here they leave the Ethernet path
         self.divert.next = self.rx_class.m_roce.val() & (self.rx_class.m_drop.val() == 0);
         self.rx_meta.next = bit_cast::<72, 32>(self.rx_class.m_hash.val())
             | (bit_cast::<72, 16>(self.rx_class.m_ptype.val()) << 32)
@@ -828,10 +828,12 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         // ---- the RDMA engine's inputs from the arbiters and the classifier ----
         for i in 0..RD {
             self.rdma[i].tx_ready.next = self.slice_tx.s_ready.val() & (self.tx_sel.val() == 2);
-            self.rdma[i].rx_valid.next = self.rx_class.m_valid.val() & self.divert.val() & self.has_rx_offload.val();
-            self.rdma[i].rx_data.next = self.rx_class.m_data.val();
-            self.rdma[i].rx_nbytes.next = self.rx_class.m_len.val();
-            self.rdma[i].rx_last.next = self.rx_class.m_last.val();
+            self.rdma[i].rx_valid.next = self.slice_rx.m_valid.val() & self.rx_class.s_ready.val() & self.has_rx_offload.val();
+            self.rdma[i].rx_data.next = self.slice_rx.m_data.val().get_bits::<64>(0);
+            self.rdma[i].rx_nbytes.next = self.slice_rx.m_data.val().get_bits::<4>(64);
+            self.rdma[i].rx_last.next = self.slice_rx.m_data.val().get_bit(68);
+            self.rdma[i].rx_verdict_valid.next = self.rx_class.v_valid.val() & self.has_rx_offload.val();
+            self.rdma[i].rx_verdict_roce.next = self.rx_class.v_roce.val();
             self.rdma[i].dma_rd_req_ready.next = self.dma_rd_req_ready.val() & (self.rd_sel.val() == 4);
             self.rdma[i].dma_rd_rsp_valid.next = self.dma_rd_rsp_valid.val() & self.rdma_rsp_mine.val();
             self.rdma[i].dma_rd_rsp_data.next = self.dma_rd_rsp_data.val();

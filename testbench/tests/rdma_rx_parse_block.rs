@@ -1,21 +1,29 @@
 //! `RdmaRxParse` (hw/src/rdma/rx_parse.rs) alone in the rust-hdl simulator, against the
 //! golden model `nic_testbench::roce`: random RoCEv2 frames of every opcode, whole or
-//! damaged in one way each, stream past the block back to back or with idle cycles. Every
-//! frame's record must come out exactly `RECORD_DELAY` cycles after its last beat, with
-//! the status its damage calls for; a good frame's fields must equal the golden parse and
-//! its payload beats the golden payload; every record must account for the payload beats
-//! its frame put out.
+//! damaged in one way each, and frames that are no candidates (another destination
+//! address or port, IPv6, not IP at all), stream past the block back to back or with idle
+//! cycles. Each frame's verdict (the classifier's, here random for a candidate and "not
+//! RoCE" for any other frame) comes in order, early or up to a few cycles after the
+//! frame's record would leave. A candidate's record must come out `RECORD_DELAY` cycles
+//! after its last beat, or the cycle after its verdict came if that is later; with the
+//! status its damage calls for, or as foreign when its verdict refused it; a good frame's
+//! fields must equal the golden parse and its payload beats the golden payload; every
+//! record must account for the payload beats its frame put out. Other frames must put out
+//! no payload and no record.
 
 mod common;
 
 use common::hdl::{beats, run_testbench};
-use nic_hw::rdma::rx_parse::{status, RdmaRxParse, RECORD_DELAY};
+use nic_hw::rdma::rx_parse::{status, RdmaRxParse, RECORD_DELAY, VERDICT_WAIT_MAX};
 use nic_testbench::roce::{gen, icrc, opcode, RoceRepr};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::*;
 use std::collections::VecDeque;
-use std::net::IpAddr;
+use std::net::{IpAddr, Ipv4Addr};
+
+/// The block's LOCAL_IPV4.
+const LOCAL: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 2);
 
 /// How a test frame is damaged, and the status that calls for.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -35,11 +43,28 @@ enum Damage {
     UnknownOpcode,
     /// RoCEv2 over IPv6, which this block leaves to a later version.
     Ipv6,
-    /// UDP destination port 4792.
+    /// UDP destination port 4792: not a candidate.
     OtherPort,
+    /// Another destination address (ICRC recomputed): not a candidate.
+    OtherHost,
+    /// Not RoCE: the bytes after the Ethernet header random, EtherType 0x0800 or other.
+    NotRoce,
+    /// Cut to fewer than 8 beats (a runt, which MAC RX passes with its status): no record,
+    /// whatever its verdict; one the classifier diverts is counted (`drop_short`).
+    Short,
 }
 
 impl Damage {
+    /// The classifier could divert it, so the block must parse it and give it a record.
+    fn candidate(self) -> bool {
+        !matches!(self, Damage::Ipv6 | Damage::OtherPort | Damage::OtherHost | Damage::NotRoce | Damage::Short)
+    }
+
+    /// The classifier's verdict may say RoCE for this NIC.
+    fn may_divert(self) -> bool {
+        self.candidate() || self == Damage::Short
+    }
+
     fn status(self) -> u64 {
         match self {
             Damage::None | Damage::MaskedFields => status::OK,
@@ -66,7 +91,7 @@ struct Case {
 
 fn case(rng: &mut StdRng) -> Case {
     let op = opcode::TABLE[rng.gen_range(0..opcode::TABLE.len())].opcode;
-    let damage = match rng.gen_range(0..20) {
+    let damage = match rng.gen_range(0..23) {
         0 => Damage::CoveredBit,
         1 => Damage::MaskedFields,
         2 => Damage::Truncated,
@@ -75,9 +100,15 @@ fn case(rng: &mut StdRng) -> Case {
         5 => Damage::UnknownOpcode,
         6 => Damage::Ipv6,
         7 => Damage::OtherPort,
+        8 => Damage::OtherHost,
+        9 => Damage::NotRoce,
+        10 => Damage::Short,
         _ => Damage::None,
     };
-    let r = gen::random_repr(rng, op, damage == Damage::Ipv6);
+    let mut r = gen::random_repr(rng, op, damage == Damage::Ipv6);
+    if damage != Damage::Ipv6 {
+        r.ip_dst = IpAddr::V4(LOCAL);
+    }
     let len = if opcode::info(op).unwrap().payload { [0, 1, 2, 3, 4, 7, 8, 9, 255, 256, 257][rng.gen_range(0..11)].max(rng.gen_range(0..=700) * rng.gen_range(0..2)) } else { 0 };
     let payload: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
     let mut f = r.emit_frame(&payload);
@@ -122,13 +153,30 @@ fn case(rng: &mut StdRng) -> Case {
             f[36..38].copy_from_slice(&4792u16.to_be_bytes());
             refresh_icrc(&mut f);
         }
+        Damage::OtherHost => {
+            f[33] ^= 1 << rng.gen_range(0..8);
+            refresh_icrc(&mut f);
+        }
+        Damage::Short => {
+            f.truncate(rng.gen_range(1..57));
+        }
+        Damage::NotRoce => {
+            let len = rng.gen_range(60..1600);
+            f.resize(len, 0);
+            for b in &mut f[14..] {
+                *b = rng.gen();
+            }
+            if rng.gen_bool(0.5) {
+                f[12..14].copy_from_slice(&[0x08, 0x00]);
+            }
+        }
     }
     let golden = match RoceRepr::parse_frame(&f) {
         Ok((g, range)) => Some((g, f[range].to_vec())),
         Err(_) => None,
     };
     // the golden model and the damage agree on what is acceptable (IPv6 aside)
-    if damage != Damage::Ipv6 {
+    if damage.candidate() {
         assert_eq!(golden.is_some(), damage.status() == status::OK, "{damage:?}: golden model says {:?}", RoceRepr::parse_frame(&f).err());
     }
     Case { frame: f, damage, golden }
@@ -138,10 +186,19 @@ fn run(seed: u64, frames: usize, idle: f64) -> (usize, Vec<String>) {
     run_testbench(2_000_000_000, |x: &mut Box<RdmaRxParse>| x.clock.next = !x.clock.val(), move |sim, mut x| {
         let mut rng = StdRng::seed_from_u64(seed);
         let cases: Vec<Case> = (0..frames).map(|_| case(&mut rng)).collect();
+        // the classifier's verdicts: RoCE for this NIC (for a candidate, most of the time)
+        let verdicts: Vec<bool> = cases.iter().map(|c| c.damage.may_divert() && rng.gen_bool(0.85)).collect();
+        let shorts_diverted = cases.iter().zip(&verdicts).filter(|(c, v)| c.damage == Damage::Short && **v).count();
+        let mut drop_short = 0;
         let mut bad = Vec::new();
-        let mut due: VecDeque<(u64, usize)> = VecDeque::new(); // (cycle the record is due, case)
+        // (cycle the record is due, case): due when the frame's last beat went in
+        let mut due: VecDeque<(u64, usize)> = VecDeque::new();
+        // verdicts to give: (not before this cycle, case)
+        let mut to_give: VecDeque<(u64, usize)> = VecDeque::new();
+        let mut given: Vec<Option<u64>> = vec![None; frames];
         let mut payload: VecDeque<(u64, u64, bool)> = VecDeque::new();
         let (mut cycle, mut checked) = (0u64, 0usize);
+        x.local_ipv4.next = Bits::<32>::from(u64::from(u32::from(LOCAL)));
         x.reset.next = true;
         wait_clock_cycle!(sim, clock, x);
         x.reset.next = false;
@@ -153,13 +210,21 @@ fn run(seed: u64, frames: usize, idle: f64) -> (usize, Vec<String>) {
         }
         let mut next = 0;
         let mut drain = 0;
-        while next < feed.len() || drain < RECORD_DELAY + 4 {
+        let mut last_given = 0u64;
+        while next < feed.len() || drain < RECORD_DELAY + VERDICT_WAIT_MAX + 4 {
             let offer = next < feed.len() && !rng.gen_bool(idle);
             if offer {
                 let (i, d, n, last) = feed[next];
                 x.in_data.next = Bits::<64>::from(d);
                 x.in_nbytes.next = Bits::<4>::from(n);
                 x.in_last.next = last;
+                if next == 0 || feed[next - 1].0 != i {
+                    // the verdict: from the frame's first beat on, up to 3 cycles after
+                    // its record would leave (the classifier's worst case)
+                    let beats_left = feed[next..].iter().take_while(|b| b.0 == i).count() as u64;
+                    let at = cycle + rng.gen_range(1..=beats_left + RECORD_DELAY + 3);
+                    to_give.push_back((at, i));
+                }
                 if last {
                     due.push_back((cycle + RECORD_DELAY, i));
                 }
@@ -168,18 +233,48 @@ fn run(seed: u64, frames: usize, idle: f64) -> (usize, Vec<String>) {
                 drain += 1;
             }
             x.in_valid.next = offer;
+            // verdicts in frame order, one a cycle at most
+            x.v_valid.next = false;
+            if let Some(&(at, i)) = to_give.front() {
+                if at <= cycle && cycle > last_given {
+                    to_give.pop_front();
+                    x.v_valid.next = true;
+                    x.v_roce.next = verdicts[i];
+                    given[i] = Some(cycle);
+                    last_given = cycle;
+                }
+            }
             wait_clock_cycle!(sim, clock, x);
             cycle += 1;
+            if x.drop_short.val() {
+                drop_short += 1;
+            }
             if x.pay_valid.val() {
                 payload.push_back((x.pay_data.val().to_u64(), x.pay_nbytes.val().to_u64(), x.pay_last.val()));
             }
+            // frames that are no candidates are due nothing
+            while due.front().is_some_and(|&(at, i)| !cases[i].damage.candidate() && at <= cycle) {
+                let (_, i) = due.pop_front().unwrap();
+                if !payload.is_empty() {
+                    bad.push(format!("frame {i} ({:?}): no candidate, {} payload beats out", cases[i].damage, payload.len()));
+                    payload.clear();
+                }
+            }
             if !x.rec_valid.val() {
+                if let Some(&(at, i)) = due.front() {
+                    let wait_until = given[i].map_or(u64::MAX, |g| g + 1).max(at);
+                    if cycle > wait_until {
+                        bad.push(format!("frame {i} ({:?}): no record by cycle {cycle} (due {at}, verdict at {:?})", cases[i].damage, given[i]));
+                        due.pop_front();
+                    }
+                }
                 continue;
             }
             let Some((at, i)) = due.pop_front() else {
                 bad.push(format!("cycle {cycle}: a record for no frame"));
                 continue;
             };
+            let at = given[i].map_or(u64::MAX, |g| g + 1).max(at);
             let c = &cases[i];
             let what = format!("frame {i} ({:?}, opcode {:#04x}, {} bytes)", c.damage, c.frame.get(42).copied().unwrap_or(0), c.frame.len());
             checked += 1;
@@ -193,14 +288,25 @@ fn run(seed: u64, frames: usize, idle: f64) -> (usize, Vec<String>) {
                 continue;
             }
             let mine: Vec<_> = payload.drain(..beats_out).collect();
+            if !c.damage.candidate() {
+                bad.push(format!("{what}: a record for a frame that is no candidate"));
+                continue;
+            }
+            if x.rec_foreign.val() != !verdicts[i] {
+                bad.push(format!("{what}: rec_foreign {}, verdict {}", x.rec_foreign.val(), verdicts[i]));
+                continue;
+            }
+            if !verdicts[i] {
+                if st != status::MALFORMED || x.rec_payload_len.val().to_u64() != 0 {
+                    bad.push(format!("{what}: a foreign record with status {st}"));
+                }
+                continue;
+            }
             if st != c.damage.status() {
                 bad.push(format!("{what}: status {st}, expected {}", c.damage.status()));
                 continue;
             }
             let Some((g, gp)) = &c.golden else { continue };
-            if c.damage == Damage::Ipv6 {
-                continue;
-            }
             let mut bytes = Vec::new();
             for (k, (d, n, last)) in mine.iter().enumerate() {
                 bytes.extend_from_slice(&d.to_le_bytes()[..*n as usize]);
@@ -249,6 +355,13 @@ fn run(seed: u64, frames: usize, idle: f64) -> (usize, Vec<String>) {
         if !payload.is_empty() {
             bad.push(format!("{} payload beats no record accounted for", payload.len()));
         }
+        let candidates = cases.iter().filter(|c| c.damage.candidate()).count();
+        if checked != candidates {
+            bad.push(format!("{checked} records for {candidates} candidates"));
+        }
+        if drop_short != shorts_diverted {
+            bad.push(format!("drop_short {drop_short} times, {shorts_diverted} short frames diverted"));
+        }
         Ok((x, (checked, bad)))
     })
 }
@@ -257,14 +370,14 @@ fn run(seed: u64, frames: usize, idle: f64) -> (usize, Vec<String>) {
 fn frames_back_to_back() {
     let (checked, bad) = run(0xbeef, 400, 0.0);
     assert!(bad.is_empty(), "{} wrong:\n{}", bad.len(), bad.join("\n"));
-    assert_eq!(checked, 400);
+    assert!(checked > 400 * 2 / 3, "{checked} records");
 }
 
 #[test]
 fn frames_with_idle_cycles() {
     let (checked, bad) = run(0xcafe, 250, 0.25);
     assert!(bad.is_empty(), "{} wrong:\n{}", bad.len(), bad.join("\n"));
-    assert_eq!(checked, 250);
+    assert!(checked > 250 * 2 / 3, "{checked} records");
 }
 
 /// Mostly idle: a frame's ICRC bytes may arrive after its ICRC was computed.
@@ -272,5 +385,5 @@ fn frames_with_idle_cycles() {
 fn frames_with_long_gaps() {
     let (checked, bad) = run(0x5107, 150, 0.6);
     assert!(bad.is_empty(), "{} wrong:\n{}", bad.len(), bad.join("\n"));
-    assert_eq!(checked, 150);
+    assert!(checked > 150 * 2 / 3, "{checked} records");
 }

@@ -13,6 +13,7 @@
 mod common;
 
 use common::hdl::{configure_classifier, push_beat, reset_for, run_testbench, Feed};
+use nic_hw::rx::classifier::VERDICT_DELAY;
 use nic_hw::rx::RxClassifier;
 use nic_testbench::rxclass::{classify, RxClassConfig, RxMeta};
 use nic_testbench::rxgen::{ms_suite_frames, random_config, random_frame, RxGenOptions};
@@ -46,6 +47,10 @@ struct RunResult {
     in_stalls: u64,
     /// Cycle of the last input beat accepted.
     in_done: u64,
+    /// Cycle each frame's last beat was accepted.
+    in_last: Vec<u64>,
+    /// The RDMA verdicts (`v_valid`), with their cycles.
+    verdicts: Vec<(u64, bool)>,
 }
 
 /// Runs the classifier on `frames` (back-to-back), with `cfg`, MAC status `status[i]` on
@@ -114,10 +119,14 @@ fn run_with_rdma(cfg: &RxClassConfig, rdma: Option<u32>, frames: &[Vec<u8>], sta
                     }
                     if last {
                         r.in_done = cycle;
+                        r.in_last.push(cycle);
                     }
                 } else if started {
                     r.in_stalls += 1;
                 }
+            }
+            if x.v_valid.val() {
+                r.verdicts.push((cycle, x.v_roce.val()));
             }
             if x.m_valid.val() && ready {
                 let meta = RxMeta {
@@ -173,6 +182,7 @@ fn check(cfg: &RxClassConfig, frames: &[Vec<u8>], status: &[u8], r: &RunResult, 
 
 fn check_with_rdma(cfg: &RxClassConfig, rdma: Option<u32>, frames: &[Vec<u8>], status: &[u8], r: &RunResult, what: &str) {
     assert_eq!(r.out.len(), frames.len(), "{what}: {} of {} frames came out", r.out.len(), frames.len());
+    assert_eq!(r.verdicts.len(), frames.len(), "{what}: {} RDMA verdicts for {} frames", r.verdicts.len(), frames.len());
     let mut bad = Vec::new();
     for (i, (f, o)) in frames.iter().zip(&r.out).enumerate() {
         let e = expected(cfg, f);
@@ -181,6 +191,13 @@ fn check_with_rdma(cfg: &RxClassConfig, rdma: Option<u32>, frames: &[Vec<u8>], s
             bad.push(format!("frame {i} ({} bytes): bytes differ (got {} bytes)", f.len(), o.bytes.len()));
         } else if o.roce != roce {
             bad.push(format!("frame {i} ({} bytes): m_roce {}, expected {roce}\n  {:02x?}", f.len(), o.roce, &f[..f.len().min(64)]));
+        } else if r.verdicts.get(i).map(|v| v.1) != Some(roce && e.drop == 0) {
+            bad.push(format!("frame {i} ({} bytes): RDMA verdict {:?}, expected {}", f.len(), r.verdicts.get(i), roce && e.drop == 0));
+        } else if r.verdicts[i].0 > r.in_last[i] + VERDICT_DELAY + 8 {
+            // (the bound the RDMA engine counts on: a record waits at most 8 cycles for
+            // RSS, which takes one every 8 cycles; a window closes only once the previous
+            // record is in RSS)
+            bad.push(format!("frame {i} ({} bytes): RDMA verdict at cycle {}, its last beat in at {}", f.len(), r.verdicts[i].0, r.in_last[i]));
         } else if o.meta != e || o.status != status[i] || o.meta_unstable {
             bad.push(format!(
                 "frame {i} ({} bytes): got {:?} status {} unstable {}, expected {:?} status {}\n  {:02x?}",

@@ -77,11 +77,15 @@ pub struct RdmaEngine {
     /// bits 7:0) and MAC_ADDR_HI (bytes 4, 5).
     pub station_mac_lo: Signal<In, Bits<32>>,
     pub station_mac_hi: Signal<In, Bits<16>>,
-    // ---- RX: a diverted frame without its FCS, one beat a cycle, no backpressure ----
+    // ---- RX: every frame MAC RX passes, as the RX classifier takes it in, without its
+    // FCS, one beat a cycle at most, no backpressure; and the classifier's verdict on each
+    // (rx_parse.rs: the engine acts only on the frames the classifier diverts) ----
     pub rx_valid: Signal<In, Bit>,
     pub rx_data: Signal<In, Bits<64>>,
     pub rx_nbytes: Signal<In, Bits<4>>,
     pub rx_last: Signal<In, Bit>,
+    pub rx_verdict_valid: Signal<In, Bit>,
+    pub rx_verdict_roce: Signal<In, Bit>,
     // ---- TX: frames without FCS for MAC TX ----
     pub tx_valid: Signal<Out, Bit>,
     pub tx_ready: Signal<In, Bit>,
@@ -210,6 +214,8 @@ impl Default for RdmaEngine {
             rx_data: Default::default(),
             rx_nbytes: Default::default(),
             rx_last: Default::default(),
+            rx_verdict_valid: Default::default(),
+            rx_verdict_roce: Default::default(),
             tx_valid: Default::default(),
             tx_ready: Default::default(),
             tx_data: Default::default(),
@@ -488,6 +494,9 @@ impl Logic for RdmaEngine {
         self.rx_parse.in_data.next = self.rx_data.val();
         self.rx_parse.in_nbytes.next = self.rx_nbytes.val();
         self.rx_parse.in_last.next = self.rx_last.val();
+        self.rx_parse.local_ipv4.next = self.local_ip.q.val();
+        self.rx_parse.v_valid.next = self.rx_verdict_valid.val();
+        self.rx_parse.v_roce.next = self.rx_verdict_roce.val();
         self.responder.pay_valid.next = self.rx_parse.pay_valid.val();
         self.responder.pay_data.next = self.rx_parse.pay_data.val();
         self.responder.pay_nbytes.next = self.rx_parse.pay_nbytes.val();
@@ -733,7 +742,7 @@ impl Logic for RdmaEngine {
         if self.completer.cnt_rx_packet.val() {
             self.inc[3].next = self.inc[3].val() + bit_cast::<32, 16>(self.completer.cnt_rx_bytes.val());
         }
-        if self.rx_parse.rec_valid.val() {
+        if self.rx_parse.rec_valid.val() & !self.rx_parse.rec_foreign.val() {
             if self.rx_parse.rec_status.val() == self.status_bad_icrc.val() {
                 self.inc[4].next = 1.into();
             }
@@ -742,6 +751,9 @@ impl Logic for RdmaEngine {
             }
         }
         if self.completer.cnt_drop_malformed.val() {
+            self.inc[5].next = self.inc[5].val() + 1;
+        }
+        if self.rx_parse.drop_short.val() {
             self.inc[5].next = self.inc[5].val() + 1;
         }
         self.inc[6].next = bit_cast::<32, 1>(self.responder.cnt_drop_qp.val().into()) + bit_cast::<32, 1>(self.completer.cnt_drop_qp.val().into());

@@ -1,18 +1,32 @@
 //! RoCEv2 receive parsing: the header fields, the payload realigned to lane 0, and a
-//! verdict that includes the ICRC, for a frame the classifier diverted to the RDMA engine.
+//! verdict that includes the ICRC, for a frame the classifier diverts to the RDMA engine.
 //!
-//! The frame is untagged IPv4 without options (what the classifier diverts), so every
+//! Cut-through: the block sees every frame MAC RX passes, as the RX classifier takes it in,
+//! not only those the classifier diverts once it has judged them (the classifier stores a
+//! frame until its filter, RSS and checksum verdicts are known: 25 to 35 cycles). The
+//! classifier's verdict for each frame (`v_valid`, `v_roce`: RoCEv2 for this NIC that its
+//! filter accepts) comes in frame order within a few cycles of the frame's last beat, and
+//! the frame's record waits for it. A *candidate* frame (untagged IPv4 without options,
+//! UDP to port 4791, destination LOCAL_IPV4: every frame the classifier can divert) has
+//! its payload put out as it passes and gets a record; the verdict then says whether the
+//! record is the engine's (`rec_foreign` low) or only tells the consumer to discard the
+//! payload (`rec_foreign`, status MALFORMED, not counted). Any other frame puts out
+//! nothing and gets no record, but takes its verdict.
+//!
+//! A candidate is untagged IPv4 without options, so every
 //! field sits at a fixed byte and is taken from a 16-byte window of the previous and the
 //! current beat as it passes (byte reversed, so a big-endian field is a plain bit slice).
 //! The extended header after the BTH starts at byte 54: AETH or ImmDt at 54, RETH at
 //! 54..70, and ImmDt at 70 behind a RETH (RDMA WRITE Only with Immediate).
 //!
 //! Nothing here writes memory or holds the frame: the payload leaves as it arrives
-//! (`pay_*`), and the frame's record (`rec_*`) follows at a fixed [`RECORD_DELAY`] after
-//! its last beat, once the ICRC is known. The consumer keeps the payload until the record
+//! (`pay_*`), and the frame's record (`rec_*`) follows [`RECORD_DELAY`] cycles after
+//! its last beat, once the ICRC is known (later if the classifier's verdict is: the record
+//! waits in its output registers, at most [`VERDICT_WAIT_MAX`] cycles). The consumer keeps the payload until the record
 //! says `status` 0 and discards `rec_beats` beats otherwise, so a bad packet never
-//! touches memory. Frames come at least 8 beats apart (MAC RX drops runts), which
-//! is what keeps one record in flight at a time.
+//! touches memory. Only a candidate of 8 beats or more gets a record, so records are 8
+//! cycles apart at least: one is in flight at a time. Shorter frames (runts, which MAC RX
+//! passes with their status) only take their verdict, in their turn.
 //!
 //! Pipeline: the window feeds the field registers and `RdmaIcrc`; the opcode's decode
 //! (extended header length, payload bounds) is registered a beat after the BTH; the
@@ -28,6 +42,11 @@ use rust_hdl::prelude::*;
 /// Cycles from a frame's last beat in to its `rec_valid`.
 pub const RECORD_DELAY: u64 = 8;
 const _: () = assert!(ICRC_LATENCY + 1 < RECORD_DELAY);
+/// The longest a record may wait for its verdict: the next frame's record is taken into
+/// the output registers 8 cycles after this one at the earliest. The classifier's verdict
+/// comes 6 or 7 cycles after a frame's last beat, at most 12 (when the frame's record
+/// waits for RSS, which takes one every 8 cycles): the record waits 5 cycles at most.
+pub const VERDICT_WAIT_MAX: u64 = 7;
 
 /// `rec_status` values.
 pub mod status {
@@ -54,6 +73,11 @@ pub struct RdmaRxParse {
     /// Bytes in the beat (8 but on the last, 1..8).
     pub in_nbytes: Signal<In, Bits<4>>,
     pub in_last: Signal<In, Bit>,
+    /// The engine's LOCAL_IPV4: a candidate frame's destination.
+    pub local_ipv4: Signal<In, Bits<32>>,
+    // ---- the classifier's verdict on each frame, in frame order ----
+    pub v_valid: Signal<In, Bit>,
+    pub v_roce: Signal<In, Bit>,
     // ---- the payload, realigned to lane 0 ----
     pub pay_valid: Signal<Out, Bit>,
     pub pay_data: Signal<Out, Bits<64>>,
@@ -61,6 +85,12 @@ pub struct RdmaRxParse {
     pub pay_last: Signal<Out, Bit>,
     // ---- the frame's record, RECORD_DELAY cycles after its last beat ----
     pub rec_valid: Signal<Out, Bit>,
+    /// The classifier keeps the frame (not RoCEv2 for this NIC, or its filter refused it):
+    /// the record only accounts for its payload beats (status MALFORMED, not counted).
+    pub rec_foreign: Signal<Out, Bit>,
+    /// A frame of fewer than 8 beats the classifier diverted (it cannot hold a RoCEv2
+    /// packet): dropped without a record, to be counted as malformed.
+    pub drop_short: Signal<Out, Bit>,
     pub rec_status: Signal<Out, Bits<2>>,
     pub rec_opcode: Signal<Out, Bits<8>>,
     pub rec_solicited: Signal<Out, Bit>,
@@ -96,6 +126,7 @@ pub struct RdmaRxParse {
     l_frag: DFF<Bits<16>>,
     l_proto: DFF<Bits<8>>,
     l_src_ip: DFF<Bits<32>>,
+    l_dst_ip: DFF<Bits<32>>,
     l_sport: DFF<Bits<16>>,
     l_dport: DFF<Bits<16>>,
     l_udp_len: DFF<Bits<16>>,
@@ -129,6 +160,8 @@ pub struct RdmaRxParse {
     e_len_ok: DFF<Bit>,
     e_ip_ok: DFF<Bit>,
     e_bth_ok: DFF<Bit>,
+    /// A candidate: what the classifier may divert (see the module comment).
+    e_cand: DFF<Bit>,
     // ---- S1, S2: the payload two beats behind ----
     s1_valid: DFF<Bit>,
     s1_last: DFF<Bit>,
@@ -161,11 +194,45 @@ pub struct RdmaRxParse {
     f_status: DFF<Bits<2>>,
     f_outer_bad: DFF<Bit>,
     status: Signal<Local, Bits<2>>,
-    /// `status` a cycle later: the record's verdict leaves from a register (the ICRC's
-    /// 32-bit compare feeds the consumers' record FIFOs otherwise), taken while the timer
-    /// says 2, when every input to it is final (the ICRC result lands by then:
-    /// `ICRC_LATENCY + 1 < RECORD_DELAY`).
-    status_q: DFF<Bits<2>>,
+    // ---- the record's output registers, taken while the timer says 2, when every input
+    // is final (the ICRC result lands by then: `ICRC_LATENCY + 1 < RECORD_DELAY`); held
+    // until the frame's verdict is in ----
+    r_pending: DFF<Bit>,
+    r_status: DFF<Bits<2>>,
+    r_opcode: DFF<Bits<8>>,
+    r_flags: DFF<Bits<8>>,
+    r_ack: DFF<Bits<8>>,
+    r_pkey: DFF<Bits<16>>,
+    r_dqp: DFF<Bits<24>>,
+    r_psn: DFF<Bits<24>>,
+    r_src_ip: DFF<Bits<32>>,
+    r_sport: DFF<Bits<16>>,
+    r_va: DFF<Bits<64>>,
+    r_rkey: DFF<Bits<32>>,
+    r_dma_len: DFF<Bits<32>>,
+    r_ext4: DFF<Bits<32>>,
+    r_immdt: DFF<Bits<32>>,
+    r_pay_len: DFF<Bits<16>>,
+    r_beats: DFF<Bits<16>>,
+    // ---- the verdicts not yet taken (RoCE for this NIC), and the frame ends not yet
+    // answered (recorded), oldest in bit 0: a handful at most, short frames coming closer
+    // together than the classifier's verdicts ----
+    v_bits: DFF<Bits<8>>,
+    v_count: DFF<Bits<4>>,
+    v_shifted: Signal<Local, Bits<8>>,
+    v_left: Signal<Local, Bits<4>>,
+    t_bits: DFF<Bits<8>>,
+    t_count: DFF<Bits<4>>,
+    t_shifted: Signal<Local, Bits<8>>,
+    t_left: Signal<Local, Bits<4>>,
+    q_onehot: [Constant<Bits<8>>; 8],
+    q_index: [Constant<Bits<4>>; 8],
+    frame_end: Signal<Local, Bit>,
+    recorded: Signal<Local, Bit>,
+    v_have: Signal<Local, Bit>,
+    v_pop: Signal<Local, Bit>,
+    skip_fire: Signal<Local, Bit>,
+    rec_fire: Signal<Local, Bit>,
     f_expect: DFF<Bit>,
     f_opcode: DFF<Bits<8>>,
     f_flags: DFF<Bits<8>>,
@@ -196,11 +263,15 @@ impl Default for RdmaRxParse {
             in_data: Default::default(),
             in_nbytes: Default::default(),
             in_last: Default::default(),
+            local_ipv4: Default::default(),
+            v_valid: Default::default(),
+            v_roce: Default::default(),
             pay_valid: Default::default(),
             pay_data: Default::default(),
             pay_nbytes: Default::default(),
             pay_last: Default::default(),
             rec_valid: Default::default(),
+            rec_foreign: Default::default(),
             rec_status: Default::default(),
             rec_opcode: Default::default(),
             rec_solicited: Default::default(),
@@ -230,6 +301,7 @@ impl Default for RdmaRxParse {
             l_frag: Default::default(),
             l_proto: Default::default(),
             l_src_ip: Default::default(),
+            l_dst_ip: Default::default(),
             l_sport: Default::default(),
             l_dport: Default::default(),
             l_udp_len: Default::default(),
@@ -261,6 +333,7 @@ impl Default for RdmaRxParse {
             e_len_ok: Default::default(),
             e_ip_ok: Default::default(),
             e_bth_ok: Default::default(),
+            e_cand: Default::default(),
             s1_valid: Default::default(),
             s1_last: Default::default(),
             s1_prev: Default::default(),
@@ -290,7 +363,40 @@ impl Default for RdmaRxParse {
             f_status: Default::default(),
             f_outer_bad: Default::default(),
             status: Default::default(),
-            status_q: Default::default(),
+            r_pending: Default::default(),
+            r_status: Default::default(),
+            r_opcode: Default::default(),
+            r_flags: Default::default(),
+            r_ack: Default::default(),
+            r_pkey: Default::default(),
+            r_dqp: Default::default(),
+            r_psn: Default::default(),
+            r_src_ip: Default::default(),
+            r_sport: Default::default(),
+            r_va: Default::default(),
+            r_rkey: Default::default(),
+            r_dma_len: Default::default(),
+            r_ext4: Default::default(),
+            r_immdt: Default::default(),
+            r_pay_len: Default::default(),
+            r_beats: Default::default(),
+            v_bits: Default::default(),
+            v_count: Default::default(),
+            v_shifted: Default::default(),
+            v_left: Default::default(),
+            rec_fire: Default::default(),
+            q_onehot: [0u64, 1, 2, 3, 4, 5, 6, 7].map(|b| Constant::new(Bits::<8>::from(1u64 << b))),
+            q_index: [0u64, 1, 2, 3, 4, 5, 6, 7].map(|b| Constant::new(Bits::<4>::from(b))),
+            t_bits: Default::default(),
+            t_count: Default::default(),
+            t_shifted: Default::default(),
+            t_left: Default::default(),
+            frame_end: Default::default(),
+            recorded: Default::default(),
+            v_have: Default::default(),
+            v_pop: Default::default(),
+            skip_fire: Default::default(),
+            drop_short: Default::default(),
             f_expect: Default::default(),
             f_opcode: Default::default(),
             f_flags: Default::default(),
@@ -321,8 +427,10 @@ impl Logic for RdmaRxParse {
             l_expect, l_beats, e_has_pay, e_unsupported, e_pstart, e_pay_len, e_pend, e_s6, e_cover_end,
             e_icrc_end, e_len_ok, e_ip_ok, e_bth_ok, s1_valid, s1_last, s1_prev, s1_cur, s1_pos, s1_nbytes, s1_ge8, s1_lo6, s1_lo2, s2_valid, s2_last, s2_flen,
             s2_pos, s2_emit, s2_left, s2_data, o_valid,
-            o_data, o_nbytes, o_last, timer, res_seen, res_icrc, f_rx_icrc, f_status, f_outer_bad, f_expect, status_q, f_opcode, f_flags, f_ack, f_pkey,
-            f_dqp, f_psn, f_src_ip, f_sport, f_va, f_rkey, f_dma_len, f_ext4, f_imm70, f_pay_len, f_beats);
+            o_data, o_nbytes, o_last, timer, res_seen, res_icrc, f_rx_icrc, f_status, f_outer_bad, f_expect, f_opcode, f_flags, f_ack, f_pkey,
+            f_dqp, f_psn, f_src_ip, f_sport, f_va, f_rkey, f_dma_len, f_ext4, f_imm70, f_pay_len, f_beats, l_dst_ip, e_cand,
+            r_pending, r_status, r_opcode, r_flags, r_ack, r_pkey, r_dqp, r_psn, r_src_ip, r_sport, r_va, r_rkey, r_dma_len,
+            r_ext4, r_immdt, r_pay_len, r_beats, v_bits, v_count, t_bits, t_count);
         clock!(self, clock, icrc_unit);
         // ---- the window: previous and current beat, byte reversed (byte 0 at the top) ----
         self.win.next = 0.into();
@@ -363,6 +471,7 @@ impl Logic for RdmaRxParse {
             }
             if self.k.q.val() == 4 {
                 self.l_src_ip.d.next = self.win.val().get_bits::<32>(80);
+                self.l_dst_ip.d.next = self.win.val().get_bits::<32>(48);
                 self.l_sport.d.next = self.win.val().get_bits::<16>(32);
                 self.l_dport.d.next = self.win.val().get_bits::<16>(16);
                 self.l_udp_len.d.next = self.win.val().get_bits::<16>(0);
@@ -424,6 +533,10 @@ impl Logic for RdmaRxParse {
         self.e_ip_ok.d.next = (self.l_ethertype.q.val() == 0x0800) & (self.l_ver_ihl.q.val() == 0x45) & (self.l_proto.q.val() == 17)
             & (self.l_frag.q.val().get_bits::<14>(0) == 0) & (self.l_dport.q.val() == 4791)
             & (self.l_udp_len.q.val() + 20 == self.l_total.q.val());
+        // what the classifier may divert: its rule implies each of these (it also asks for
+        // a well-formed IP header and an unfragmented packet, judged here as malformed)
+        self.e_cand.d.next = (self.l_ethertype.q.val() == 0x0800) & (self.l_ver_ihl.q.val() == 0x45) & (self.l_proto.q.val() == 17)
+            & (self.l_dport.q.val() == 4791) & (self.l_dst_ip.q.val() == self.local_ipv4.val());
         // BTH version 0; headers and pad fit; no payload (nor pad) where the opcode has none
         self.e_bth_ok.d.next = (self.l_flags.q.val().get_bits::<4>(0) == 0)
             & (self.l_total.q.val() >= self.ext_len.val() + 44 + self.pad.val())
@@ -449,7 +562,7 @@ impl Logic for RdmaRxParse {
         self.s2_last.d.next = self.s1_last.q.val();
         self.s2_flen.d.next = self.s1_pos.q.val() + bit_cast::<16, 4>(self.s1_nbytes.q.val());
         self.s2_pos.d.next = self.s1_pos.q.val();
-        self.s2_emit.d.next = self.s1_valid.q.val() & self.s1_ge8.q.val() & (self.lo.val() >= self.e_pstart.q.val()) & (self.lo.val() < self.e_pend.q.val()) & self.e_has_pay.q.val();
+        self.s2_emit.d.next = self.s1_valid.q.val() & self.s1_ge8.q.val() & (self.lo.val() >= self.e_pstart.q.val()) & (self.lo.val() < self.e_pend.q.val()) & self.e_has_pay.q.val() & self.e_cand.q.val();
         self.s2_left.d.next = self.e_pend.q.val() - self.lo.val();
         self.s2_data.d.next = (self.s1_prev.q.val() >> 16) | (self.s1_cur.q.val() << 48);
         if self.e_s6.q.val() {
@@ -487,7 +600,17 @@ impl Logic for RdmaRxParse {
         if self.timer.q.val() != 0 {
             self.timer.d.next = self.timer.q.val() - 1;
         }
-        if self.s2_valid.q.val() & self.s2_last.q.val() {
+        // a candidate of 8 beats or more gets a record; any other frame only its verdict
+        // (a shorter frame never puts out payload: that starts at byte 54 and leaves a
+        // beat behind the input, once bytes 54..62 are in)
+        self.frame_end.next = self.s2_valid.q.val() & self.s2_last.q.val();
+        self.recorded.next = self.e_cand.q.val() & (self.s2_pos.q.val() >= 56);
+        if self.frame_end.val() {
+            // cleared here, not at the next frame's start: that may already have begun
+            self.l_expect.d.next = false;
+            self.l_beats.d.next = 0.into();
+        }
+        if self.frame_end.val() & self.recorded.val() {
             self.timer.d.next = 6.into();
             self.f_status.d.next = 0.into();
             if self.e_unsupported.q.val() {
@@ -499,8 +622,6 @@ impl Logic for RdmaRxParse {
             self.f_outer_bad.d.next = self.malformed.val();
             self.f_expect.d.next = self.l_expect.q.val();
             self.f_rx_icrc.d.next = self.l_rx_icrc.q.val();
-            // cleared here, not at the next frame's start: that may already have begun
-            self.l_expect.d.next = false;
             self.f_opcode.d.next = self.l_opcode.q.val();
             self.f_flags.d.next = self.l_flags.q.val();
             self.f_ack.d.next = self.l_ack.q.val();
@@ -519,10 +640,8 @@ impl Logic for RdmaRxParse {
             if self.emit.val() {
                 self.f_beats.d.next = self.l_beats.q.val() + 1;
             }
-            self.l_beats.d.next = 0.into();
         }
-        // ---- the record ----
-        self.rec_valid.next = self.timer.q.val() == 1;
+        // ---- the record: into the output registers, then out with its verdict ----
         // a bad ICRC outranks what the BTH says (an unknown opcode, a version, lengths):
         // those bytes may be what was damaged
         self.status.next = self.f_status.q.val();
@@ -532,33 +651,101 @@ impl Logic for RdmaRxParse {
         if self.f_outer_bad.q.val() {
             self.status.next = 2.into();
         }
-        self.status_q.d.next = self.status.val();
-        self.rec_status.next = self.status_q.q.val();
-        if self.timer.q.val() == 1 {
+        if self.timer.q.val() == 2 {
             self.res_seen.d.next = false;
+            self.r_pending.d.next = true;
+            self.r_status.d.next = self.status.val();
+            self.r_opcode.d.next = self.f_opcode.q.val();
+            self.r_flags.d.next = self.f_flags.q.val();
+            self.r_ack.d.next = self.f_ack.q.val();
+            self.r_pkey.d.next = self.f_pkey.q.val();
+            self.r_dqp.d.next = self.f_dqp.q.val();
+            self.r_psn.d.next = self.f_psn.q.val();
+            self.r_src_ip.d.next = self.f_src_ip.q.val();
+            self.r_sport.d.next = self.f_sport.q.val();
+            self.r_va.d.next = self.f_va.q.val();
+            self.r_rkey.d.next = self.f_rkey.q.val();
+            self.r_dma_len.d.next = self.f_dma_len.q.val();
+            self.r_ext4.d.next = self.f_ext4.q.val();
+            self.r_immdt.d.next = self.f_ext4.q.val();
+            if self.f_opcode.q.val() == 0x0b {
+                self.r_immdt.d.next = self.f_imm70.q.val();
+            }
+            self.r_pay_len.d.next = self.f_pay_len.q.val();
+            if self.status.val() != 0 {
+                self.r_pay_len.d.next = 0.into();
+            }
+            self.r_beats.d.next = self.f_beats.q.val();
         }
-        self.rec_opcode.next = self.f_opcode.q.val();
-        self.rec_solicited.next = self.f_flags.q.val().get_bit(7);
-        self.rec_ack_req.next = self.f_ack.q.val().get_bit(7);
-        self.rec_pkey.next = self.f_pkey.q.val();
-        self.rec_dest_qp.next = self.f_dqp.q.val();
-        self.rec_psn.next = self.f_psn.q.val();
-        self.rec_src_ip.next = self.f_src_ip.q.val();
-        self.rec_udp_src_port.next = self.f_sport.q.val();
-        self.rec_va.next = self.f_va.q.val();
-        self.rec_rkey.next = self.f_rkey.q.val();
-        self.rec_dma_len.next = self.f_dma_len.q.val();
-        self.rec_syndrome.next = self.f_ext4.q.val().get_bits::<8>(24);
-        self.rec_msn.next = self.f_ext4.q.val().get_bits::<24>(0);
-        self.rec_immdt.next = self.f_ext4.q.val();
-        if self.f_opcode.q.val() == 0x0b {
-            self.rec_immdt.next = self.f_imm70.q.val();
+        // frames end in the order of their verdicts: the oldest frame end not yet answered
+        // (a token) takes the oldest verdict, a recorded one once its record is in the
+        // output registers
+        self.v_have.next = (self.v_count.q.val() != 0) & (self.t_count.q.val() != 0);
+        self.skip_fire.next = self.v_have.val() & !self.t_bits.q.val().get_bit(0);
+        self.rec_fire.next = self.v_have.val() & self.t_bits.q.val().get_bit(0) & self.r_pending.q.val();
+        self.v_pop.next = self.skip_fire.val() | self.rec_fire.val();
+        if self.rec_fire.val() {
+            self.r_pending.d.next = false;
         }
-        self.rec_payload_len.next = self.f_pay_len.q.val();
-        if self.status_q.q.val() != 0 {
+        self.rec_valid.next = self.rec_fire.val();
+        // a frame too short to be RoCE that the classifier diverts: dropped, counted
+        self.drop_short.next = self.skip_fire.val() & self.v_bits.q.val().get_bit(0);
+        self.rec_foreign.next = !self.v_bits.q.val().get_bit(0);
+        self.rec_status.next = self.r_status.q.val();
+        if !self.v_bits.q.val().get_bit(0) {
+            self.rec_status.next = 2.into();
+        }
+        self.rec_opcode.next = self.r_opcode.q.val();
+        self.rec_solicited.next = self.r_flags.q.val().get_bit(7);
+        self.rec_ack_req.next = self.r_ack.q.val().get_bit(7);
+        self.rec_pkey.next = self.r_pkey.q.val();
+        self.rec_dest_qp.next = self.r_dqp.q.val();
+        self.rec_psn.next = self.r_psn.q.val();
+        self.rec_src_ip.next = self.r_src_ip.q.val();
+        self.rec_udp_src_port.next = self.r_sport.q.val();
+        self.rec_va.next = self.r_va.q.val();
+        self.rec_rkey.next = self.r_rkey.q.val();
+        self.rec_dma_len.next = self.r_dma_len.q.val();
+        self.rec_syndrome.next = self.r_ext4.q.val().get_bits::<8>(24);
+        self.rec_msn.next = self.r_ext4.q.val().get_bits::<24>(0);
+        self.rec_immdt.next = self.r_immdt.q.val();
+        self.rec_payload_len.next = self.r_pay_len.q.val();
+        if !self.v_bits.q.val().get_bit(0) {
             self.rec_payload_len.next = 0.into();
         }
-        self.rec_beats.next = self.f_beats.q.val();
+        self.rec_beats.next = self.r_beats.q.val();
+        // ---- the verdicts and the frame ends, each a queue (oldest in bit 0): taken in
+        // pairs, put in behind the others ----
+        self.v_shifted.next = self.v_bits.q.val();
+        self.v_left.next = self.v_count.q.val();
+        self.t_shifted.next = self.t_bits.q.val();
+        self.t_left.next = self.t_count.q.val();
+        if self.v_pop.val() {
+            self.v_shifted.next = self.v_bits.q.val() >> 1;
+            self.v_left.next = self.v_count.q.val() - 1;
+            self.t_shifted.next = self.t_bits.q.val() >> 1;
+            self.t_left.next = self.t_count.q.val() - 1;
+        }
+        self.v_bits.d.next = self.v_shifted.val();
+        self.v_count.d.next = self.v_left.val();
+        if self.v_valid.val() & (self.v_left.val() < 8) {
+            self.v_count.d.next = self.v_left.val() + 1;
+            for i in 0..8 {
+                if self.v_roce.val() & (self.v_left.val() == self.q_index[i].val()) {
+                    self.v_bits.d.next = self.v_shifted.val() | self.q_onehot[i].val();
+                }
+            }
+        }
+        self.t_bits.d.next = self.t_shifted.val();
+        self.t_count.d.next = self.t_left.val();
+        if self.frame_end.val() & (self.t_left.val() < 8) {
+            self.t_count.d.next = self.t_left.val() + 1;
+            for i in 0..8 {
+                if self.recorded.val() & (self.t_left.val() == self.q_index[i].val()) {
+                    self.t_bits.d.next = self.t_shifted.val() | self.q_onehot[i].val();
+                }
+            }
+        }
         if self.reset.val() {
             self.k.d.next = 0.into();
             self.pos.d.next = 0.into();
@@ -570,6 +757,11 @@ impl Logic for RdmaRxParse {
             self.res_seen.d.next = false;
             self.l_beats.d.next = 0.into();
             self.l_expect.d.next = false;
+            self.r_pending.d.next = false;
+            self.v_bits.d.next = 0.into();
+            self.v_count.d.next = 0.into();
+            self.t_bits.d.next = 0.into();
+            self.t_count.d.next = 0.into();
         }
     }
 }

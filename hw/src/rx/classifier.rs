@@ -38,6 +38,10 @@ pub type ClassInfo = Bits<106>;
 /// [62] RoCEv2 for this NIC.
 pub type ClassMeta = Bits<63>;
 
+/// Cycles from a record's `rss_go` to its RDMA verdict: `h_dst` is registered (1), the
+/// filter's verdict follows it 3 cycles later.
+pub const VERDICT_DELAY: u64 = 4;
+
 /// Beats buffered before a frame may start out (when its last beat is not in yet):
 /// covers the longest record path (window closed at beat 12, +3 parser, +8 RSS, +2 FIFO).
 pub const START_FILL: u64 = 26;
@@ -87,6 +91,14 @@ pub struct RxClassifier {
     /// 4791, destination LOCAL_IPV4, the engine enabled): the RDMA engine's frame, when
     /// the filter accepts it.
     pub m_roce: Signal<Out, Bit>,
+    /// Every frame's RDMA verdict, in the order frames came in, before the frame leaves:
+    /// `v_roce` is `m_roce` with the filter's accept (what the NIC top diverts). The RDMA
+    /// engine parses every frame as it comes in, and acts on one only when this says so.
+    /// It comes [`VERDICT_DELAY`] cycles after the record reached RSS: 6 or 7 cycles after
+    /// the frame's last beat (or its beat 12), at most `VERDICT_DELAY + 8` when the
+    /// record waits for RSS (one record every 8 cycles).
+    pub v_valid: Signal<Out, Bit>,
+    pub v_roce: Signal<Out, Bit>,
     // last beat
     pub m_status: Signal<Out, Bits<3>>,
     pub m_l3_csum: Signal<Out, Bits<2>>,
@@ -108,6 +120,9 @@ pub struct RxClassifier {
     h_ptype: DFF<Bits<16>>,
     h_info: DFF<ClassInfo>,
     h_roce: DFF<Bit>,
+    /// `rss_go` of the last `VERDICT_DELAY` cycles (bit 0 the last): the filter's verdict
+    /// on `h_dst` is there at the top bit.
+    go_pipe: DFF<Bits<4>>,
     roce: Signal<Local, Bit>,
     l3_untagged: Constant<Bits<17>>,
     l4_no_options: Constant<Bits<17>>,
@@ -190,6 +205,9 @@ impl Default for RxClassifier {
             h_has_dst: Default::default(),
             h_ptype: Default::default(),
             h_roce: Default::default(),
+            go_pipe: Default::default(),
+            v_valid: Default::default(),
+            v_roce: Default::default(),
             roce: Default::default(),
             l3_untagged: Constant::new(14u64.into()),
             l4_no_options: Constant::new(34u64.into()),
@@ -223,7 +241,7 @@ impl Default for RxClassifier {
 impl Logic for RxClassifier {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, in_mid, eng_mid, frames, lasts, h_dst, h_has_dst, h_ptype, h_info, h_roce);
+        dff_setup!(self, clock, in_mid, eng_mid, frames, lasts, h_dst, h_has_dst, h_ptype, h_info, h_roce, go_pipe);
         clock!(self, clock, parser, filter, rss, csum, fifo, info_fifo, meta_fifo, out);
         self.parser.reset.next = self.reset.val();
         self.filter.reset.next = self.reset.val();
@@ -335,6 +353,10 @@ impl Logic for RxClassifier {
             | (bit_cast::<63, 32>(self.rss.hash.val()) << 26)
             | (bit_cast::<63, 4>(self.rss.hash_type.val()) << 58)
             | (bit_cast::<63, 1>(self.h_roce.q.val().into()) << 62);
+        // the RDMA verdict, in frame order like the records (RSS takes one every 8 cycles)
+        self.go_pipe.d.next = (self.go_pipe.q.val() << 1) | bit_cast::<4, 1>(self.rss_go.val().into());
+        self.v_valid.next = self.go_pipe.q.val().get_bit(3);
+        self.v_roce.next = self.h_roce.q.val() & (self.drop.val() == 0);
         self.info_fifo.write.next = self.rss.done.val();
         self.info_fifo.data_in.next = self.h_info.q.val();
         // ---- data FIFO -> checksum pipeline ----
@@ -420,6 +442,7 @@ impl Logic for RxClassifier {
             self.eng_mid.d.next = false;
             self.frames.d.next = 0.into();
             self.lasts.d.next = 0.into();
+            self.go_pipe.d.next = 0.into();
         }
     }
 }
