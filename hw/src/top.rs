@@ -832,6 +832,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             self.rdma[i].rx_data.next = self.slice_rx.m_data.val().get_bits::<64>(0);
             self.rdma[i].rx_nbytes.next = self.slice_rx.m_data.val().get_bits::<4>(64);
             self.rdma[i].rx_last.next = self.slice_rx.m_data.val().get_bit(68);
+            self.rdma[i].rx_status.next = self.slice_rx.m_data.val().get_bits::<3>(69);
             self.rdma[i].rx_verdict_valid.next = self.rx_class.v_valid.val() & self.has_rx_offload.val();
             self.rdma[i].rx_verdict_roce.next = self.rx_class.v_roce.val();
             self.rdma[i].dma_rd_req_ready.next = self.dma_rd_req_ready.val() & (self.rd_sel.val() == 4);

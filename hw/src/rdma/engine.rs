@@ -84,6 +84,8 @@ pub struct RdmaEngine {
     pub rx_data: Signal<In, Bits<64>>,
     pub rx_nbytes: Signal<In, Bits<4>>,
     pub rx_last: Signal<In, Bit>,
+    /// MAC RX's status on the last beat.
+    pub rx_status: Signal<In, Bits<3>>,
     pub rx_verdict_valid: Signal<In, Bit>,
     pub rx_verdict_roce: Signal<In, Bit>,
     // ---- TX: frames without FCS for MAC TX ----
@@ -215,6 +217,7 @@ impl Default for RdmaEngine {
             rx_nbytes: Default::default(),
             rx_last: Default::default(),
             rx_verdict_valid: Default::default(),
+            rx_status: Default::default(),
             rx_verdict_roce: Default::default(),
             tx_valid: Default::default(),
             tx_ready: Default::default(),
@@ -494,6 +497,7 @@ impl Logic for RdmaEngine {
         self.rx_parse.in_data.next = self.rx_data.val();
         self.rx_parse.in_nbytes.next = self.rx_nbytes.val();
         self.rx_parse.in_last.next = self.rx_last.val();
+        self.rx_parse.in_status.next = self.rx_status.val();
         self.rx_parse.local_ipv4.next = self.local_ip.q.val();
         self.rx_parse.v_valid.next = self.rx_verdict_valid.val();
         self.rx_parse.v_roce.next = self.rx_verdict_roce.val();

@@ -73,6 +73,9 @@ pub struct RdmaRxParse {
     /// Bytes in the beat (8 but on the last, 1..8).
     pub in_nbytes: Signal<In, Bits<4>>,
     pub in_last: Signal<In, Bit>,
+    /// MAC RX's status on the last beat (`mac::rx_status`): a frame with any error (bad
+    /// FCS, runt, oversize, PHY error) is MALFORMED, whatever its ICRC says.
+    pub in_status: Signal<In, Bits<3>>,
     /// The engine's LOCAL_IPV4: a candidate frame's destination.
     pub local_ipv4: Signal<In, Bits<32>>,
     // ---- the classifier's verdict on each frame, in frame order ----
@@ -165,6 +168,7 @@ pub struct RdmaRxParse {
     // ---- S1, S2: the payload two beats behind ----
     s1_valid: DFF<Bit>,
     s1_last: DFF<Bit>,
+    s1_mac_bad: DFF<Bit>,
     s1_prev: DFF<Bits<64>>,
     s1_cur: DFF<Bits<64>>,
     s1_pos: DFF<Bits<16>>,
@@ -179,6 +183,7 @@ pub struct RdmaRxParse {
     s1_lo2: DFF<Bits<16>>,
     s2_valid: DFF<Bit>,
     s2_last: DFF<Bit>,
+    s2_mac_bad: DFF<Bit>,
     s2_flen: DFF<Bits<16>>,
     s2_pos: DFF<Bits<16>>,
     s2_emit: DFF<Bit>,
@@ -336,6 +341,8 @@ impl Default for RdmaRxParse {
             e_cand: Default::default(),
             s1_valid: Default::default(),
             s1_last: Default::default(),
+            s1_mac_bad: Default::default(),
+            in_status: Default::default(),
             s1_prev: Default::default(),
             s1_cur: Default::default(),
             s1_pos: Default::default(),
@@ -350,6 +357,7 @@ impl Default for RdmaRxParse {
             s1_lo2: Default::default(),
             s2_valid: Default::default(),
             s2_last: Default::default(),
+            s2_mac_bad: Default::default(),
             s2_flen: Default::default(),
             s2_pos: Default::default(),
             s2_emit: Default::default(),
@@ -425,7 +433,7 @@ impl Logic for RdmaRxParse {
         dff_setup!(self, clock, k, pos, prev, l_ethertype, l_ver_ihl, l_total, l_frag, l_proto, l_src_ip, l_sport, l_dport,
             l_udp_len, l_opcode, l_flags, l_pkey, l_dqp, l_ack, l_psn, l_ext4, l_va, l_rkey, l_dma_len, l_imm70, l_rx_icrc,
             l_expect, l_beats, e_has_pay, e_unsupported, e_pstart, e_pay_len, e_pend, e_s6, e_cover_end,
-            e_icrc_end, e_len_ok, e_ip_ok, e_bth_ok, s1_valid, s1_last, s1_prev, s1_cur, s1_pos, s1_nbytes, s1_ge8, s1_lo6, s1_lo2, s2_valid, s2_last, s2_flen,
+            e_icrc_end, e_len_ok, e_ip_ok, e_bth_ok, s1_valid, s1_last, s1_mac_bad, s2_mac_bad, s1_prev, s1_cur, s1_pos, s1_nbytes, s1_ge8, s1_lo6, s1_lo2, s2_valid, s2_last, s2_flen,
             s2_pos, s2_emit, s2_left, s2_data, o_valid,
             o_data, o_nbytes, o_last, timer, res_seen, res_icrc, f_rx_icrc, f_status, f_outer_bad, f_expect, f_opcode, f_flags, f_ack, f_pkey,
             f_dqp, f_psn, f_src_ip, f_sport, f_va, f_rkey, f_dma_len, f_ext4, f_imm70, f_pay_len, f_beats, l_dst_ip, e_cand,
@@ -544,6 +552,7 @@ impl Logic for RdmaRxParse {
         // ---- S1: the window one beat behind, with both candidate payload offsets ----
         self.s1_valid.d.next = self.in_valid.val();
         self.s1_last.d.next = self.in_last.val();
+        self.s1_mac_bad.d.next = self.in_last.val() & (self.in_status.val() != 0);
         self.s1_prev.d.next = self.prev.q.val();
         self.s1_cur.d.next = self.in_data.val();
         self.s1_pos.d.next = self.pos.q.val();
@@ -560,6 +569,7 @@ impl Logic for RdmaRxParse {
         }
         self.s2_valid.d.next = self.s1_valid.q.val();
         self.s2_last.d.next = self.s1_last.q.val();
+        self.s2_mac_bad.d.next = self.s1_mac_bad.q.val();
         self.s2_flen.d.next = self.s1_pos.q.val() + bit_cast::<16, 4>(self.s1_nbytes.q.val());
         self.s2_pos.d.next = self.s1_pos.q.val();
         self.s2_emit.d.next = self.s1_valid.q.val() & self.s1_ge8.q.val() & (self.lo.val() >= self.e_pstart.q.val()) & (self.lo.val() < self.e_pend.q.val()) & self.e_has_pay.q.val() & self.e_cand.q.val();
@@ -619,7 +629,7 @@ impl Logic for RdmaRxParse {
             if !self.e_bth_ok.q.val() {
                 self.f_status.d.next = 2.into();
             }
-            self.f_outer_bad.d.next = self.malformed.val();
+            self.f_outer_bad.d.next = self.malformed.val() | self.s2_mac_bad.q.val();
             self.f_expect.d.next = self.l_expect.q.val();
             self.f_rx_icrc.d.next = self.l_rx_icrc.q.val();
             self.f_opcode.d.next = self.l_opcode.q.val();
