@@ -232,6 +232,9 @@ pub struct RdmaRequester {
     nx_data: DFF<Bits<128>>,
     in_req: DFF<Bit>,
     req_left: DFF<Bits<16>>,
+    /// `req_left <= 8` (this half ends the read), registered: the compare decides the
+    /// split's refill and the half's length, and would lengthen both paths (156.25 MHz).
+    left_le8: DFF<Bit>,
     /// The read's beats not yet taken from the response buffer.
     intake_left: DFF<Bits<12>>,
     take_beat: Signal<Local, Bit>,
@@ -433,6 +436,7 @@ impl Default for RdmaRequester {
             sp_vacate: Default::default(),
             in_req: Default::default(),
             req_left: Default::default(),
+            left_le8: Default::default(),
             h_valid: Default::default(),
             h_data: Default::default(),
             h_len: Default::default(),
@@ -524,7 +528,7 @@ impl Logic for RdmaRequester {
     fn update(&mut self) {
         dff_setup!(self, clock, work, forget, scan, db_seen, flushing, state, qp_asked, ctx, pi, job, list, beat_no, w_wr_id, w_opcode, w_flags,
             w_num, w_imm, w_raddr, w_rkey, w_error, sge_i, pieces, total, status, mtu, mtu_log2, chunk, starts, ends, psn, left, phase, n_sum, n_pkts_q, p_addr, p_rest, p_take, p_next_piece, sp_valid,
-            sp_half, sp_data, nx_valid, nx_data, intake_left, in_req, req_left, h_valid, h_data, h_len, h_end, promised, arrived, room, issued, wqe_read_done);
+            sp_half, sp_data, nx_valid, nx_data, intake_left, in_req, req_left, left_le8, h_valid, h_data, h_len, h_end, promised, arrived, room, issued, wqe_read_done);
         for i in 0..6 {
             self.w_sge_addr[i].clock.next = self.clock.val();
             self.w_sge_addr[i].d.next = self.w_sge_addr[i].q.val();
@@ -1103,6 +1107,7 @@ impl Logic for RdmaRequester {
         if !self.in_req.q.val() & !self.reads.empty.val() & self.head_payload.val() {
             self.in_req.d.next = true;
             self.req_left.d.next = self.reads.data_out.val().get_bits::<16>(0);
+            self.left_le8.d.next = self.reads.data_out.val().get_bits::<16>(0) <= 8;
             self.intake_left.d.next = self.reads.data_out.val().get_bits::<12>(4) + bit_cast::<12, 1>(self.reads.data_out.val().get_bits::<4>(0).any().into());
         }
         // a beat is taken while the one behind the split is free: into the split if that
@@ -1111,7 +1116,7 @@ impl Logic for RdmaRequester {
         self.b_ready.next = self.b_ready.val() | (self.in_req.q.val() & self.intake_left.q.val().any() & !self.nx_valid.q.val());
         self.take_beat.next = self.in_req.q.val() & self.intake_left.q.val().any() & !self.nx_valid.q.val() & self.b_valid.val();
         self.half_len.next = self.req_left.q.val();
-        if self.req_left.q.val() > 8 {
+        if !self.left_le8.q.val() {
             self.half_len.next = 8.into();
         }
         // each half registered on its way to the packer (156.25 MHz: the length's compare
@@ -1127,9 +1132,10 @@ impl Logic for RdmaRequester {
                 self.h_data.d.next = self.sp_data.q.val().get_bits::<64>(64);
             }
             self.h_len.d.next = self.half_len.val().get_bits::<4>(0);
-            self.h_end.d.next = (self.req_left.q.val() <= 8) & self.reads.data_out.val().get_bit(17);
+            self.h_end.d.next = self.left_le8.q.val() & self.reads.data_out.val().get_bit(17);
             self.req_left.d.next = self.req_left.q.val() - self.half_len.val();
-            if self.req_left.q.val() <= 8 {
+            self.left_le8.d.next = self.req_left.q.val() <= 16;
+            if self.left_le8.q.val() {
                 self.sp_valid.d.next = false;
                 self.in_req.d.next = false;
                 self.reads.read.next = true;
@@ -1139,7 +1145,7 @@ impl Logic for RdmaRequester {
                 self.sp_half.d.next = true;
             }
         }
-        self.sp_vacate.next = self.sp_valid.q.val() & self.h_take.val() & (self.sp_half.q.val() | (self.req_left.q.val() <= 8));
+        self.sp_vacate.next = self.sp_valid.q.val() & self.h_take.val() & (self.sp_half.q.val() | self.left_le8.q.val());
         if self.nx_valid.q.val() & (!self.sp_valid.q.val() | self.sp_vacate.val()) {
             self.sp_valid.d.next = true;
             self.sp_half.d.next = false;

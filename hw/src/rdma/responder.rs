@@ -67,7 +67,7 @@
 //! follows the packet's last write beat. A host refusing a write (only an unmapped page
 //! inside a registered region can) is the engine's to report (issue 19).
 
-use super::super::stream::{NicFifo, NicRam};
+use super::super::stream::{NicFifo, NicRam, RegSlice};
 use super::mr_check::RdmaMrCheck;
 use super::opcode::{OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_ONLY};
 use super::path_mtu::RdmaPathMtu;
@@ -239,6 +239,10 @@ pub struct RdmaResponder {
     /// between packets: data 127:0, byte enables 143:128 (made from the byte count on the
     /// way in, so the RAM's output goes straight to the write's strobes).
     payload: NicFifo<Bits<144>, 9, 10>,
+    /// The payload FIFO's head, registered: the FIFO is read while the slice has room (a
+    /// register), not when a state takes (four states do; the decode reached the FIFO's
+    /// RAM address: 156.25 MHz).
+    pay_slice: RegSlice<Bits<144>>,
     /// Records: see `update` for the layout.
     records: NicFifo<Bits<288>, 6, 7>,
     /// Responses owed, in order: QP 5:0, PSN 31:8, syndrome 39:32, MSN 63:40, then the QP
@@ -663,6 +667,7 @@ impl Default for RdmaResponder {
             cnt_nak: Default::default(),
             cnt_unsupported: Default::default(),
             payload: Default::default(),
+            pay_slice: Default::default(),
             records: Default::default(),
             acks: Default::default(),
             msg_ram: Default::default(),
@@ -769,8 +774,9 @@ impl Logic for RdmaResponder {
             self.sge_key[i].clock.next = self.clock.val();
             self.sge_key[i].d.next = self.sge_key[i].q.val();
         }
-        clock!(self, clock, payload, records, acks, msg_ram, rq_pi_ram, sge_ram, mr_check);
+        clock!(self, clock, payload, pay_slice, records, acks, msg_ram, rq_pi_ram, sge_ram, mr_check);
         self.payload.reset.next = self.reset.val();
+        self.pay_slice.reset.next = self.reset.val();
         self.records.reset.next = self.reset.val();
         self.acks.reset.next = self.reset.val();
         self.mr_check.reset.next = self.reset.val();
@@ -851,7 +857,7 @@ impl Logic for RdmaResponder {
         }
         // ---- defaults ----
         self.records.read.next = false;
-        self.payload.read.next = false;
+        self.pay_slice.m_ready.next = false;
         self.acks.write.next = false;
         self.acks.data_in.next = bit_cast::<284, 6>(self.r_qpn.q.val().get_bits::<6>(0)) | (bit_cast::<284, 24>(self.r_psn.q.val()) << 8)
             | (bit_cast::<284, 8>(self.syn.q.val()) << 32) | (bit_cast::<284, 24>(self.msg.q.val().get_bits::<24>(8)) << 40)
@@ -985,7 +991,10 @@ impl Logic for RdmaResponder {
             }
         }
         self.msg_new.next = self.msg.q.val();
-        self.head.next = self.payload.data_out.val();
+        self.pay_slice.s_data.next = self.payload.data_out.val();
+        self.pay_slice.s_valid.next = !self.payload.empty.val();
+        self.payload.read.next = !self.payload.empty.val() & self.pay_slice.s_ready.val();
+        self.head.next = self.pay_slice.m_data.val();
         self.take.next = false;
         match self.state.q.val() {
             ResponderState::Idle => {
@@ -1022,9 +1031,9 @@ impl Logic for RdmaResponder {
             }
             ResponderState::Skip => {
                 // the beats of packets whose record was lost come first
-                self.take.next = self.r_orphans.q.val().any() & !self.payload.empty.val();
+                self.take.next = self.r_orphans.q.val().any() & self.pay_slice.m_valid.val();
                 if self.take.val() {
-                    self.payload.read.next = true;
+                    self.pay_slice.m_ready.next = true;
                     self.r_orphans.d.next = self.r_orphans.q.val() - 1;
                 }
                 if !self.r_orphans.q.val().any() {
@@ -1428,9 +1437,9 @@ impl Logic for RdmaResponder {
                     self.c_strb.d.next = self.k_strb.q.val();
                     self.k_valid.d.next = false;
                 }
-                self.take.next = self.left_nz.q.val() & !self.payload.empty.val() & !self.k_valid.q.val();
+                self.take.next = self.left_nz.q.val() & self.pay_slice.m_valid.val() & !self.k_valid.q.val();
                 if self.take.val() {
-                    self.payload.read.next = true;
+                    self.pay_slice.m_ready.next = true;
                     self.left.d.next = self.left.q.val() - 1;
                     self.left_nz.d.next = self.left.q.val() != 1;
                     if self.c_free.val() {
@@ -1540,9 +1549,9 @@ impl Logic for RdmaResponder {
                 }
             }
             ResponderState::Discard => {
-                self.take.next = self.left_nz.q.val() & !self.payload.empty.val();
+                self.take.next = self.left_nz.q.val() & self.pay_slice.m_valid.val();
                 if self.take.val() {
-                    self.payload.read.next = true;
+                    self.pay_slice.m_ready.next = true;
                     self.left.d.next = self.left.q.val() - 1;
                     self.left_nz.d.next = self.left.q.val() != 1;
                 }
