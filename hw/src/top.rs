@@ -780,8 +780,8 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.rx_class.local_ipv4.next = self.rdma_local_ipv4.val();
         // RoCEv2 for this NIC that the filter accepted is the RDMA engine's: it parses every
         // frame as the classifier takes it in and acts on the ones the classifier's verdict
-        // names (rdma/rx_parse.rs); here they leave the Ethernet path
-        self.divert.next = self.rx_class.m_roce.val() & (self.rx_class.m_drop.val() == 0);
+        // names (rdma/rx_parse.rs); here they leave the Ethernet path (the same rule)
+        self.divert.next = self.rx_class.m_divert.val();
         self.rx_meta.next = bit_cast::<72, 32>(self.rx_class.m_hash.val())
             | (bit_cast::<72, 16>(self.rx_class.m_ptype.val()) << 32)
             | (bit_cast::<72, 4>(self.rx_class.m_hash_type.val()) << 48)
@@ -834,7 +834,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             self.rdma[i].rx_last.next = self.slice_rx.m_data.val().get_bit(68);
             self.rdma[i].rx_status.next = self.slice_rx.m_data.val().get_bits::<3>(69);
             self.rdma[i].rx_verdict_valid.next = self.rx_class.v_valid.val() & self.has_rx_offload.val();
-            self.rdma[i].rx_verdict_roce.next = self.rx_class.v_roce.val();
+            self.rdma[i].rx_verdict_roce.next = self.rx_class.v_divert.val();
             self.rdma[i].dma_rd_req_ready.next = self.dma_rd_req_ready.val() & (self.rd_sel.val() == 4);
             self.rdma[i].dma_rd_rsp_valid.next = self.dma_rd_rsp_valid.val() & self.rdma_rsp_mine.val();
             self.rdma[i].dma_rd_rsp_data.next = self.dma_rd_rsp_data.val();

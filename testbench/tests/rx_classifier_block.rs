@@ -34,8 +34,8 @@ struct OutFrame {
     last_cycle: u64,
     /// The per-frame metadata changed between beats.
     meta_unstable: bool,
-    /// `m_roce`: the frame is for the RDMA engine.
-    roce: bool,
+    /// `m_divert`: the frame is for the RDMA engine.
+    divert: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -126,7 +126,7 @@ fn run_with_rdma(cfg: &RxClassConfig, rdma: Option<u32>, frames: &[Vec<u8>], sta
                 }
             }
             if x.v_valid.val() {
-                r.verdicts.push((cycle, x.v_roce.val()));
+                r.verdicts.push((cycle, x.v_divert.val()));
             }
             if x.m_valid.val() && ready {
                 let meta = RxMeta {
@@ -138,11 +138,11 @@ fn run_with_rdma(cfg: &RxClassConfig, rdma: Option<u32>, frames: &[Vec<u8>], sta
                     l4_csum: 0,
                     ptype: x.m_ptype.val().to_u64() as u16,
                 };
-                let roce = x.m_roce.val();
+                let divert = x.m_divert.val();
                 if !in_frame_out {
-                    cur = OutFrame { meta, first_cycle: cycle, roce, ..Default::default() };
+                    cur = OutFrame { meta, first_cycle: cycle, divert, ..Default::default() };
                     in_frame_out = true;
-                } else if meta != cur.meta || roce != cur.roce {
+                } else if meta != cur.meta || divert != cur.divert {
                     cur.meta_unstable = true;
                 }
                 push_beat(&mut cur.bytes, x.m_data.val().to_u64(), x.m_len.val().to_u64());
@@ -189,8 +189,8 @@ fn check_with_rdma(cfg: &RxClassConfig, rdma: Option<u32>, frames: &[Vec<u8>], s
         let roce = rdma.is_some_and(|ip| nic_testbench::roce::is_roce_v4_to(f, ip));
         if o.bytes != *f {
             bad.push(format!("frame {i} ({} bytes): bytes differ (got {} bytes)", f.len(), o.bytes.len()));
-        } else if o.roce != roce {
-            bad.push(format!("frame {i} ({} bytes): m_roce {}, expected {roce}\n  {:02x?}", f.len(), o.roce, &f[..f.len().min(64)]));
+        } else if o.divert != (roce && e.drop == 0) {
+            bad.push(format!("frame {i} ({} bytes): m_divert {}, expected {} (RoCE for this NIC {roce}, filter drop {})\n  {:02x?}", f.len(), o.divert, roce && e.drop == 0, e.drop, &f[..f.len().min(64)]));
         } else if r.verdicts.get(i).map(|v| v.1) != Some(roce && e.drop == 0) {
             bad.push(format!("frame {i} ({} bytes): RDMA verdict {:?}, expected {}", f.len(), r.verdicts.get(i), roce && e.drop == 0));
         } else if r.verdicts[i].0 > r.in_last[i] + VERDICT_DELAY + 8 {
@@ -341,7 +341,7 @@ fn throughput_and_latency() {
     }
 }
 
-/// RoCEv2 for this NIC is marked (`m_roce`), and nothing else: RoCE frames to LOCAL_IPV4
+/// RoCEv2 for this NIC that the filter accepts is marked (`m_divert`), and nothing else: RoCE frames to LOCAL_IPV4
 /// and their near misses (another address, another UDP port, TCP, a VLAN tag, IPv4
 /// options, a fragment, IPv6) among random frames, every frame's metadata as without
 /// RDMA, against the model's rule (`roce::is_roce_v4_to`); with the engine disabled
@@ -432,7 +432,22 @@ fn roce_frames_for_this_nic_are_marked() {
     assert!(want >= 70, "only {want} RoCE frames for this NIC");
     let r = run_with_rdma(&cfg, Some(LOCAL), &frames, &status, sometimes, 200_000);
     check_with_rdma(&cfg, Some(LOCAL), &frames, &status, &r, "RDMA enabled");
-    assert_eq!(r.out.iter().filter(|o| o.roce).count(), want);
+    let accepted = frames.iter().filter(|f| nic_testbench::roce::is_roce_v4_to(f, LOCAL) && expected(&cfg, f).drop == 0).count();
+    assert_eq!(r.out.iter().filter(|o| o.divert).count(), accepted);
     let r = run(&cfg, &frames, &status, never, 200_000);
     check(&cfg, &frames, &status, &r, "RDMA disabled");
+    // the filter's refusal outranks the RoCE mark: with the filter taking only this NIC's
+    // MAC address, RoCE frames to this IP address but another MAC are not diverted
+    let mut filtered = cfg.clone();
+    filtered.promisc = false;
+    filtered.exact[0] = nic_testbench::rxclass::MacFilterEntry { addr: [2, 0, 0, 0, 0, 2], enable: true, steer: false, queue: 0 };
+    for (i, f) in frames.iter_mut().enumerate() {
+        if i % 3 == 0 && nic_testbench::roce::is_roce_v4_to(f, LOCAL) {
+            f[5] = 3;
+        }
+    }
+    let refused = frames.iter().filter(|f| nic_testbench::roce::is_roce_v4_to(f, LOCAL) && expected(&filtered, f).drop != 0).count();
+    assert!(refused >= 20, "only {refused} RoCE frames for this NIC that the filter refuses");
+    let r = run_with_rdma(&filtered, Some(LOCAL), &frames, &status, sometimes, 200_000);
+    check_with_rdma(&filtered, Some(LOCAL), &frames, &status, &r, "RDMA enabled, filter on");
 }

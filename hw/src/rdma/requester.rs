@@ -33,7 +33,7 @@
 //! Not yet here (issue 19): a host refusing a payload read mid-message (the packet then
 //! carries zeros; the model fails the WQE).
 
-use super::super::stream::{BytePacker, NicFifo, NicRam};
+use super::super::stream::{BytePacker, NicFifo, NicRam, RegSlice};
 use super::mr_check::RdmaMrCheck;
 use super::path_mtu::RdmaPathMtu;
 use nic_regmap::rdma::{access, qpc, wqe, QpState, WcStatus};
@@ -147,6 +147,10 @@ pub struct RdmaRequester {
     /// never wait for this requester's packet to reach the wire (MAC TX may be busy with an
     /// Ethernet frame that needs the port's next response).
     rsp_buf: NicFifo<Bits<130>, 10, 11>,
+    /// The response buffer's head registered (156.25 MHz: the block RAM's output reaches
+    /// only this register, not the WQE's fields or the payload split). Its beats have left
+    /// the buffer, so the room the reads are issued against stays honest.
+    rsp_slice: RegSlice<Bits<130>>,
     /// Beats each read in flight promised (its length in 16-byte beats), oldest first.
     promises: NicFifo<Bits<11>, 4, 5>,
     /// Beats promised to reads in flight, and of them arrived (the oldest read's).
@@ -162,7 +166,10 @@ pub struct RdmaRequester {
     fire_rd: Signal<Local, Bit>,
     prom_next: Signal<Local, Bits<11>>,
     room_for_one: Constant<Bits<11>>,
-    may_issue: Signal<Local, Bit>,
+    /// A read may be issued: registered from the registers it reads (the promises FIFO's
+    /// full, the room), so only the port's ready reaches the state machine; it is clear in
+    /// the two cycles after a read is issued (the room is not yet known).
+    may_issue: DFF<Bit>,
     rd_ready: Signal<Local, Bit>,
     b_valid: Signal<Local, Bit>,
     b_ready: Signal<Local, Bit>,
@@ -500,6 +507,7 @@ impl Default for RdmaRequester {
             sent_bits: Constant::new(Bits::<384>::from(0xffff_ffffu64) << 82u64),
             sge_beat: std::array::from_fn(|i| Constant::new(Bits::<4>::from(i as u64 + 2))),
             rsp_buf: Default::default(),
+            rsp_slice: Default::default(),
             promises: Default::default(),
             promised: Default::default(),
             arrived: Default::default(),
@@ -526,7 +534,7 @@ impl Default for RdmaRequester {
 impl Logic for RdmaRequester {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, work, forget, scan, db_seen, flushing, state, qp_asked, ctx, pi, job, list, beat_no, w_wr_id, w_opcode, w_flags,
+        dff_setup!(self, clock, may_issue, work, forget, scan, db_seen, flushing, state, qp_asked, ctx, pi, job, list, beat_no, w_wr_id, w_opcode, w_flags,
             w_num, w_imm, w_raddr, w_rkey, w_error, sge_i, pieces, total, status, mtu, mtu_log2, chunk, starts, ends, psn, left, phase, n_sum, n_pkts_q, p_addr, p_rest, p_take, p_next_piece, sp_valid,
             sp_half, sp_data, nx_valid, nx_data, intake_left, in_req, req_left, left_le8, h_valid, h_data, h_len, h_end, promised, arrived, room, issued, wqe_read_done);
         for i in 0..6 {
@@ -537,7 +545,7 @@ impl Logic for RdmaRequester {
             self.w_sge_key[i].clock.next = self.clock.val();
             self.w_sge_key[i].d.next = self.w_sge_key[i].q.val();
         }
-        clock!(self, clock, mr_check, packer, pi_ram, job_ram, list_ram, reads, rsp_buf, promises);
+        clock!(self, clock, mr_check, packer, pi_ram, job_ram, list_ram, reads, rsp_buf, rsp_slice, promises);
         // the QP's path MTU (its context's PMTU code)
         self.path_mtu.code.next = self.ctx.q.val().get_bits::<3>(4);
         self.path_mtu.len.next = 0.into();
@@ -545,10 +553,10 @@ impl Logic for RdmaRequester {
         self.packer.reset.next = self.reset.val();
         self.reads.reset.next = self.reset.val();
         self.rsp_buf.reset.next = self.reset.val();
+        self.rsp_slice.reset.next = self.reset.val();
         self.promises.reset.next = self.reset.val();
         // ---- the response buffer: room for a read before it is issued ----
-        self.may_issue.next = !self.issued.q.val() & !self.promises.full.val() & (self.room.q.val() >= self.room_for_one.val());
-        self.rd_ready.next = self.dma_rd_req_ready.val() & self.may_issue.val();
+        self.rd_ready.next = self.dma_rd_req_ready.val() & self.may_issue.q.val();
         self.rsp_buf.write.next = self.dma_rd_rsp_valid.val() & !self.rsp_buf.full.val();
         self.rsp_buf.data_in.next = bit_cast::<130, 128>(self.dma_rd_rsp_data.val())
             | (bit_cast::<130, 1>(self.dma_rd_rsp_last.val().into()) << 128)
@@ -565,10 +573,13 @@ impl Logic for RdmaRequester {
                 self.promises.read.next = true;
             }
         }
-        self.b_valid.next = !self.rsp_buf.empty.val();
-        self.b_data.next = self.rsp_buf.data_out.val().get_bits::<128>(0);
-        self.b_last.next = self.rsp_buf.data_out.val().get_bit(128);
-        self.b_error.next = self.rsp_buf.data_out.val().get_bit(129);
+        self.rsp_slice.s_data.next = self.rsp_buf.data_out.val();
+        self.rsp_slice.s_valid.next = !self.rsp_buf.empty.val();
+        self.rsp_buf.read.next = !self.rsp_buf.empty.val() & self.rsp_slice.s_ready.val();
+        self.b_valid.next = self.rsp_slice.m_valid.val();
+        self.b_data.next = self.rsp_slice.m_data.val().get_bits::<128>(0);
+        self.b_last.next = self.rsp_slice.m_data.val().get_bit(128);
+        self.b_error.next = self.rsp_slice.m_data.val().get_bit(129);
         self.mr_check.mr_wr.next = self.mr_wr.val();
         self.mr_check.mr_wr_index.next = self.mr_wr_index.val();
         self.mr_check.mr_wr_entry.next = self.mr_wr_entry.val();
@@ -1163,14 +1174,15 @@ impl Logic for RdmaRequester {
                 self.nx_data.d.next = self.b_data.val();
             }
         }
-        self.rsp_buf.read.next = self.b_ready.val() & self.b_valid.val();
+        self.rsp_slice.m_ready.next = self.b_ready.val();
         // ---- reads issued: their beats promised; the room for the next ----
         // (a read is at most 4,096 bytes: 256 beats)
         self.req_beats.next = bit_cast::<11, 12>(self.dma_rd_req_len.val().get_bits::<12>(4)) + bit_cast::<11, 1>(self.dma_rd_req_len.val().get_bits::<4>(0).any().into());
-        if !self.may_issue.val() {
+        if !self.may_issue.q.val() {
             self.dma_rd_req_valid.next = false;
         }
         self.fire_rd.next = self.dma_rd_req_valid.val() & self.dma_rd_req_ready.val();
+        self.may_issue.d.next = !self.fire_rd.val() & !self.issued.q.val() & !self.promises.full.val() & (self.room.q.val() >= self.room_for_one.val());
         self.issued.d.next = self.fire_rd.val();
         self.promises.write.next = self.fire_rd.val();
         self.promises.data_in.next = self.req_beats.val();

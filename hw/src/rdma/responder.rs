@@ -300,6 +300,11 @@ pub struct RdmaResponder {
     is_read_response: Signal<Local, Bit>,
     rec_full_q: DFF<Bit>,
     rec_almost: Constant<Bits<7>>,
+    /// The payload FIFO refuses a chunk from a register too: set while it holds 511 of
+    /// its 512 (a chunk a cycle at most), so its write pointer's compare does not reach
+    /// the record's 'chunks kept' (156.25 MHz).
+    pay_full_q: DFF<Bit>,
+    pay_almost: Constant<Bits<10>>,
     /// READ Response First..Only (contiguous opcodes).
     op_rr_first: Constant<Bits<8>>,
     op_rr_only: Constant<Bits<8>>,
@@ -325,6 +330,11 @@ pub struct RdmaResponder {
     /// The receive queue's producer index (from `rq_pi_ram`) and the QP's RQ_CI.
     rq_pi: DFF<Bits<16>>,
     rq_ci: DFF<Bits<16>>,
+    /// No receive WQE posted (RQ_CI == RQ_PI), judged in Check for Decide; one left
+    /// (RQ_CI + 1 == RQ_PI), judged every cycle for the flush, whose RQ_CI has long
+    /// settled: neither compare (nor the increment) reaches the state register (156.25 MHz).
+    rq_none: DFF<Bit>,
+    rq_one_left: DFF<Bit>,
     /// The packet takes a new receive WQE (RQ_CI advances); it ends a message that writes a receive CQE.
     took_new: DFF<Bit>,
     recv_cqe: DFF<Bit>,
@@ -524,6 +534,8 @@ impl Default for RdmaResponder {
             is_read_response: Default::default(),
             rec_full_q: Default::default(),
             rec_almost: Constant::new(63u64.into()),
+            pay_full_q: Default::default(),
+            pay_almost: Constant::new(511u64.into()),
             op_rr_first: Constant::new(OP_READ_RESPONSE_FIRST.into()),
             op_rr_only: Constant::new(OP_READ_RESPONSE_ONLY.into()),
             rq_db_valid: Default::default(),
@@ -550,6 +562,8 @@ impl Default for RdmaResponder {
             r_immdt: Default::default(),
             rq_pi: Default::default(),
             rq_ci: Default::default(),
+            rq_none: Default::default(),
+            rq_one_left: Default::default(),
             took_new: Default::default(),
             recv_cqe: Default::default(),
             v_immdt: Default::default(),
@@ -761,9 +775,9 @@ impl Default for RdmaResponder {
 impl Logic for RdmaResponder {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rec_full_q, kept, lost, orphans, forget, flush_bits, fscan, state, r_opcode, r_ack_req, r_status, r_lost, r_qpn, r_psn, r_va, r_rkey, r_dma_len,
+        dff_setup!(self, clock, rec_full_q, pay_full_q, kept, lost, orphans, forget, flush_bits, fscan, state, r_opcode, r_ack_req, r_status, r_lost, r_qpn, r_psn, r_va, r_rkey, r_dma_len,
             r_len, r_kept, r_orphans, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
-            remaining, syn, qp_asked, left, left_nz, in_lo, in_lo_strb, in_have, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci,
+            remaining, syn, qp_asked, left, left_nz, in_lo, in_lo_strb, in_have, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci, rq_none, rq_one_left,
             took_new, recv_cqe, v_immdt, rq_mask, fetch_addr, rd_asked, fbeat, f_err, f_wr_id, f_nsge, f_total, sk, acc, rf_status, cqe_len, cur_delta,
             seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, c_valid, c_final, c_data, c_strb, k_valid, k_final, k_data, k_strb, c_off, v_need, owe_read, psn_step, sge_q, sk_len_q, sk_end, landing, l_pd, l_len, l_off, l_lost);
         for i in 0..6 {
@@ -789,7 +803,8 @@ impl Logic for RdmaResponder {
         self.pay_strb.next = !(self.ones8.val() << bit_cast::<8, 4>(self.pay_nbytes.val()));
         self.flush.next = self.rec_valid.val() & self.in_have.q.val();
         self.chunk_out.next = self.flush.val() | (self.pay_valid.val() & self.in_have.q.val() & !self.rec_valid.val());
-        self.payload.write.next = self.chunk_out.val() & !self.payload.full.val();
+        self.pay_full_q.d.next = self.payload.count.val() >= self.pay_almost.val();
+        self.payload.write.next = self.chunk_out.val() & !self.pay_full_q.q.val();
         self.payload.data_in.next = bit_cast::<144, 64>(self.in_lo.q.val()) | (bit_cast::<144, 64>(self.pay_data.val()) << 64)
             | (bit_cast::<144, 8>(self.in_lo_strb.q.val()) << 128) | (bit_cast::<144, 8>(self.pay_strb.val()) << 136);
         if self.flush.val() {
@@ -797,7 +812,7 @@ impl Logic for RdmaResponder {
         }
         if self.chunk_out.val() {
             self.in_have.d.next = false;
-            if self.payload.full.val() {
+            if self.pay_full_q.q.val() {
                 self.lost.d.next = true;
             } else {
                 self.kept.d.next = self.kept.q.val() + 1;
@@ -813,7 +828,7 @@ impl Logic for RdmaResponder {
         self.kept_now.next = self.kept.q.val();
         self.lost_now.next = self.lost.q.val();
         if self.flush.val() {
-            if self.payload.full.val() {
+            if self.pay_full_q.q.val() {
                 self.lost_now.next = true;
             } else {
                 self.kept_now.next = self.kept.q.val() + 1;
@@ -856,6 +871,7 @@ impl Logic for RdmaResponder {
             }
         }
         // ---- defaults ----
+        self.rq_one_left.d.next = (self.rq_ci.q.val() + 1) == self.rq_pi.q.val();
         self.records.read.next = false;
         self.pay_slice.m_ready.next = false;
         self.acks.write.next = false;
@@ -1104,6 +1120,7 @@ impl Logic for RdmaResponder {
                 self.v_class.d.next = self.op_info.op_class.val();
                 self.v_immdt.d.next = self.op_info.immdt.val();
                 self.rq_ci.d.next = self.qpc.q.val().get_bits::<16>(368);
+                self.rq_none.d.next = self.qpc.q.val().get_bits::<16>(368) == self.rq_pi.q.val();
                 self.rq_mask.d.next = !(self.ones16.val() << bit_cast::<16, 4>(self.qpc.q.val().get_bits::<4>(336)));
                 self.bus.d.next = self.msg.q.val().get_bits::<64>(32);
                 self.remaining.d.next = self.msg.q.val().get_bits::<32>(96);
@@ -1171,7 +1188,7 @@ impl Logic for RdmaResponder {
                         self.state.d.next = ResponderState::Start0;
                     }
                     self.owe_read.d.next = self.v_class.q.val() == self.class_read_request.val();
-                    if self.need_new.val() & (self.rq_ci.q.val() == self.rq_pi.q.val()) {
+                    if self.need_new.val() & self.rq_none.q.val() {
                         // no receive WQE posted: RNR NAK, the QP stays as it is
                         self.syn.d.next = self.syn_rnr.val();
                         self.state.d.next = ResponderState::RnrNak;
@@ -1650,7 +1667,7 @@ impl Logic for RdmaResponder {
                     self.rq_ci.d.next = self.rq_ci.q.val() + 1;
                     self.qp_asked.d.next = false;
                     self.state.d.next = ResponderState::Idle;
-                    if self.rq_ci.q.val() + 1 != self.rq_pi.q.val() {
+                    if !self.rq_one_left.q.val() {
                         self.state.d.next = ResponderState::FlushAddr;
                     }
                 }

@@ -37,6 +37,7 @@
 
 use super::icrc::{RdmaIcrc, LATENCY as ICRC_LATENCY};
 use super::opcode::RdmaOpcodeInfo;
+use super::super::stream::FlagQueue;
 use rust_hdl::prelude::*;
 
 /// Cycles from a frame's last beat in to its `rec_valid`.
@@ -165,6 +166,8 @@ pub struct RdmaRxParse {
     e_bth_ok: DFF<Bit>,
     /// A candidate: what the classifier may divert (see the module comment).
     e_cand: DFF<Bit>,
+    /// Untagged IPv4 without options, UDP to port 4791: what both judgements start from.
+    roce_udp: Signal<Local, Bit>,
     // ---- S1, S2: the payload two beats behind ----
     s1_valid: DFF<Bit>,
     s1_last: DFF<Bit>,
@@ -222,16 +225,8 @@ pub struct RdmaRxParse {
     // ---- the verdicts not yet taken (RoCE for this NIC), and the frame ends not yet
     // answered (recorded), oldest in bit 0: a handful at most, short frames coming closer
     // together than the classifier's verdicts ----
-    v_bits: DFF<Bits<8>>,
-    v_count: DFF<Bits<4>>,
-    v_shifted: Signal<Local, Bits<8>>,
-    v_left: Signal<Local, Bits<4>>,
-    t_bits: DFF<Bits<8>>,
-    t_count: DFF<Bits<4>>,
-    t_shifted: Signal<Local, Bits<8>>,
-    t_left: Signal<Local, Bits<4>>,
-    q_onehot: [Constant<Bits<8>>; 8],
-    q_index: [Constant<Bits<4>>; 8],
+    verdicts: FlagQueue,
+    frame_ends: FlagQueue,
     frame_end: Signal<Local, Bit>,
     recorded: Signal<Local, Bit>,
     v_have: Signal<Local, Bit>,
@@ -339,6 +334,7 @@ impl Default for RdmaRxParse {
             e_ip_ok: Default::default(),
             e_bth_ok: Default::default(),
             e_cand: Default::default(),
+            roce_udp: Default::default(),
             s1_valid: Default::default(),
             s1_last: Default::default(),
             s1_mac_bad: Default::default(),
@@ -388,17 +384,9 @@ impl Default for RdmaRxParse {
             r_immdt: Default::default(),
             r_pay_len: Default::default(),
             r_beats: Default::default(),
-            v_bits: Default::default(),
-            v_count: Default::default(),
-            v_shifted: Default::default(),
-            v_left: Default::default(),
+            verdicts: Default::default(),
+            frame_ends: Default::default(),
             rec_fire: Default::default(),
-            q_onehot: [0u64, 1, 2, 3, 4, 5, 6, 7].map(|b| Constant::new(Bits::<8>::from(1u64 << b))),
-            q_index: [0u64, 1, 2, 3, 4, 5, 6, 7].map(|b| Constant::new(Bits::<4>::from(b))),
-            t_bits: Default::default(),
-            t_count: Default::default(),
-            t_shifted: Default::default(),
-            t_left: Default::default(),
             frame_end: Default::default(),
             recorded: Default::default(),
             v_have: Default::default(),
@@ -438,8 +426,10 @@ impl Logic for RdmaRxParse {
             o_data, o_nbytes, o_last, timer, res_seen, res_icrc, f_rx_icrc, f_status, f_outer_bad, f_expect, f_opcode, f_flags, f_ack, f_pkey,
             f_dqp, f_psn, f_src_ip, f_sport, f_va, f_rkey, f_dma_len, f_ext4, f_imm70, f_pay_len, f_beats, l_dst_ip, e_cand,
             r_pending, r_status, r_opcode, r_flags, r_ack, r_pkey, r_dqp, r_psn, r_src_ip, r_sport, r_va, r_rkey, r_dma_len,
-            r_ext4, r_immdt, r_pay_len, r_beats, v_bits, v_count, t_bits, t_count);
-        clock!(self, clock, icrc_unit);
+            r_ext4, r_immdt, r_pay_len, r_beats);
+        clock!(self, clock, icrc_unit, verdicts, frame_ends);
+        self.verdicts.reset.next = self.reset.val();
+        self.frame_ends.reset.next = self.reset.val();
         // ---- the window: previous and current beat, byte reversed (byte 0 at the top) ----
         self.win.next = 0.into();
         self.win.next = self.win.val() | (bit_cast::<128, 8>(self.prev.q.val().get_bits::<8>(0)) << 120);
@@ -538,13 +528,13 @@ impl Logic for RdmaRxParse {
         self.e_cover_end.d.next = self.l_total.q.val() + 10;
         self.e_icrc_end.d.next = self.l_total.q.val() + 14;
         self.e_len_ok.d.next = (self.l_total.q.val().get_bits::<2>(0) == 0) & (self.l_total.q.val() >= 44);
-        self.e_ip_ok.d.next = (self.l_ethertype.q.val() == 0x0800) & (self.l_ver_ihl.q.val() == 0x45) & (self.l_proto.q.val() == 17)
-            & (self.l_frag.q.val().get_bits::<14>(0) == 0) & (self.l_dport.q.val() == 4791)
+        self.roce_udp.next = (self.l_ethertype.q.val() == 0x0800) & (self.l_ver_ihl.q.val() == 0x45) & (self.l_proto.q.val() == 17)
+            & (self.l_dport.q.val() == 4791);
+        self.e_ip_ok.d.next = self.roce_udp.val() & (self.l_frag.q.val().get_bits::<14>(0) == 0)
             & (self.l_udp_len.q.val() + 20 == self.l_total.q.val());
         // what the classifier may divert: its rule implies each of these (it also asks for
         // a well-formed IP header and an unfragmented packet, judged here as malformed)
-        self.e_cand.d.next = (self.l_ethertype.q.val() == 0x0800) & (self.l_ver_ihl.q.val() == 0x45) & (self.l_proto.q.val() == 17)
-            & (self.l_dport.q.val() == 4791) & (self.l_dst_ip.q.val() == self.local_ipv4.val());
+        self.e_cand.d.next = self.roce_udp.val() & (self.l_dst_ip.q.val() == self.local_ipv4.val());
         // BTH version 0; headers and pad fit; no payload (nor pad) where the opcode has none
         self.e_bth_ok.d.next = (self.l_flags.q.val().get_bits::<4>(0) == 0)
             & (self.l_total.q.val() >= self.ext_len.val() + 44 + self.pad.val())
@@ -690,19 +680,19 @@ impl Logic for RdmaRxParse {
         // frames end in the order of their verdicts: the oldest frame end not yet answered
         // (a token) takes the oldest verdict, a recorded one once its record is in the
         // output registers
-        self.v_have.next = (self.v_count.q.val() != 0) & (self.t_count.q.val() != 0);
-        self.skip_fire.next = self.v_have.val() & !self.t_bits.q.val().get_bit(0);
-        self.rec_fire.next = self.v_have.val() & self.t_bits.q.val().get_bit(0) & self.r_pending.q.val();
+        self.v_have.next = self.verdicts.not_empty.val() & self.frame_ends.not_empty.val();
+        self.skip_fire.next = self.v_have.val() & !self.frame_ends.head.val();
+        self.rec_fire.next = self.v_have.val() & self.frame_ends.head.val() & self.r_pending.q.val();
         self.v_pop.next = self.skip_fire.val() | self.rec_fire.val();
         if self.rec_fire.val() {
             self.r_pending.d.next = false;
         }
         self.rec_valid.next = self.rec_fire.val();
         // a frame too short to be RoCE that the classifier diverts: dropped, counted
-        self.drop_short.next = self.skip_fire.val() & self.v_bits.q.val().get_bit(0);
-        self.rec_foreign.next = !self.v_bits.q.val().get_bit(0);
+        self.drop_short.next = self.skip_fire.val() & self.verdicts.head.val();
+        self.rec_foreign.next = !self.verdicts.head.val();
         self.rec_status.next = self.r_status.q.val();
-        if !self.v_bits.q.val().get_bit(0) {
+        if !self.verdicts.head.val() {
             self.rec_status.next = 2.into();
         }
         self.rec_opcode.next = self.r_opcode.q.val();
@@ -720,42 +710,18 @@ impl Logic for RdmaRxParse {
         self.rec_msn.next = self.r_ext4.q.val().get_bits::<24>(0);
         self.rec_immdt.next = self.r_immdt.q.val();
         self.rec_payload_len.next = self.r_pay_len.q.val();
-        if !self.v_bits.q.val().get_bit(0) {
+        if !self.verdicts.head.val() {
             self.rec_payload_len.next = 0.into();
         }
         self.rec_beats.next = self.r_beats.q.val();
-        // ---- the verdicts and the frame ends, each a queue (oldest in bit 0): taken in
+        // ---- the verdicts and the frame ends (recorded or not), each a queue: taken in
         // pairs, put in behind the others ----
-        self.v_shifted.next = self.v_bits.q.val();
-        self.v_left.next = self.v_count.q.val();
-        self.t_shifted.next = self.t_bits.q.val();
-        self.t_left.next = self.t_count.q.val();
-        if self.v_pop.val() {
-            self.v_shifted.next = self.v_bits.q.val() >> 1;
-            self.v_left.next = self.v_count.q.val() - 1;
-            self.t_shifted.next = self.t_bits.q.val() >> 1;
-            self.t_left.next = self.t_count.q.val() - 1;
-        }
-        self.v_bits.d.next = self.v_shifted.val();
-        self.v_count.d.next = self.v_left.val();
-        if self.v_valid.val() & (self.v_left.val() < 8) {
-            self.v_count.d.next = self.v_left.val() + 1;
-            for i in 0..8 {
-                if self.v_roce.val() & (self.v_left.val() == self.q_index[i].val()) {
-                    self.v_bits.d.next = self.v_shifted.val() | self.q_onehot[i].val();
-                }
-            }
-        }
-        self.t_bits.d.next = self.t_shifted.val();
-        self.t_count.d.next = self.t_left.val();
-        if self.frame_end.val() & (self.t_left.val() < 8) {
-            self.t_count.d.next = self.t_left.val() + 1;
-            for i in 0..8 {
-                if self.recorded.val() & (self.t_left.val() == self.q_index[i].val()) {
-                    self.t_bits.d.next = self.t_shifted.val() | self.q_onehot[i].val();
-                }
-            }
-        }
+        self.verdicts.pop.next = self.v_pop.val();
+        self.verdicts.push.next = self.v_valid.val();
+        self.verdicts.push_flag.next = self.v_roce.val();
+        self.frame_ends.pop.next = self.v_pop.val();
+        self.frame_ends.push.next = self.frame_end.val();
+        self.frame_ends.push_flag.next = self.recorded.val();
         if self.reset.val() {
             self.k.d.next = 0.into();
             self.pos.d.next = 0.into();
@@ -768,10 +734,6 @@ impl Logic for RdmaRxParse {
             self.l_beats.d.next = 0.into();
             self.l_expect.d.next = false;
             self.r_pending.d.next = false;
-            self.v_bits.d.next = 0.into();
-            self.v_count.d.next = 0.into();
-            self.t_bits.d.next = 0.into();
-            self.t_count.d.next = 0.into();
         }
     }
 }

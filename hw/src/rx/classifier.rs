@@ -87,18 +87,19 @@ pub struct RxClassifier {
     pub m_hash: Signal<Out, Bits<32>>,
     pub m_hash_type: Signal<Out, Bits<4>>,
     pub m_ptype: Signal<Out, Bits<16>>,
-    /// RoCEv2 for this NIC (untagged IPv4 without options or fragmentation, UDP to port
-    /// 4791, destination LOCAL_IPV4, the engine enabled): the RDMA engine's frame, when
-    /// the filter accepts it.
-    pub m_roce: Signal<Out, Bit>,
+    /// The RDMA engine's frame, which the NIC top takes off the Ethernet path: RoCEv2 for
+    /// this NIC (untagged IPv4 without options or fragmentation, UDP to port 4791,
+    /// destination LOCAL_IPV4, the engine enabled) that the filter accepts. One rule,
+    /// decided once (`divert`) for both this and `v_divert`.
+    pub m_divert: Signal<Out, Bit>,
     /// Every frame's RDMA verdict, in the order frames came in, before the frame leaves:
-    /// `v_roce` is `m_roce` with the filter's accept (what the NIC top diverts). The RDMA
-    /// engine parses every frame as it comes in, and acts on one only when this says so.
+    /// `v_divert` is the frame's `m_divert`. The RDMA engine parses every frame as it
+    /// comes in, and acts on one only when this says so.
     /// It comes [`VERDICT_DELAY`] cycles after the record reached RSS: 6 or 7 cycles after
     /// the frame's last beat (or its beat 12), at most `VERDICT_DELAY + 8` when the
     /// record waits for RSS (one record every 8 cycles).
     pub v_valid: Signal<Out, Bit>,
-    pub v_roce: Signal<Out, Bit>,
+    pub v_divert: Signal<Out, Bit>,
     // last beat
     pub m_status: Signal<Out, Bits<3>>,
     pub m_l3_csum: Signal<Out, Bits<2>>,
@@ -124,6 +125,8 @@ pub struct RxClassifier {
     /// on `h_dst` is there at the top bit.
     go_pipe: DFF<Bits<4>>,
     roce: Signal<Local, Bit>,
+    /// The frame's RoCE mark with the filter's accept: the RDMA engine's (see `m_divert`).
+    divert: Signal<Local, Bit>,
     l3_untagged: Constant<Bits<17>>,
     l4_no_options: Constant<Bits<17>>,
     roce_port: Constant<Bits<16>>,
@@ -175,7 +178,7 @@ impl Default for RxClassifier {
             queue_mask: Default::default(),
             rdma_enable: Default::default(),
             local_ipv4: Default::default(),
-            m_roce: Default::default(),
+            m_divert: Default::default(),
             m_data: Default::default(),
             m_len: Default::default(),
             m_last: Default::default(),
@@ -207,8 +210,9 @@ impl Default for RxClassifier {
             h_roce: Default::default(),
             go_pipe: Default::default(),
             v_valid: Default::default(),
-            v_roce: Default::default(),
+            v_divert: Default::default(),
             roce: Default::default(),
+            divert: Default::default(),
             l3_untagged: Constant::new(14u64.into()),
             l4_no_options: Constant::new(34u64.into()),
             roce_port: Constant::new(4791u64.into()),
@@ -346,17 +350,20 @@ impl Logic for RxClassifier {
         } else if self.rss.hash_type.val() != 0 {
             self.queue.next = self.rss.reta_queue.val();
         }
+        // (h_roce and the filter's drop hold from a record's rss_go to the next one's, past
+        // both its verdict and its RSS done)
+        self.divert.next = self.h_roce.q.val() & (self.drop.val() == 0);
         self.meta_fifo.write.next = self.rss.done.val();
         self.meta_fifo.data_in.next = bit_cast::<63, 16>(self.h_ptype.q.val())
             | (bit_cast::<63, 2>(self.drop.val()) << 16)
             | (bit_cast::<63, 8>(self.queue.val() & self.queue_mask.val()) << 18)
             | (bit_cast::<63, 32>(self.rss.hash.val()) << 26)
             | (bit_cast::<63, 4>(self.rss.hash_type.val()) << 58)
-            | (bit_cast::<63, 1>(self.h_roce.q.val().into()) << 62);
+            | (bit_cast::<63, 1>(self.divert.val().into()) << 62);
         // the RDMA verdict, in frame order like the records (RSS takes one every 8 cycles)
         self.go_pipe.d.next = (self.go_pipe.q.val() << 1) | bit_cast::<4, 1>(self.rss_go.val().into());
         self.v_valid.next = self.go_pipe.q.val().get_bit(3);
-        self.v_roce.next = self.h_roce.q.val() & (self.drop.val() == 0);
+        self.v_divert.next = self.divert.val();
         self.info_fifo.write.next = self.rss.done.val();
         self.info_fifo.data_in.next = self.h_info.q.val();
         // ---- data FIFO -> checksum pipeline ----
@@ -417,7 +424,7 @@ impl Logic for RxClassifier {
         self.m_queue.next = self.meta_fifo.data_out.val().get_bits::<8>(18);
         self.m_hash.next = self.meta_fifo.data_out.val().get_bits::<32>(26);
         self.m_hash_type.next = self.meta_fifo.data_out.val().get_bits::<4>(58);
-        self.m_roce.next = self.meta_fifo.data_out.val().get_bit(62);
+        self.m_divert.next = self.meta_fifo.data_out.val().get_bit(62);
         self.out_fire.next = self.m_valid.val() & self.m_ready.val();
         self.meta_fifo.read.next = self.out_fire.val() & self.m_last.val();
         // ---- counters ----

@@ -1,11 +1,13 @@
 //! Stream plumbing shared by several blocks.
 pub mod fifo;
+pub mod flag_queue;
 pub mod packer;
 pub mod ram;
 pub mod slice;
 pub mod width;
 
 pub use fifo::NicFifo;
+pub use flag_queue::FlagQueue;
 pub use packer::BytePacker;
 pub use ram::NicRam;
 pub use slice::RegSlice;
