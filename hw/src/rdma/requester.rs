@@ -209,6 +209,9 @@ pub struct RdmaRequester {
     w_error: DFF<Bit>,
     // the checks
     sge_i: DFF<Bits<3>>,
+    /// The SGE in hand has bytes: registered while the MR check takes its 4 cycles, so
+    /// the SGE mux does not reach the list's write (156.25 MHz).
+    sge_nz: DFF<Bit>,
     pieces: DFF<Bits<3>>,
     total: DFF<Bits<36>>,
     status: DFF<Bits<8>>,
@@ -416,6 +419,7 @@ impl Default for RdmaRequester {
             w_sge_key: Default::default(),
             w_error: Default::default(),
             sge_i: Default::default(),
+            sge_nz: Default::default(),
             pieces: Default::default(),
             total: Default::default(),
             status: Default::default(),
@@ -535,7 +539,7 @@ impl Logic for RdmaRequester {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, may_issue, work, forget, scan, db_seen, flushing, state, qp_asked, ctx, pi, job, list, beat_no, w_wr_id, w_opcode, w_flags,
-            w_num, w_imm, w_raddr, w_rkey, w_error, sge_i, pieces, total, status, mtu, mtu_log2, chunk, starts, ends, psn, left, phase, n_sum, n_pkts_q, p_addr, p_rest, p_take, p_next_piece, sp_valid,
+            w_num, w_imm, w_raddr, w_rkey, w_error, sge_i, sge_nz, pieces, total, status, mtu, mtu_log2, chunk, starts, ends, psn, left, phase, n_sum, n_pkts_q, p_addr, p_rest, p_take, p_next_piece, sp_valid,
             sp_half, sp_data, nx_valid, nx_data, intake_left, in_req, req_left, left_le8, h_valid, h_data, h_len, h_end, promised, arrived, room, issued, wqe_read_done);
         for i in 0..6 {
             self.w_sge_addr[i].clock.next = self.clock.val();
@@ -640,6 +644,7 @@ impl Logic for RdmaRequester {
                 self.sge_key.next = self.w_sge_key[i].q.val();
             }
         }
+        self.sge_nz.d.next = self.sge_len.val().any();
         // bytes of the message still to send
         self.rest.next = self.job.q.val().get_bits::<32>(50) - self.job.q.val().get_bits::<32>(82);
         // packets a message takes: max(1, ceil(len / mtu))
@@ -842,7 +847,7 @@ impl Logic for RdmaRequester {
                     if !self.mr_check.out_ok.val() {
                         self.status.d.next = self.st_prot.val();
                         self.state.d.next = RequesterState::Fail;
-                    } else if self.sge_len.val().any() {
+                    } else if self.sge_nz.q.val() {
                         // a piece: (bus, length) at 76 x its number
                         for i in 0..6 {
                             if self.pieces.q.val() == self.piece_no[i].val() {

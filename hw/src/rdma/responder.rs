@@ -435,6 +435,19 @@ pub struct RdmaResponder {
     sc_go: Signal<Local, Bit>,
     seg_done: Signal<Local, Bit>,
     seg_inside: Signal<Local, Bit>,
+    /// `seg_done` and `seg_inside` from registers (156.25 MHz: the compares do not reach
+    /// the chunk registers' take): judged every cycle on the segment as it is (`sj_*`) and
+    /// as it will be once the chunk in hand retires (`sr_*`, on `seg_rem - 16` and
+    /// `pkt_rem - 16`, what a retire writes); `sj_retired` says which holds now. A segment
+    /// reloaded (Start, an advance) is not looked at for a cycle after (`adv_wait`, and no
+    /// chunk in hand on entering Data), so the judgement a cycle behind is never stale.
+    sj_done: DFF<Bit>,
+    sj_inside: DFF<Bit>,
+    sr_done: DFF<Bit>,
+    sr_inside: DFF<Bit>,
+    sj_retired: DFF<Bit>,
+    seg_rem_m16: Signal<Local, Bits<32>>,
+    pkt_rem_m16: Signal<Local, Bits<32>>,
     lo_mask: Signal<Local, Bits<16>>,
     next_k: Signal<Local, Bits<3>>,
     sk_len: Signal<Local, Bits<32>>,
@@ -609,6 +622,13 @@ impl Default for RdmaResponder {
             sc_go: Default::default(),
             seg_done: Default::default(),
             seg_inside: Default::default(),
+            sj_done: Default::default(),
+            sj_inside: Default::default(),
+            sr_done: Default::default(),
+            sr_inside: Default::default(),
+            sj_retired: Default::default(),
+            seg_rem_m16: Default::default(),
+            pkt_rem_m16: Default::default(),
             lo_mask: Default::default(),
             next_k: Default::default(),
             sk_len: Default::default(),
@@ -779,7 +799,7 @@ impl Logic for RdmaResponder {
             r_len, r_kept, r_orphans, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
             remaining, syn, qp_asked, left, left_nz, in_lo, in_lo_strb, in_have, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci, rq_none, rq_one_left,
             took_new, recv_cqe, v_immdt, rq_mask, fetch_addr, rd_asked, fbeat, f_err, f_wr_id, f_nsge, f_total, sk, acc, rf_status, cqe_len, cur_delta,
-            seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, c_valid, c_final, c_data, c_strb, k_valid, k_final, k_data, k_strb, c_off, v_need, owe_read, psn_step, sge_q, sk_len_q, sk_end, landing, l_pd, l_len, l_off, l_lost);
+            seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, sj_done, sj_inside, sr_done, sr_inside, sj_retired, c_valid, c_final, c_data, c_strb, k_valid, k_final, k_data, k_strb, c_off, v_need, owe_read, psn_step, sge_q, sk_len_q, sk_end, landing, l_pd, l_len, l_off, l_lost);
         for i in 0..6 {
             self.sge_addr[i].clock.next = self.clock.val();
             self.sge_addr[i].d.next = self.sge_addr[i].q.val();
@@ -967,8 +987,18 @@ impl Logic for RdmaResponder {
         self.sc_write.next = false;
         self.sge_beat.next = self.fbeat.q.val() - 2;
         // the segment ended before the chunk; it ends inside the chunk's bytes
-        self.seg_done.next = self.seg_rem.q.val().get_bit(31) | !self.seg_rem.q.val().any();
-        self.seg_inside.next = (self.seg_rem.q.val() < 16) & (self.seg_rem.q.val() < self.pkt_rem.q.val());
+        self.seg_rem_m16.next = self.seg_rem.q.val() - 16;
+        self.pkt_rem_m16.next = self.pkt_rem.q.val() - 16;
+        self.sj_done.d.next = self.seg_rem.q.val().get_bit(31) | !self.seg_rem.q.val().any();
+        self.sj_inside.d.next = (self.seg_rem.q.val() < 16) & (self.seg_rem.q.val() < self.pkt_rem.q.val());
+        self.sr_done.d.next = self.seg_rem_m16.val().get_bit(31) | !self.seg_rem_m16.val().any();
+        self.sr_inside.d.next = (self.seg_rem_m16.val() < 16) & (self.seg_rem_m16.val() < self.pkt_rem_m16.val());
+        self.seg_done.next = self.sj_done.q.val();
+        self.seg_inside.next = self.sj_inside.q.val();
+        if self.sj_retired.q.val() {
+            self.seg_done.next = self.sr_done.q.val();
+            self.seg_inside.next = self.sr_inside.q.val();
+        }
         self.lo_mask.next = self.ones16.val();
         // (a segment that started at or before the chunk has seg_lo 0 or wrapped past 15)
         if self.seg_lo.q.val() < 16 {
@@ -1432,9 +1462,9 @@ impl Logic for RdmaResponder {
                             self.c_retire.next = true;
                             self.c_valid.d.next = false;
                             self.c_off.d.next = self.c_off.q.val() + 16;
-                            self.seg_rem.d.next = self.seg_rem.q.val() - 16;
+                            self.seg_rem.d.next = self.seg_rem_m16.val();
                             self.seg_lo.d.next = self.seg_lo.q.val() - 16;
-                            self.pkt_rem.d.next = self.pkt_rem.q.val() - 16;
+                            self.pkt_rem.d.next = self.pkt_rem_m16.val();
                             self.w_last.d.next = self.c_final.q.val();
                         }
                     }
@@ -1762,6 +1792,7 @@ impl Logic for RdmaResponder {
         self.ack_len.next = self.acks.data_out.val().get_bits::<32>(249);
         self.ack_pmtu.next = self.acks.data_out.val().get_bits::<3>(281);
         self.acks.read.next = !self.acks.empty.val() & self.ack_ready.val();
+        self.sj_retired.d.next = self.c_retire.val();
         if self.reset.val() {
             self.landing.d.next = false;
             self.state.d.next = ResponderState::Idle;
