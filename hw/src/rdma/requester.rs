@@ -160,6 +160,12 @@ pub struct RdmaRequester {
     /// does not know of it yet).
     room: DFF<Bits<11>>,
     issued: DFF<Bit>,
+    /// A read issued two cycles ago; the one issued last cycle and its beats, added to
+    /// `promised` a cycle late (the request's length does not reach `promised`: 156.25 MHz).
+    /// So reads are issued 4 cycles apart at most, the room known for each.
+    issued2: DFF<Bit>,
+    fired: DFF<Bit>,
+    fired_beats: DFF<Bits<11>>,
     /// A WQE's last beat was taken: its read's entry leaves the reads FIFO.
     wqe_read_done: DFF<Bit>,
     req_beats: Signal<Local, Bits<11>>,
@@ -168,7 +174,7 @@ pub struct RdmaRequester {
     room_for_one: Constant<Bits<11>>,
     /// A read may be issued: registered from the registers it reads (the promises FIFO's
     /// full, the room), so only the port's ready reaches the state machine; it is clear in
-    /// the two cycles after a read is issued (the room is not yet known).
+    /// the three cycles after a read is issued (the room is not yet known).
     may_issue: DFF<Bit>,
     rd_ready: Signal<Local, Bit>,
     b_valid: Signal<Local, Bit>,
@@ -517,6 +523,9 @@ impl Default for RdmaRequester {
             arrived: Default::default(),
             room: Default::default(),
             issued: Default::default(),
+            issued2: Default::default(),
+            fired: Default::default(),
+            fired_beats: Default::default(),
             wqe_read_done: Default::default(),
             req_beats: Default::default(),
             fire_rd: Default::default(),
@@ -540,7 +549,7 @@ impl Logic for RdmaRequester {
     fn update(&mut self) {
         dff_setup!(self, clock, may_issue, work, forget, scan, db_seen, flushing, state, qp_asked, ctx, pi, job, list, beat_no, w_wr_id, w_opcode, w_flags,
             w_num, w_imm, w_raddr, w_rkey, w_error, sge_i, sge_nz, pieces, total, status, mtu, mtu_log2, chunk, starts, ends, psn, left, phase, n_sum, n_pkts_q, p_addr, p_rest, p_take, p_next_piece, sp_valid,
-            sp_half, sp_data, nx_valid, nx_data, intake_left, in_req, req_left, left_le8, h_valid, h_data, h_len, h_end, promised, arrived, room, issued, wqe_read_done);
+            sp_half, sp_data, nx_valid, nx_data, intake_left, in_req, req_left, left_le8, h_valid, h_data, h_len, h_end, promised, arrived, room, issued, issued2, fired, fired_beats, wqe_read_done);
         for i in 0..6 {
             self.w_sge_addr[i].clock.next = self.clock.val();
             self.w_sge_addr[i].d.next = self.w_sge_addr[i].q.val();
@@ -1187,12 +1196,15 @@ impl Logic for RdmaRequester {
             self.dma_rd_req_valid.next = false;
         }
         self.fire_rd.next = self.dma_rd_req_valid.val() & self.dma_rd_req_ready.val();
-        self.may_issue.d.next = !self.fire_rd.val() & !self.issued.q.val() & !self.promises.full.val() & (self.room.q.val() >= self.room_for_one.val());
+        self.may_issue.d.next = !self.fire_rd.val() & !self.issued.q.val() & !self.issued2.q.val() & !self.promises.full.val() & (self.room.q.val() >= self.room_for_one.val());
         self.issued.d.next = self.fire_rd.val();
+        self.issued2.d.next = self.issued.q.val();
+        self.fired.d.next = self.fire_rd.val();
+        self.fired_beats.d.next = self.req_beats.val();
         self.promises.write.next = self.fire_rd.val();
         self.promises.data_in.next = self.req_beats.val();
-        if self.fire_rd.val() {
-            self.prom_next.next = self.prom_next.val() + self.req_beats.val();
+        if self.fired.q.val() {
+            self.prom_next.next = self.prom_next.val() + self.fired_beats.q.val();
         }
         self.promised.d.next = self.prom_next.val();
         self.room.d.next = self.rsp_depth.val() - self.rsp_buf.count.val() - (self.promised.q.val() - bit_cast::<11, 9>(self.arrived.q.val()));

@@ -73,7 +73,9 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for NicFifo<D, N, NP1> {
         self.ram.clock.next = self.clock.val();
         // write side
         self.count.next = self.wr_ptr.q.val() - self.rd_ptr.q.val();
-        self.full.next = (self.wr_ptr.q.val() - self.rd_ptr.q.val()) == self.depth.val();
+        // full: the pointers differ in their wrap bit only (compares, no subtraction: the
+        // flag gates the RAM's write enable, which a carry chain would slow)
+        self.full.next = (self.wr_ptr.q.val() ^ self.rd_ptr.q.val()) == self.depth.val();
         self.ram.write_enable.next = self.write.val() & !self.full.val();
         self.ram.write_address.next = bit_cast::<N, NP1>(self.wr_ptr.q.val());
         self.ram.write_data.next = self.data_in.val();
