@@ -99,8 +99,13 @@ impl<D: Synth> Logic for RegSlice<D> {
             }
         } else if self.skid.val() & self.in_fire.val() {
             // output stalled: park the new beat
-            self.skid_data.d.next = self.s_data.val();
             self.skid_valid.d.next = true;
+        }
+        // the skid register takes the input whenever it is empty, parked or not: its
+        // enable does not wait on the output's ready (a wide register's enable is a long
+        // net; only `skid_valid` says whether what it holds counts)
+        if self.skid.val() & !self.skid_valid.q.val() {
+            self.skid_data.d.next = self.s_data.val();
         }
         if self.reset.val() {
             self.out_valid.d.next = false;
