@@ -138,6 +138,8 @@ pub struct RdmaRequester {
     pi_ram: NicRam<Bits<16>, 6>,
     /// The WQE in progress per QP (layout at `job`).
     job_ram: NicRam<Bits<384>, 6>,
+    /// The job written back stays active (Save, its message not yet out).
+    job_keep: Signal<Local, Bit>,
     list_ram: NicRam<Bits<456>, 6>,
     /// Reads in flight, in order: payload 16, the packet's last 17, bytes 15:0 (a WQE: 0).
     reads: NicFifo<Bits<18>, 4, 5>,
@@ -159,13 +161,13 @@ pub struct RdmaRequester {
     /// The room left, registered; no read is issued in the cycle after one (the register
     /// does not know of it yet).
     room: DFF<Bits<11>>,
+    /// A read issued last cycle, and its beats: added to `promised` a cycle late (the
+    /// request's length does not reach `promised`: 156.25 MHz).
     issued: DFF<Bit>,
-    /// A read issued two cycles ago; the one issued last cycle and its beats, added to
-    /// `promised` a cycle late (the request's length does not reach `promised`: 156.25 MHz).
-    /// So reads are issued 4 cycles apart at most, the room known for each.
+    issued_beats: DFF<Bits<11>>,
+    /// A read issued two cycles ago. So reads are issued 4 cycles apart at most, the room
+    /// known for each.
     issued2: DFF<Bit>,
-    fired: DFF<Bit>,
-    fired_beats: DFF<Bits<11>>,
     /// A WQE's last beat was taken: its read's entry leaves the reads FIFO.
     wqe_read_done: DFF<Bit>,
     req_beats: Signal<Local, Bits<11>>,
@@ -399,6 +401,7 @@ impl Default for RdmaRequester {
             packer: Default::default(),
             pi_ram: Default::default(),
             job_ram: Default::default(),
+            job_keep: Default::default(),
             list_ram: Default::default(),
             reads: Default::default(),
             work: Default::default(),
@@ -524,8 +527,7 @@ impl Default for RdmaRequester {
             room: Default::default(),
             issued: Default::default(),
             issued2: Default::default(),
-            fired: Default::default(),
-            fired_beats: Default::default(),
+            issued_beats: Default::default(),
             wqe_read_done: Default::default(),
             req_beats: Default::default(),
             fire_rd: Default::default(),
@@ -549,7 +551,7 @@ impl Logic for RdmaRequester {
     fn update(&mut self) {
         dff_setup!(self, clock, may_issue, work, forget, scan, db_seen, flushing, state, qp_asked, ctx, pi, job, list, beat_no, w_wr_id, w_opcode, w_flags,
             w_num, w_imm, w_raddr, w_rkey, w_error, sge_i, sge_nz, pieces, total, status, mtu, mtu_log2, chunk, starts, ends, psn, left, phase, n_sum, n_pkts_q, p_addr, p_rest, p_take, p_next_piece, sp_valid,
-            sp_half, sp_data, nx_valid, nx_data, intake_left, in_req, req_left, left_le8, h_valid, h_data, h_len, h_end, promised, arrived, room, issued, issued2, fired, fired_beats, wqe_read_done);
+            sp_half, sp_data, nx_valid, nx_data, intake_left, in_req, req_left, left_le8, h_valid, h_data, h_len, h_end, promised, arrived, room, issued, issued2, issued_beats, wqe_read_done);
         for i in 0..6 {
             self.w_sge_addr[i].clock.next = self.clock.val();
             self.w_sge_addr[i].d.next = self.w_sge_addr[i].q.val();
@@ -676,7 +678,11 @@ impl Logic for RdmaRequester {
         self.list_ram.write_address.next = self.scan.q.val();
         self.job_ram.write_enable.next = false;
         self.list_ram.write_enable.next = false;
-        self.job_ram.write_data.next = self.job.q.val();
+        // a job is stored as it stands; only its 'active' bit (bit 0) depends on the state
+        // (cleared unless Save keeps it): the rest of an inactive job is never read (Start
+        // writes it whole), so the 384 data bits take no mux (156.25 MHz)
+        self.job_keep.next = (self.state.q.val() == RequesterState::Save) & !self.ends.q.val();
+        self.job_ram.write_data.next = (self.job.q.val() & !self.job_active.val()) | (bit_cast::<384, 1>(self.job_keep.val().into()));
         self.list_ram.write_data.next = self.list.q.val();
         self.mr_check.in_valid.next = false;
         self.mr_check.in_key.next = self.sge_key.val();
@@ -730,7 +736,6 @@ impl Logic for RdmaRequester {
                 // stored in RESET: no WQE in progress, producer index 0 (unless a doorbell
                 // came since); the doorbells own the index RAM's write port, so wait for a
                 // cycle without one
-                self.job_ram.write_data.next = 0.into();
                 self.job_ram.write_enable.next = true;
                 if !self.sq_db_valid.val() {
                     if !self.db_seen.q.val() {
@@ -776,7 +781,6 @@ impl Logic for RdmaRequester {
                 // outstanding from its first packet), the posted ones are fetched and
                 // reported flushed one a turn, in order
                 if self.qp_state.val() == self.state_err3.val() {
-                    self.job_ram.write_data.next = 0.into();
                     self.job_ram.write_enable.next = self.job.q.val().get_bit(0);
                     if self.sq_ci.val() != self.pi.q.val() {
                         self.flushing.d.next = true;
@@ -1006,10 +1010,6 @@ impl Logic for RdmaRequester {
                 // the job: sent on by this packet, inactive once the message is out
                 self.job_ram.write_enable.next = true;
                 self.list_ram.write_enable.next = true;
-                self.job_ram.write_data.next = self.job.q.val();
-                if self.ends.q.val() {
-                    self.job_ram.write_data.next = 0.into();
-                }
                 self.state.d.next = RequesterState::Scan;
                 self.scan.d.next = self.scan.q.val() + 1;
             }
@@ -1199,12 +1199,11 @@ impl Logic for RdmaRequester {
         self.may_issue.d.next = !self.fire_rd.val() & !self.issued.q.val() & !self.issued2.q.val() & !self.promises.full.val() & (self.room.q.val() >= self.room_for_one.val());
         self.issued.d.next = self.fire_rd.val();
         self.issued2.d.next = self.issued.q.val();
-        self.fired.d.next = self.fire_rd.val();
-        self.fired_beats.d.next = self.req_beats.val();
+        self.issued_beats.d.next = self.req_beats.val();
         self.promises.write.next = self.fire_rd.val();
         self.promises.data_in.next = self.req_beats.val();
-        if self.fired.q.val() {
-            self.prom_next.next = self.prom_next.val() + self.fired_beats.q.val();
+        if self.issued.q.val() {
+            self.prom_next.next = self.prom_next.val() + self.issued_beats.q.val();
         }
         self.promised.d.next = self.prom_next.val();
         self.room.d.next = self.rsp_depth.val() - self.rsp_buf.count.val() - (self.promised.q.val() - bit_cast::<11, 9>(self.arrived.q.val()));

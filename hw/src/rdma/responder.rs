@@ -298,13 +298,6 @@ pub struct RdmaResponder {
     sge_half: Signal<Local, Bits<10>>,
     rec_take: Signal<Local, Bit>,
     is_read_response: Signal<Local, Bit>,
-    rec_full_q: DFF<Bit>,
-    rec_almost: Constant<Bits<7>>,
-    /// The payload FIFO refuses a chunk from a register too: set while it holds 511 of
-    /// its 512 (a chunk a cycle at most), so its write pointer's compare does not reach
-    /// the record's 'chunks kept' (156.25 MHz).
-    pay_full_q: DFF<Bit>,
-    pay_almost: Constant<Bits<10>>,
     /// READ Response First..Only (contiguous opcodes).
     op_rr_first: Constant<Bits<8>>,
     op_rr_only: Constant<Bits<8>>,
@@ -335,6 +328,12 @@ pub struct RdmaResponder {
     /// settled: neither compare (nor the increment) reaches the state register (156.25 MHz).
     rq_none: DFF<Bit>,
     rq_one_left: DFF<Bit>,
+    /// A SEND packet overruns its receive WQE: a first one is longer than the WQE's total,
+    /// a later one takes the bytes received past it. Judged every cycle from registers
+    /// that settle before Start (the message record, the WQE's total in `acc`), so Start
+    /// reads two flip-flops, not the adder and compares (156.25 MHz).
+    send_over_first: DFF<Bit>,
+    send_over_later: DFF<Bit>,
     /// The packet takes a new receive WQE (RQ_CI advances); it ends a message that writes a receive CQE.
     took_new: DFF<Bit>,
     recv_cqe: DFF<Bit>,
@@ -545,10 +544,6 @@ impl Default for RdmaResponder {
             sge_half: Default::default(),
             rec_take: Default::default(),
             is_read_response: Default::default(),
-            rec_full_q: Default::default(),
-            rec_almost: Constant::new(63u64.into()),
-            pay_full_q: Default::default(),
-            pay_almost: Constant::new(511u64.into()),
             op_rr_first: Constant::new(OP_READ_RESPONSE_FIRST.into()),
             op_rr_only: Constant::new(OP_READ_RESPONSE_ONLY.into()),
             rq_db_valid: Default::default(),
@@ -577,6 +572,8 @@ impl Default for RdmaResponder {
             rq_ci: Default::default(),
             rq_none: Default::default(),
             rq_one_left: Default::default(),
+            send_over_first: Default::default(),
+            send_over_later: Default::default(),
             took_new: Default::default(),
             recv_cqe: Default::default(),
             v_immdt: Default::default(),
@@ -795,9 +792,9 @@ impl Default for RdmaResponder {
 impl Logic for RdmaResponder {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rec_full_q, pay_full_q, kept, lost, orphans, forget, flush_bits, fscan, state, r_opcode, r_ack_req, r_status, r_lost, r_qpn, r_psn, r_va, r_rkey, r_dma_len,
+        dff_setup!(self, clock, kept, lost, orphans, forget, flush_bits, fscan, state, r_opcode, r_ack_req, r_status, r_lost, r_qpn, r_psn, r_va, r_rkey, r_dma_len,
             r_len, r_kept, r_orphans, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
-            remaining, syn, qp_asked, left, left_nz, in_lo, in_lo_strb, in_have, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci, rq_none, rq_one_left,
+            remaining, syn, qp_asked, left, left_nz, in_lo, in_lo_strb, in_have, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci, rq_none, rq_one_left, send_over_first, send_over_later,
             took_new, recv_cqe, v_immdt, rq_mask, fetch_addr, rd_asked, fbeat, f_err, f_wr_id, f_nsge, f_total, sk, acc, rf_status, cqe_len, cur_delta,
             seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, sj_done, sj_inside, sr_done, sr_inside, sj_retired, c_valid, c_final, c_data, c_strb, k_valid, k_final, k_data, k_strb, c_off, v_need, owe_read, psn_step, sge_q, sk_len_q, sk_end, landing, l_pd, l_len, l_off, l_lost);
         for i in 0..6 {
@@ -823,8 +820,9 @@ impl Logic for RdmaResponder {
         self.pay_strb.next = !(self.ones8.val() << bit_cast::<8, 4>(self.pay_nbytes.val()));
         self.flush.next = self.rec_valid.val() & self.in_have.q.val();
         self.chunk_out.next = self.flush.val() | (self.pay_valid.val() & self.in_have.q.val() & !self.rec_valid.val());
-        self.pay_full_q.d.next = self.payload.count.val() >= self.pay_almost.val();
-        self.payload.write.next = self.chunk_out.val() & !self.pay_full_q.q.val();
+        // a chunk is refused on the FIFO's registered almost-full (511 of 512: a chunk a
+        // cycle at most), so the pointers' compare does not reach 'chunks kept' (156.25 MHz)
+        self.payload.write.next = self.chunk_out.val() & !self.payload.almost_full.val();
         self.payload.data_in.next = bit_cast::<144, 64>(self.in_lo.q.val()) | (bit_cast::<144, 64>(self.pay_data.val()) << 64)
             | (bit_cast::<144, 8>(self.in_lo_strb.q.val()) << 128) | (bit_cast::<144, 8>(self.pay_strb.val()) << 136);
         if self.flush.val() {
@@ -832,7 +830,7 @@ impl Logic for RdmaResponder {
         }
         if self.chunk_out.val() {
             self.in_have.d.next = false;
-            if self.pay_full_q.q.val() {
+            if self.payload.almost_full.val() {
                 self.lost.d.next = true;
             } else {
                 self.kept.d.next = self.kept.q.val() + 1;
@@ -848,7 +846,7 @@ impl Logic for RdmaResponder {
         self.kept_now.next = self.kept.q.val();
         self.lost_now.next = self.lost.q.val();
         if self.flush.val() {
-            if self.pay_full_q.q.val() {
+            if self.payload.almost_full.val() {
                 self.lost_now.next = true;
             } else {
                 self.kept_now.next = self.kept.q.val() + 1;
@@ -874,11 +872,10 @@ impl Logic for RdmaResponder {
         }
         // (a good READ response the completer has no room for is dropped here too: it counts it)
         self.is_read_response.next = (self.rec_opcode.val() >= self.op_rr_first.val()) & (self.rec_opcode.val() <= self.op_rr_only.val()) & (self.rec_status.val() == 0);
-        self.rec_full_q.d.next = self.records.count.val() >= self.rec_almost.val();
-        self.rec_take.next = !self.rec_full_q.q.val() & !(self.is_read_response.val() & self.cpl_rec_full.val());
+        self.rec_take.next = !self.records.almost_full.val() & !(self.is_read_response.val() & self.cpl_rec_full.val());
         self.records.write.next = self.rec_valid.val() & self.rec_take.val();
         self.records.data_in.next = self.rec_word.val();
-        self.records_full.next = self.rec_full_q.q.val();
+        self.records_full.next = self.records.almost_full.val();
         self.cnt_drop_norecord.next = false;
         if self.rec_valid.val() {
             self.kept.d.next = 0.into();
@@ -887,11 +884,14 @@ impl Logic for RdmaResponder {
             // a record that is not taken is lost; its beats are skipped later
             if !self.rec_take.val() {
                 self.orphans.d.next = self.orphans.q.val() + self.kept_now.val();
-                self.cnt_drop_norecord.next = self.rec_full_q.q.val();
+                self.cnt_drop_norecord.next = self.records.almost_full.val();
             }
         }
         // ---- defaults ----
         self.rq_one_left.d.next = (self.rq_ci.q.val() + 1) == self.rq_pi.q.val();
+        self.send_over_first.d.next = bit_cast::<32, 16>(self.r_len.q.val()) > self.acc.q.val();
+        self.send_over_later.d.next =
+            bit_cast::<33, 32>(self.msg.q.val().get_bits::<32>(32)) + bit_cast::<33, 16>(self.r_len.q.val()) > bit_cast::<33, 32>(self.msg.q.val().get_bits::<32>(128));
         self.records.read.next = false;
         self.pay_slice.m_ready.next = false;
         self.acks.write.next = false;
@@ -1393,14 +1393,12 @@ impl Logic for RdmaResponder {
                         self.f_wr_id.d.next = self.msg.q.val().get_bits::<64>(64);
                         self.acc.d.next = self.msg.q.val().get_bits::<32>(128);
                     }
-                    if (bit_cast::<33, 32>(self.msg.q.val().get_bits::<32>(32)) + bit_cast::<33, 16>(self.r_len.q.val()) > bit_cast::<33, 32>(self.msg.q.val().get_bits::<32>(128)))
-                        & !self.v_starts.q.val()
-                    {
+                    if self.send_over_later.q.val() & !self.v_starts.q.val() {
                         self.rf_status.d.next = self.st_loc_len.val();
                         self.syn.d.next = self.syn_invalid.val();
                         self.state.d.next = ResponderState::RecvFail;
                     }
-                    if (bit_cast::<32, 16>(self.r_len.q.val()) > self.acc.q.val()) & self.v_starts.q.val() {
+                    if self.send_over_first.q.val() & self.v_starts.q.val() {
                         self.rf_status.d.next = self.st_loc_len.val();
                         self.syn.d.next = self.syn_invalid.val();
                         self.state.d.next = ResponderState::RecvFail;

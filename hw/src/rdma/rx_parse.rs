@@ -160,7 +160,13 @@ pub struct RdmaRxParse {
     e_pend: DFF<Bits<16>>,
     e_s6: DFF<Bit>,
     e_cover_end: DFF<Bits<16>>,
-    e_icrc_end: DFF<Bits<16>>,
+    /// The beats (numbered from 0) holding the last covered byte and the ICRC's last byte:
+    /// `pos` is a multiple of 8, so 'this beat holds byte n' is one equality compare of the
+    /// beat number with n / 8, where a window compare of `pos` took an adder and two
+    /// magnitude compares before the ICRC register's enable (156.25 MHz).
+    e_cover_beat: DFF<Bits<14>>,
+    e_icrc_beat: DFF<Bits<14>>,
+    beat_no: Signal<Local, Bits<14>>,
     e_len_ok: DFF<Bit>,
     e_ip_ok: DFF<Bit>,
     e_bth_ok: DFF<Bit>,
@@ -329,7 +335,9 @@ impl Default for RdmaRxParse {
             e_pend: Default::default(),
             e_s6: Default::default(),
             e_cover_end: Default::default(),
-            e_icrc_end: Default::default(),
+            e_cover_beat: Default::default(),
+            e_icrc_beat: Default::default(),
+            beat_no: Default::default(),
             e_len_ok: Default::default(),
             e_ip_ok: Default::default(),
             e_bth_ok: Default::default(),
@@ -421,7 +429,7 @@ impl Logic for RdmaRxParse {
         dff_setup!(self, clock, k, pos, prev, l_ethertype, l_ver_ihl, l_total, l_frag, l_proto, l_src_ip, l_sport, l_dport,
             l_udp_len, l_opcode, l_flags, l_pkey, l_dqp, l_ack, l_psn, l_ext4, l_va, l_rkey, l_dma_len, l_imm70, l_rx_icrc,
             l_expect, l_beats, e_has_pay, e_unsupported, e_pstart, e_pay_len, e_pend, e_s6, e_cover_end,
-            e_icrc_end, e_len_ok, e_ip_ok, e_bth_ok, s1_valid, s1_last, s1_mac_bad, s2_mac_bad, s1_prev, s1_cur, s1_pos, s1_nbytes, s1_ge8, s1_lo6, s1_lo2, s2_valid, s2_last, s2_flen,
+            e_cover_beat, e_icrc_beat, e_len_ok, e_ip_ok, e_bth_ok, s1_valid, s1_last, s1_mac_bad, s2_mac_bad, s1_prev, s1_cur, s1_pos, s1_nbytes, s1_ge8, s1_lo6, s1_lo2, s2_valid, s2_last, s2_flen,
             s2_pos, s2_emit, s2_left, s2_data, o_valid,
             o_data, o_nbytes, o_last, timer, res_seen, res_icrc, f_rx_icrc, f_status, f_outer_bad, f_expect, f_opcode, f_flags, f_ack, f_pkey,
             f_dqp, f_psn, f_src_ip, f_sport, f_va, f_rkey, f_dma_len, f_ext4, f_imm70, f_pay_len, f_beats, l_dst_ip, e_cand,
@@ -449,6 +457,7 @@ impl Logic for RdmaRxParse {
         self.win.next = self.win.val() | (bit_cast::<128, 8>(self.in_data.val().get_bits::<8>(48)) << 8);
         self.win.next = self.win.val() | (bit_cast::<128, 8>(self.in_data.val().get_bits::<8>(56)) << 0);
         // ---- fields, each from the beat that completes it ----
+        self.beat_no.next = bit_cast::<14, 16>(self.pos.q.val() >> 3);
         if self.in_valid.val() {
             self.prev.d.next = self.in_data.val();
             self.pos.d.next = self.pos.q.val() + 8;
@@ -494,7 +503,7 @@ impl Logic for RdmaRxParse {
                 self.l_imm70.d.next = self.win.val().get_bits::<32>(48);
             }
             // the received ICRC, from the beat holding its last byte (little-endian as sent)
-            if (self.pos.q.val() < self.e_icrc_end.q.val()) & (self.e_icrc_end.q.val() <= self.pos.q.val() + 8) & (self.k.q.val() >= 4) {
+            if (self.beat_no.val() == self.e_icrc_beat.q.val()) & (self.k.q.val() >= 4) {
                 self.l_rx_icrc.d.next = self.in_data.val().get_bits::<32>(16);
                 if self.e_cover_end.q.val().get_bit(2) {
                     self.l_rx_icrc.d.next = bit_cast::<32, 16>(self.prev.q.val().get_bits::<16>(48)) | (bit_cast::<32, 16>(self.in_data.val().get_bits::<16>(0)) << 16);
@@ -505,7 +514,7 @@ impl Logic for RdmaRxParse {
         self.icrc_unit.beat_valid.next = self.in_valid.val();
         self.icrc_unit.beat_data.next = self.in_data.val();
         self.icrc_unit.beat_first.next = self.k.q.val() == 0;
-        self.cover_ends.next = (self.pos.q.val() < self.e_cover_end.q.val()) & (self.e_cover_end.q.val() <= self.pos.q.val() + 8) & (self.k.q.val() >= 4) & self.e_len_ok.q.val();
+        self.cover_ends.next = (self.beat_no.val() == self.e_cover_beat.q.val()) & (self.k.q.val() >= 4) & self.e_len_ok.q.val();
         self.icrc_unit.beat_last.next = self.cover_ends.val();
         self.icrc_unit.beat_last_6.next = self.e_cover_end.q.val().get_bit(2);
         if self.in_valid.val() & self.cover_ends.val() {
@@ -526,7 +535,9 @@ impl Logic for RdmaRxParse {
         // IP total length less IP (20), UDP (8), BTH (12), ICRC (4), extended headers and pad
         self.e_pay_len.d.next = self.l_total.q.val() - 44 - self.ext_len.val() - self.pad.val();
         self.e_cover_end.d.next = self.l_total.q.val() + 10;
-        self.e_icrc_end.d.next = self.l_total.q.val() + 14;
+        // bytes 14 + total - 5 (the last covered) and 14 + total - 1 (the ICRC's last)
+        self.e_cover_beat.d.next = bit_cast::<14, 17>((bit_cast::<17, 16>(self.l_total.q.val()) + 9) >> 3);
+        self.e_icrc_beat.d.next = bit_cast::<14, 17>((bit_cast::<17, 16>(self.l_total.q.val()) + 13) >> 3);
         self.e_len_ok.d.next = (self.l_total.q.val().get_bits::<2>(0) == 0) & (self.l_total.q.val() >= 44);
         self.roce_udp.next = (self.l_ethertype.q.val() == 0x0800) & (self.l_ver_ihl.q.val() == 0x45) & (self.l_proto.q.val() == 17)
             & (self.l_dport.q.val() == 4791);

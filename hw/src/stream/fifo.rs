@@ -20,6 +20,11 @@ pub struct NicFifo<D: Synth, const N: usize, const NP1: usize> {
     pub write: Signal<In, Bit>,
     pub data_in: Signal<In, D>,
     pub full: Signal<Out, Bit>,
+    /// Registered: the FIFO held depth - 1 words or more at the end of last cycle. A
+    /// writer of at most one word a cycle that writes only while it is clear never finds
+    /// the FIFO full, and its write enable comes from a flip-flop, not from the pointers'
+    /// compare (156.25 MHz).
+    pub almost_full: Signal<Out, Bit>,
     /// Words stored (including the one at the head), for credit checks.
     pub count: Signal<Out, Bits<NP1>>,
     // read side
@@ -37,6 +42,8 @@ pub struct NicFifo<D: Synth, const N: usize, const NP1: usize> {
     /// The RAM's output register holds the word at `rd_ptr`.
     head_loaded: DFF<Bit>,
     depth: Constant<Bits<NP1>>,
+    almost_full_q: DFF<Bit>,
+    depth_less_one: Constant<Bits<NP1>>,
     do_read: Signal<Local, Bit>,
     next_rd: Signal<Local, Bits<NP1>>,
 }
@@ -50,6 +57,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for NicFifo<D, N, NP1> 
             write: Default::default(),
             data_in: Default::default(),
             full: Default::default(),
+            almost_full: Default::default(),
             count: Default::default(),
             read: Default::default(),
             data_out: Default::default(),
@@ -60,6 +68,8 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for NicFifo<D, N, NP1> 
             rd_ptr: Default::default(),
             head_loaded: Default::default(),
             depth: Constant::new(Bits::<NP1>::from(1u64 << N)),
+            almost_full_q: Default::default(),
+            depth_less_one: Constant::new(Bits::<NP1>::from((1u64 << N) - 1)),
             do_read: Default::default(),
             next_rd: Default::default(),
         }
@@ -69,13 +79,15 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for NicFifo<D, N, NP1> 
 impl<D: Synth, const N: usize, const NP1: usize> Logic for NicFifo<D, N, NP1> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wr_ptr, caught_up, rd_ptr, head_loaded);
+        dff_setup!(self, clock, wr_ptr, caught_up, rd_ptr, head_loaded, almost_full_q);
         self.ram.clock.next = self.clock.val();
         // write side
         self.count.next = self.wr_ptr.q.val() - self.rd_ptr.q.val();
         // full: the pointers differ in their wrap bit only (compares, no subtraction: the
         // flag gates the RAM's write enable, which a carry chain would slow)
         self.full.next = (self.wr_ptr.q.val() ^ self.rd_ptr.q.val()) == self.depth.val();
+        self.almost_full_q.d.next = self.count.val() >= self.depth_less_one.val();
+        self.almost_full.next = self.almost_full_q.q.val();
         self.ram.write_enable.next = self.write.val() & !self.full.val();
         self.ram.write_address.next = bit_cast::<N, NP1>(self.wr_ptr.q.val());
         self.ram.write_data.next = self.data_in.val();
@@ -99,6 +111,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for NicFifo<D, N, NP1> {
             self.caught_up.d.next = true;
             self.rd_ptr.d.next = 0.into();
             self.head_loaded.d.next = false;
+            self.almost_full_q.d.next = false;
         }
     }
 }
