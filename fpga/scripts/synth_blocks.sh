@@ -7,6 +7,8 @@
 #
 # Environment: TARGET (ecp5-85k), SPEEDS ("6 8"), FREQ (156.25). Not part of CI: a run
 # of all blocks at two speed grades takes a few minutes; one synthesis at a time.
+# More than the one worst path per clock: fpga/scripts/timing_paths.py OUT/<block>-s<speed>
+# lists a run's 25 worst endpoints, each with its path (from its routed.sdf and routed.json).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${1:-out/synth-blocks}

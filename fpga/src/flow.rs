@@ -444,10 +444,16 @@ pub fn synth_design(target: Target, design: Design, freq_mhz: f64, speed: u8, qu
             progress(&format!("nextpnr-ecp5 --out-of-context, speed grade {speed} (minutes; log: pnr.log)"));
             // nextpnr exits non-zero when timing fails; the report is written either way.
             let _ = std::fs::remove_file(out.join("pnr_report.json"));
+            // `--write routed.json` (routed netlist: net names) and `--sdf routed.sdf` (post-route
+            // cell and interconnect delays) let fpga/scripts/timing_paths.py list many failing
+            // paths per run; pnr.log shows only the single worst path per clock.
             let _ = run_tool(
                 &nextpnr,
                 out,
-                &[device, "--package", "CABGA381", "--speed", &speed_arg, "--out-of-context", "--json", &netlist, "--freq", &freq, "--report", "pnr_report.json", "--log", "pnr.log"],
+                &[
+                    device, "--package", "CABGA381", "--speed", &speed_arg, "--out-of-context", "--json", &netlist, "--freq", &freq, "--report", "pnr_report.json", "--log", "pnr.log",
+                    "--write", "routed.json", "--sdf", "routed.sdf",
+                ],
                 "pnr.log",
             );
             let json = std::fs::read_to_string(out.join("pnr_report.json"))
