@@ -14,14 +14,16 @@
 //! `RdmaTables`'s `mr_wr_*` broadcast, so each user (requester, responder) has a read
 //! port of its own. Pipelined for 156.25 MHz: the RAM's output is registered before the
 //! 65-bit arithmetic, and the compares of the arithmetic's results take a cycle of their
-//! own.
+//! own. The question itself is registered before the RAM's read address: each user picks
+//! its key from a list (an SGE of six, the RETH's) under its state, and that choice
+//! reached the RAM's address pins through the routing of a whole block.
 
 use super::super::stream::NicRam;
 use nic_regmap::rdma::mrc;
 use rust_hdl::prelude::*;
 
 /// Cycles from a check's `in_valid` to its `out_valid`.
-pub const LATENCY: u64 = 4;
+pub const LATENCY: u64 = 5;
 
 #[derive(LogicBlock)]
 pub struct RdmaMrCheck {
@@ -47,6 +49,14 @@ pub struct RdmaMrCheck {
     pub out_bus: Signal<Out, Bits<64>>,
     pub out_tag: Signal<Out, Bits<16>>,
     ram: NicRam<Bits<224>, 6>,
+    // S0: the question registered
+    s0_valid: DFF<Bit>,
+    s0_key: DFF<Bits<32>>,
+    s0_pd: DFF<Bits<16>>,
+    s0_addr: DFF<Bits<64>>,
+    s0_len: DFF<Bits<32>>,
+    s0_need: DFF<Bits<3>>,
+    s0_tag: DFF<Bits<16>>,
     // S1: the RAM answers
     s1_valid: DFF<Bit>,
     s1_key: DFF<Bits<32>>,
@@ -106,6 +116,13 @@ impl Default for RdmaMrCheck {
             out_bus: Default::default(),
             out_tag: Default::default(),
             ram: Default::default(),
+            s0_valid: Default::default(),
+            s0_key: Default::default(),
+            s0_pd: Default::default(),
+            s0_addr: Default::default(),
+            s0_len: Default::default(),
+            s0_need: Default::default(),
+            s0_tag: Default::default(),
             s1_valid: Default::default(),
             s1_key: Default::default(),
             s1_pd: Default::default(),
@@ -142,21 +159,29 @@ impl Default for RdmaMrCheck {
 impl Logic for RdmaMrCheck {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, s1_valid, s1_key, s1_pd, s1_addr, s1_len, s1_need, s1_tag, s2_valid, s2_entry, s2_key, s2_pd, s2_addr,
+        dff_setup!(self, clock, s0_valid, s0_key, s0_pd, s0_addr, s0_len, s0_need, s0_tag, s1_valid, s1_key, s1_pd, s1_addr, s1_len, s1_need, s1_tag, s2_valid, s2_entry, s2_key, s2_pd, s2_addr,
             s2_len, s2_need, s2_tag, s3_valid, s3_zero, s3_granted, s3_end, s3_off, s3_limit, s3_base, s3_tag, o_valid, o_ok, o_bus, o_tag);
         clock!(self, clock, ram);
         self.ram.write_enable.next = self.mr_wr.val();
         self.ram.write_address.next = self.mr_wr_index.val();
         self.ram.write_data.next = self.mr_wr_entry.val();
+        // ---- the question, registered ----
+        self.s0_valid.d.next = self.in_valid.val();
+        self.s0_key.d.next = self.in_key.val();
+        self.s0_pd.d.next = self.in_pd.val();
+        self.s0_addr.d.next = self.in_addr.val();
+        self.s0_len.d.next = self.in_len.val();
+        self.s0_need.d.next = self.in_need.val();
+        self.s0_tag.d.next = self.in_tag.val();
         // ---- S0: look the key's entry up ----
-        self.ram.read_address.next = self.in_key.val().get_bits::<6>(0);
-        self.s1_valid.d.next = self.in_valid.val();
-        self.s1_key.d.next = self.in_key.val();
-        self.s1_pd.d.next = self.in_pd.val();
-        self.s1_addr.d.next = self.in_addr.val();
-        self.s1_len.d.next = self.in_len.val();
-        self.s1_need.d.next = self.in_need.val();
-        self.s1_tag.d.next = self.in_tag.val();
+        self.ram.read_address.next = self.s0_key.q.val().get_bits::<6>(0);
+        self.s1_valid.d.next = self.s0_valid.q.val();
+        self.s1_key.d.next = self.s0_key.q.val();
+        self.s1_pd.d.next = self.s0_pd.q.val();
+        self.s1_addr.d.next = self.s0_addr.q.val();
+        self.s1_len.d.next = self.s0_len.q.val();
+        self.s1_need.d.next = self.s0_need.q.val();
+        self.s1_tag.d.next = self.s0_tag.q.val();
         // ---- S1: the entry, registered ----
         self.s2_valid.d.next = self.s1_valid.q.val();
         self.s2_entry.d.next = self.ram.read_data.val();
@@ -196,6 +221,7 @@ impl Logic for RdmaMrCheck {
         self.out_bus.next = self.o_bus.q.val();
         self.out_tag.next = self.o_tag.q.val();
         if self.reset.val() {
+            self.s0_valid.d.next = false;
             self.s1_valid.d.next = false;
             self.s2_valid.d.next = false;
             self.s3_valid.d.next = false;

@@ -141,13 +141,22 @@ pub struct RdmaRequester {
     /// The job written back stays active (Save, its message not yet out).
     job_keep: Signal<Local, Bit>,
     list_ram: NicRam<Bits<456>, 6>,
+    /// The three per-QP RAMs' outputs, registered every cycle for the QP being scanned
+    /// (Ctx waits at least three cycles for the QP table, so they are current when it
+    /// loads them): the block RAMs' slow clock-to-out reaches a flip-flop and nothing else.
+    pi_rd: DFF<Bits<16>>,
+    job_rd: DFF<Bits<384>>,
+    list_rd: DFF<Bits<456>>,
     /// Reads in flight, in order: payload 16, the packet's last 17, bytes 15:0 (a WQE: 0).
     reads: NicFifo<Bits<18>, 4, 5>,
     /// Every read response beat lands here first (data 127:0, last 128, error 129): a read
     /// is issued only while the longest one (257 beats: a 4,096-byte packet's payload, or
     /// a WQE) has room beside what is buffered and promised, so the DMA port's responses, which all clients share in request order,
     /// never wait for this requester's packet to reach the wire (MAC TX may be busy with an
-    /// Ethernet frame that needs the port's next response).
+    /// Ethernet frame that needs the port's next response). The reads are counted against
+    /// 1,023 words (`rsp_depth`), so the buffer's registered `almost_full` (1,023 held a
+    /// cycle ago) is set only while nothing is in flight: it refuses no beat, and the
+    /// pointers' compare does not reach the shared port's ready or the promise FIFO.
     rsp_buf: NicFifo<Bits<130>, 10, 11>,
     /// The response buffer's head registered (156.25 MHz: the block RAM's output reaches
     /// only this register, not the WQE's fields or the payload split). Its beats have left
@@ -231,6 +240,8 @@ pub struct RdmaRequester {
     ends: DFF<Bit>,
     psn: DFF<Bits<24>>,
     left: DFF<Bits<16>>,
+    /// `left` is not zero, kept beside it (Reads decides on it every cycle).
+    left_nz: DFF<Bit>,
     // a read in three steps: where, how much, the request
     phase: DFF<Bits<2>>,
     /// A message's length plus MTU - 1, then its packets: max(1, that / MTU).
@@ -402,6 +413,9 @@ impl Default for RdmaRequester {
             pi_ram: Default::default(),
             job_ram: Default::default(),
             job_keep: Default::default(),
+            pi_rd: Default::default(),
+            job_rd: Default::default(),
+            list_rd: Default::default(),
             list_ram: Default::default(),
             reads: Default::default(),
             work: Default::default(),
@@ -439,6 +453,7 @@ impl Default for RdmaRequester {
             ends: Default::default(),
             psn: Default::default(),
             left: Default::default(),
+            left_nz: Default::default(),
             phase: Default::default(),
             n_sum: Default::default(),
             n_pkts_q: Default::default(),
@@ -540,7 +555,7 @@ impl Default for RdmaRequester {
             b_data: Default::default(),
             b_last: Default::default(),
             b_error: Default::default(),
-            rsp_depth: Constant::new(1024u64.into()),
+            rsp_depth: Constant::new(1023u64.into()),
             sge_count: std::array::from_fn(|i| Constant::new(Bits::<8>::from(i as u64))),
         }
     }
@@ -549,7 +564,7 @@ impl Default for RdmaRequester {
 impl Logic for RdmaRequester {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, may_issue, work, forget, scan, db_seen, flushing, state, qp_asked, ctx, pi, job, list, beat_no, w_wr_id, w_opcode, w_flags,
+        dff_setup!(self, clock, pi_rd, job_rd, list_rd, left_nz, may_issue, work, forget, scan, db_seen, flushing, state, qp_asked, ctx, pi, job, list, beat_no, w_wr_id, w_opcode, w_flags,
             w_num, w_imm, w_raddr, w_rkey, w_error, sge_i, sge_nz, pieces, total, status, mtu, mtu_log2, chunk, starts, ends, psn, left, phase, n_sum, n_pkts_q, p_addr, p_rest, p_take, p_next_piece, sp_valid,
             sp_half, sp_data, nx_valid, nx_data, intake_left, in_req, req_left, left_le8, h_valid, h_data, h_len, h_end, promised, arrived, room, issued, issued2, issued_beats, wqe_read_done);
         for i in 0..6 {
@@ -572,14 +587,14 @@ impl Logic for RdmaRequester {
         self.promises.reset.next = self.reset.val();
         // ---- the response buffer: room for a read before it is issued ----
         self.rd_ready.next = self.dma_rd_req_ready.val() & self.may_issue.q.val();
-        self.rsp_buf.write.next = self.dma_rd_rsp_valid.val() & !self.rsp_buf.full.val();
+        self.rsp_buf.write.next = self.dma_rd_rsp_valid.val() & !self.rsp_buf.almost_full.val();
         self.rsp_buf.data_in.next = bit_cast::<130, 128>(self.dma_rd_rsp_data.val())
             | (bit_cast::<130, 1>(self.dma_rd_rsp_last.val().into()) << 128)
             | (bit_cast::<130, 1>(self.dma_rd_rsp_error.val().into()) << 129);
-        self.dma_rd_rsp_ready.next = !self.rsp_buf.full.val();
+        self.dma_rd_rsp_ready.next = !self.rsp_buf.almost_full.val();
         self.promises.read.next = false;
         self.prom_next.next = self.promised.q.val();
-        if self.dma_rd_rsp_valid.val() & !self.rsp_buf.full.val() {
+        if self.dma_rd_rsp_valid.val() & !self.rsp_buf.almost_full.val() {
             self.arrived.d.next = self.arrived.q.val() + 1;
             if self.dma_rd_rsp_last.val() {
                 // the read is whole (or refused, in one beat): its promise is kept or void
@@ -603,6 +618,9 @@ impl Logic for RdmaRequester {
         self.pi_ram.write_address.next = self.sq_db_qpn.val().get_bits::<6>(0);
         self.pi_ram.write_data.next = self.sq_db_pi.val();
         self.sel.next = self.scan.q.val();
+        self.pi_rd.d.next = self.pi_ram.read_data.val();
+        self.job_rd.d.next = self.job_ram.read_data.val();
+        self.list_rd.d.next = self.list_ram.read_data.val();
         self.scan_group.next = 0.into();
         for g in 0..8 {
             if self.scan.q.val().get_bits::<3>(3) == self.group_no[g].val() {
@@ -723,9 +741,9 @@ impl Logic for RdmaRequester {
                 }
                 if self.qp_rvalid.val() {
                     self.ctx.d.next = self.qp_rdata.val();
-                    self.pi.d.next = self.pi_ram.read_data.val();
-                    self.job.d.next = self.job_ram.read_data.val();
-                    self.list.d.next = self.list_ram.read_data.val();
+                    self.pi.d.next = self.pi_rd.q.val();
+                    self.job.d.next = self.job_rd.q.val();
+                    self.list.d.next = self.list_rd.q.val();
                     self.state.d.next = RequesterState::Pick;
                     if self.forget_bit.val() {
                         self.state.d.next = RequesterState::Forget;
@@ -943,13 +961,13 @@ impl Logic for RdmaRequester {
                 if self.tx_ready.val() {
                     self.qp_asked.d.next = true;
                 }
-                if self.qp_asked.q.val() & !self.left.q.val().any() {
+                if self.qp_asked.q.val() & !self.left_nz.q.val() {
                     self.state.d.next = RequesterState::Advance;
                     self.qp_asked.d.next = false;
                 }
                 // each read in three steps (156.25 MHz): the piece and where in it; how much
                 // of it; the request
-                if self.left.q.val().any() {
+                if self.left_nz.q.val() {
                     if self.phase.q.val() == 0 {
                         self.p_addr.d.next = bit_cast::<64, 44>(self.piece_bus.val()) + bit_cast::<64, 32>(self.off.val());
                         self.p_rest.d.next = self.piece_rest.val();
@@ -976,6 +994,7 @@ impl Logic for RdmaRequester {
                         if (self.dma_rd_req_valid.val() & self.rd_ready.val()) | !self.p_take.q.val().any() {
                             self.reads.write.next = self.p_take.q.val().any();
                             self.left.d.next = self.left.q.val() - self.p_take.q.val();
+                            self.left_nz.d.next = self.p_take.q.val() != self.left.q.val();
                             self.phase.d.next = 0.into();
                             self.job.d.next = (self.job.q.val() & !self.cursor_bits.val())
                                 | (bit_cast::<384, 3>(self.cur.val()) << 15) | (bit_cast::<384, 32>(self.off.val() + bit_cast::<32, 16>(self.p_take.q.val())) << 18);
@@ -1020,11 +1039,14 @@ impl Logic for RdmaRequester {
         if self.state.q.val() == RequesterState::Packet {
             self.phase.d.next = 0.into();
             self.left.d.next = self.mtu.q.val();
+            self.left_nz.d.next = true;
             if self.rest.val() <= bit_cast::<32, 16>(self.mtu.q.val()) {
                 self.left.d.next = self.rest.val().get_bits::<16>(0);
+                self.left_nz.d.next = self.rest.val().any();
             }
             if self.is_read.val() {
                 self.left.d.next = 0.into();
+                self.left_nz.d.next = false;
             }
         }
         if self.state.q.val() == RequesterState::Advance {

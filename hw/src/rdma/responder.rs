@@ -314,6 +314,15 @@ pub struct RdmaResponder {
     r_dma_len: DFF<Bits<32>>,
     r_len: DFF<Bits<16>>,
     r_kept: DFF<Bits<16>>,
+    /// `r_kept` is not zero: registered a cycle after the record (Skip comes between), so
+    /// the decisions on it read a flip-flop, not a 16-input OR (156.25 MHz).
+    r_kept_nz: DFF<Bit>,
+    /// Update's sums, registered every cycle from registers that hold still through Data
+    /// (which every packet passes): where the next byte goes (`bus` + the packet's
+    /// length), what is left of the WRITE, the MSN once this message ends (156.25 MHz).
+    upd_bus: DFF<Bits<64>>,
+    upd_rem: DFF<Bits<32>>,
+    upd_msn: DFF<Bits<24>>,
     r_orphans: DFF<Bits<16>>,
     qpc: DFF<Bits<384>>,
     /// The ACK's destination MAC as the QP context stores it (byte 0 in bits 7:0).
@@ -474,7 +483,11 @@ pub struct RdmaResponder {
     op_recv_imm: Constant<Bits<8>>,
     forget_next: Signal<Local, Bits<64>>,
     flush_next: Signal<Local, Bits<64>>,
-    flush_hit: Signal<Local, Bit>,
+    /// The flush bit of the QP `fscan` named a cycle ago, and that QP: the 64-way pick is
+    /// registered before Idle decides on it (only Idle clears a bit, as it leaves, so the
+    /// registered bit is never stale when Idle reads it).
+    fhit: DFF<Bit>,
+    fhit_qp: DFF<Bits<6>>,
     st_flush: Constant<Bits<8>>,
     state_err3: Constant<Bits<3>>,
     /// The message state with its in-a-message bit cleared.
@@ -721,6 +734,10 @@ impl Default for RdmaResponder {
             r_dma_len: Default::default(),
             r_len: Default::default(),
             r_kept: Default::default(),
+            r_kept_nz: Default::default(),
+            upd_bus: Default::default(),
+            upd_rem: Default::default(),
+            upd_msn: Default::default(),
             r_orphans: Default::default(),
             qpc: Default::default(),
             msg: Default::default(),
@@ -759,7 +776,8 @@ impl Default for RdmaResponder {
             msg_new: Default::default(),
             forget_next: Default::default(),
             flush_next: Default::default(),
-            flush_hit: Default::default(),
+            fhit: Default::default(),
+            fhit_qp: Default::default(),
             st_flush: Constant::new((WcStatus::WrFlushErr as u64).into()),
             state_err3: Constant::new((QpState::Err as u64).into()),
             not_in_msg: Constant::new(!Bits::<160>::from(1u64)),
@@ -793,7 +811,7 @@ impl Logic for RdmaResponder {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, kept, lost, orphans, forget, flush_bits, fscan, state, r_opcode, r_ack_req, r_status, r_lost, r_qpn, r_psn, r_va, r_rkey, r_dma_len,
-            r_len, r_kept, r_orphans, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
+            fhit, fhit_qp, r_len, r_kept, r_kept_nz, upd_bus, upd_rem, upd_msn, r_orphans, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
             remaining, syn, qp_asked, left, left_nz, in_lo, in_lo_strb, in_have, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci, rq_none, rq_one_left, send_over_first, send_over_later,
             took_new, recv_cqe, v_immdt, rq_mask, fetch_addr, rd_asked, fbeat, f_err, f_wr_id, f_nsge, f_total, sk, acc, rf_status, cqe_len, cur_delta,
             seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, sj_done, sj_inside, sr_done, sr_inside, sj_retired, c_valid, c_final, c_data, c_strb, k_valid, k_final, k_data, k_strb, c_off, v_need, owe_read, psn_step, sge_q, sk_len_q, sk_end, landing, l_pd, l_len, l_off, l_lost);
@@ -889,6 +907,10 @@ impl Logic for RdmaResponder {
         }
         // ---- defaults ----
         self.rq_one_left.d.next = (self.rq_ci.q.val() + 1) == self.rq_pi.q.val();
+        self.r_kept_nz.d.next = self.r_kept.q.val().any();
+        self.upd_bus.d.next = self.bus.q.val() + bit_cast::<64, 16>(self.r_len.q.val());
+        self.upd_rem.d.next = self.remaining.q.val() - bit_cast::<32, 16>(self.r_len.q.val());
+        self.upd_msn.d.next = self.msg.q.val().get_bits::<24>(8) + 1;
         self.send_over_first.d.next = bit_cast::<32, 16>(self.r_len.q.val()) > self.acc.q.val();
         self.send_over_later.d.next =
             bit_cast::<33, 32>(self.msg.q.val().get_bits::<32>(32)) + bit_cast::<33, 16>(self.r_len.q.val()) > bit_cast::<33, 32>(self.msg.q.val().get_bits::<32>(128));
@@ -1030,10 +1052,11 @@ impl Logic for RdmaResponder {
         }
         self.forget_next.next = self.forget.q.val();
         self.flush_next.next = self.flush_bits.q.val();
-        self.flush_hit.next = false;
+        self.fhit.d.next = false;
+        self.fhit_qp.d.next = self.fscan.q.val();
         for q in 0..64 {
             if self.fscan.q.val() == self.qp_id[q].val() {
-                self.flush_hit.next = self.flush_bits.q.val().get_bit(q);
+                self.fhit.d.next = self.flush_bits.q.val().get_bit(q);
             }
         }
         self.msg_new.next = self.msg.q.val();
@@ -1046,10 +1069,10 @@ impl Logic for RdmaResponder {
             ResponderState::Idle => {
                 // with no packet waiting, the QPs are looked at in turn for receive WQEs to flush
                 self.fscan.d.next = self.fscan.q.val() + 1;
-                if self.records.empty.val() & self.flush_hit.val() {
-                    self.r_qpn.d.next = bit_cast::<24, 6>(self.fscan.q.val());
+                if self.records.empty.val() & self.fhit.q.val() {
+                    self.r_qpn.d.next = bit_cast::<24, 6>(self.fhit_qp.q.val());
                     for q in 0..64 {
-                        if self.fscan.q.val() == self.qp_id[q].val() {
+                        if self.fhit_qp.q.val() == self.qp_id[q].val() {
                             self.flush_next.next = self.flush_next.val() & !self.bit_of_qp[q].val();
                         }
                     }
@@ -1089,7 +1112,7 @@ impl Logic for RdmaResponder {
             ResponderState::Lookup => {
                 // bad frames were counted by the parser's status; the rest by reason here
                 self.left.d.next = self.r_kept.q.val();
-                self.left_nz.d.next = self.r_kept.q.val().any();
+                self.left_nz.d.next = self.r_kept_nz.q.val();
                 self.state.d.next = ResponderState::Discard;
                 if self.r_status.q.val() == 0 {
                     if self.op_info.op_class.val() == self.class_read_response.val() {
@@ -1178,7 +1201,7 @@ impl Logic for RdmaResponder {
             }
             ResponderState::Decide => {
                 self.left.d.next = self.r_kept.q.val();
-                self.left_nz.d.next = self.r_kept.q.val().any();
+                self.left_nz.d.next = self.r_kept_nz.q.val();
                 self.took_new.d.next = false;
                 self.rf_status.d.next = 0.into();
                 self.owe_read.d.next = false;
@@ -1359,7 +1382,7 @@ impl Logic for RdmaResponder {
                 // SEND's scatter-gather list from the bytes already received on
                 self.syn.d.next = self.syn_ack.val();
                 self.left.d.next = self.r_kept.q.val();
-                self.left_nz.d.next = self.r_kept.q.val().any();
+                self.left_nz.d.next = self.r_kept_nz.q.val();
                 self.c_valid.d.next = false;
                 self.k_valid.d.next = false;
                 self.seg_k.d.next = 0.into();
@@ -1371,9 +1394,8 @@ impl Logic for RdmaResponder {
                 self.state.d.next = ResponderState::Data;
                 // segment 1 reaches `sge_q` a cycle into Data
                 self.adv_wait.d.next = 1.into();
-                if !self.r_kept.q.val().any() {
-                    self.state.d.next = ResponderState::Update;
-                }
+                // (an empty packet too passes through Data, for a cycle: Update's sums are
+                // registered from what Start leaves)
                 if self.landing.q.val() {
                     // a READ response: its landing list from the packet's offset on
                     self.cur_delta.d.next = self.sge_q.q.val().get_bits::<64>(0);
@@ -1428,7 +1450,7 @@ impl Logic for RdmaResponder {
                 }
                 if self.qp_rvalid.val() {
                     self.left.d.next = self.r_kept.q.val();
-                    self.left_nz.d.next = self.r_kept.q.val().any();
+                    self.left_nz.d.next = self.r_kept_nz.q.val();
                     self.state.d.next = ResponderState::Discard;
                     // the QP is in ERR now: its posted receive WQEs are flushed
                     for q in 0..64 {
@@ -1508,8 +1530,8 @@ impl Logic for RdmaResponder {
                 // the MSN counting ended messages, where the next byte goes, what is left
                 self.msg_new.next = (bit_cast::<160, 3>(self.v_class.q.val()) << 1)
                     | (bit_cast::<160, 24>(self.msg.q.val().get_bits::<24>(8)) << 8)
-                    | (bit_cast::<160, 64>(self.bus.q.val() + bit_cast::<64, 16>(self.r_len.q.val())) << 32)
-                    | (bit_cast::<160, 32>(self.remaining.q.val() - bit_cast::<32, 16>(self.r_len.q.val())) << 96)
+                    | (bit_cast::<160, 64>(self.upd_bus.q.val()) << 32)
+                    | (bit_cast::<160, 32>(self.upd_rem.q.val()) << 96)
                     | (bit_cast::<160, 32>(self.msg.q.val().get_bits::<32>(128)) << 128)
                     | 1;
                 if self.v_starts.q.val() {
@@ -1519,18 +1541,18 @@ impl Logic for RdmaResponder {
                     // a SEND: the bytes received, the receive WQE's id and its list's total
                     self.msg_new.next = (bit_cast::<160, 3>(self.v_class.q.val()) << 1)
                         | (bit_cast::<160, 24>(self.msg.q.val().get_bits::<24>(8)) << 8)
-                        | (bit_cast::<160, 32>(self.bus.q.val().get_bits::<32>(0) + bit_cast::<32, 16>(self.r_len.q.val())) << 32)
+                        | (bit_cast::<160, 32>(self.upd_bus.q.val().get_bits::<32>(0)) << 32)
                         | (bit_cast::<160, 64>(self.f_wr_id.q.val()) << 64)
                         | (bit_cast::<160, 32>(self.acc.q.val()) << 128)
                         | 1;
                 }
                 if self.v_ends.q.val() {
                     self.msg_new.next = (bit_cast::<160, 3>(self.v_class.q.val()) << 1)
-                        | (bit_cast::<160, 24>(self.msg.q.val().get_bits::<24>(8) + 1) << 8);
+                        | (bit_cast::<160, 24>(self.upd_msn.q.val()) << 8);
                 }
                 self.msg.d.next = self.msg_new.val();
                 // the receive CQE's byte count: a SEND's bytes received, a WRITE's whole length
-                self.cqe_len.d.next = self.bus.q.val().get_bits::<32>(0) + bit_cast::<32, 16>(self.r_len.q.val());
+                self.cqe_len.d.next = self.upd_bus.q.val().get_bits::<32>(0);
                 if self.v_class.q.val() == self.class_write.val() {
                     self.cqe_len.d.next = self.msg.q.val().get_bits::<32>(128);
                     if self.v_starts.q.val() {
@@ -1715,7 +1737,7 @@ impl Logic for RdmaResponder {
                         if self.r_lost.q.val() {
                             self.cnt_drop_nobuf.next = true;
                             self.state.d.next = ResponderState::RdDone;
-                        } else if !self.r_kept.q.val().any() {
+                        } else if !self.r_kept_nz.q.val() {
                             // an empty READ's only response: nothing to land
                             self.state.d.next = ResponderState::RdDone;
                         } else if !self.vd_offset.val().any() {
@@ -1801,6 +1823,7 @@ impl Logic for RdmaResponder {
             self.w_valid.d.next = false;
             self.forget.d.next = 0.into();
             self.flush_bits.d.next = 0.into();
+            self.fhit.d.next = false;
         }
     }
 }
