@@ -179,6 +179,17 @@ pub struct RdmaRequester {
     issued2: DFF<Bit>,
     /// A WQE's last beat was taken: its read's entry leaves the reads FIFO.
     wqe_read_done: DFF<Bit>,
+    /// A WQE's beat as taken, registered before its fields are: the take decision (the
+    /// reads FIFO's head, the slice's valid, the state) reached the enables of a thousand
+    /// field flip-flops (156.25 MHz). A cycle of latency per WQE.
+    wb_valid: DFF<Bit>,
+    /// A payload read's last half went to the packer: its entry leaves the reads FIFO a
+    /// cycle later (the packer's ready does not reach the FIFO's read pointer), and the
+    /// intake takes no new head meanwhile.
+    pay_read_done: DFF<Bit>,
+    wb_data: DFF<Bits<128>>,
+    wb_error: DFF<Bit>,
+    wb_last: DFF<Bit>,
     req_beats: Signal<Local, Bits<11>>,
     fire_rd: Signal<Local, Bit>,
     prom_next: Signal<Local, Bits<11>>,
@@ -544,6 +555,11 @@ impl Default for RdmaRequester {
             issued2: Default::default(),
             issued_beats: Default::default(),
             wqe_read_done: Default::default(),
+            wb_valid: Default::default(),
+            pay_read_done: Default::default(),
+            wb_data: Default::default(),
+            wb_error: Default::default(),
+            wb_last: Default::default(),
             req_beats: Default::default(),
             fire_rd: Default::default(),
             prom_next: Default::default(),
@@ -564,7 +580,7 @@ impl Default for RdmaRequester {
 impl Logic for RdmaRequester {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, pi_rd, job_rd, list_rd, left_nz, may_issue, work, forget, scan, db_seen, flushing, state, qp_asked, ctx, pi, job, list, beat_no, w_wr_id, w_opcode, w_flags,
+        dff_setup!(self, clock, pay_read_done, wb_valid, wb_data, wb_error, wb_last, pi_rd, job_rd, list_rd, left_nz, may_issue, work, forget, scan, db_seen, flushing, state, qp_asked, ctx, pi, job, list, beat_no, w_wr_id, w_opcode, w_flags,
             w_num, w_imm, w_raddr, w_rkey, w_error, sge_i, sge_nz, pieces, total, status, mtu, mtu_log2, chunk, starts, ends, psn, left, phase, n_sum, n_pkts_q, p_addr, p_rest, p_take, p_next_piece, sp_valid,
             sp_half, sp_data, nx_valid, nx_data, intake_left, in_req, req_left, left_le8, h_valid, h_data, h_len, h_end, promised, arrived, room, issued, issued2, issued_beats, wqe_read_done);
         for i in 0..6 {
@@ -1103,55 +1119,62 @@ impl Logic for RdmaRequester {
         // ---- responses: the WQE's beats to the fields above, payload beats to the packer ----
         self.head_payload.next = self.reads.data_out.val().get_bit(16);
         self.b_ready.next = false;
-        self.reads.read.next = self.wqe_read_done.q.val();
+        self.reads.read.next = self.wqe_read_done.q.val() | self.pay_read_done.q.val();
+        self.pay_read_done.d.next = false;
         self.wqe_read_done.d.next = false;
-        if !self.reads.empty.val() & !self.head_payload.val() {
+        // (not the beat behind a WQE's last: that one's entry is still the FIFO's head)
+        self.wb_valid.d.next = false;
+        self.wb_data.d.next = self.b_data.val();
+        self.wb_error.d.next = self.b_error.val();
+        self.wb_last.d.next = self.b_last.val();
+        if !self.reads.empty.val() & !self.head_payload.val() & !(self.wb_valid.q.val() & self.wb_last.q.val()) {
             self.b_ready.next = self.state.q.val() == RequesterState::FetchData;
-            if self.b_valid.val() & (self.state.q.val() == RequesterState::FetchData) {
-                self.beat_no.d.next = self.beat_no.q.val() + 1;
-                if self.b_error.val() {
-                    self.w_error.d.next = true;
+            self.wb_valid.d.next = self.b_valid.val() & (self.state.q.val() == RequesterState::FetchData);
+        }
+        if self.wb_valid.q.val() {
+            self.beat_no.d.next = self.beat_no.q.val() + 1;
+            if self.wb_error.q.val() {
+                self.w_error.d.next = true;
+            }
+            if self.beat_no.q.val() == 0 {
+                self.w_wr_id.d.next = self.wb_data.q.val().get_bits::<64>(0);
+                if self.wb_error.q.val() {
+                    // nothing names the WQE but its place
+                    self.w_wr_id.d.next = 0.into();
                 }
-                if self.beat_no.q.val() == 0 {
-                    self.w_wr_id.d.next = self.b_data.val().get_bits::<64>(0);
-                    if self.b_error.val() {
-                        // nothing names the WQE but its place
-                        self.w_wr_id.d.next = 0.into();
-                    }
-                    self.w_opcode.d.next = self.b_data.val().get_bits::<8>(64);
-                    self.w_flags.d.next = self.b_data.val().get_bits::<8>(72);
-                    self.w_num.d.next = self.b_data.val().get_bits::<8>(80);
-                    self.w_imm.d.next = self.b_data.val().get_bits::<32>(96);
-                    for i in 0..6 {
-                        self.w_sge_addr[i].d.next = 0.into();
-                        self.w_sge_len[i].d.next = 0.into();
-                        self.w_sge_key[i].d.next = 0.into();
-                    }
-                }
-                if self.beat_no.q.val() == 1 {
-                    self.w_raddr.d.next = self.b_data.val().get_bits::<64>(0);
-                    self.w_rkey.d.next = self.b_data.val().get_bits::<32>(64);
-                }
-                // SGE i in beat 2 + i, kept only below num_sge
+                self.w_opcode.d.next = self.wb_data.q.val().get_bits::<8>(64);
+                self.w_flags.d.next = self.wb_data.q.val().get_bits::<8>(72);
+                self.w_num.d.next = self.wb_data.q.val().get_bits::<8>(80);
+                self.w_imm.d.next = self.wb_data.q.val().get_bits::<32>(96);
                 for i in 0..6 {
-                    if (self.beat_no.q.val() == self.sge_beat[i].val()) & (self.w_num.q.val() > self.sge_count[i].val()) {
-                        self.w_sge_addr[i].d.next = self.b_data.val().get_bits::<64>(0);
-                        self.w_sge_len[i].d.next = self.b_data.val().get_bits::<32>(64);
-                        self.w_sge_key[i].d.next = self.b_data.val().get_bits::<32>(96);
-                    }
+                    self.w_sge_addr[i].d.next = 0.into();
+                    self.w_sge_len[i].d.next = 0.into();
+                    self.w_sge_key[i].d.next = 0.into();
                 }
-                if self.b_last.val() {
-                    // its entry leaves the reads FIFO a cycle later (the response buffer's
-                    // RAM output does not reach the FIFO's read pointer: timing); nothing
-                    // else takes from the FIFO while its head is a WQE's
-                    self.wqe_read_done.d.next = true;
-                    self.state.d.next = RequesterState::Check;
+            }
+            if self.beat_no.q.val() == 1 {
+                self.w_raddr.d.next = self.wb_data.q.val().get_bits::<64>(0);
+                self.w_rkey.d.next = self.wb_data.q.val().get_bits::<32>(64);
+            }
+            // SGE i in beat 2 + i, kept only below num_sge
+            for i in 0..6 {
+                if (self.beat_no.q.val() == self.sge_beat[i].val()) & (self.w_num.q.val() > self.sge_count[i].val()) {
+                    self.w_sge_addr[i].d.next = self.wb_data.q.val().get_bits::<64>(0);
+                    self.w_sge_len[i].d.next = self.wb_data.q.val().get_bits::<32>(64);
+                    self.w_sge_key[i].d.next = self.wb_data.q.val().get_bits::<32>(96);
                 }
+            }
+            if self.wb_last.q.val() {
+                // its entry leaves the reads FIFO a cycle later (the response buffer's
+                // RAM output does not reach the FIFO's read pointer: timing); nothing
+                // else takes from the FIFO while its head is a WQE's
+                self.wqe_read_done.d.next = true;
+                self.state.d.next = RequesterState::Check;
             }
         }
         // payload: each beat in halves of up to 8 bytes, the packet's last byte ends it
         // (a read of n bytes is answered in ceil(n / 16) beats, lane 0 aligned)
-        if !self.in_req.q.val() & !self.reads.empty.val() & self.head_payload.val() {
+        if !self.in_req.q.val() & !self.pay_read_done.q.val() & !self.reads.empty.val() & self.head_payload.val() {
             self.in_req.d.next = true;
             self.req_left.d.next = self.reads.data_out.val().get_bits::<16>(0);
             self.left_le8.d.next = self.reads.data_out.val().get_bits::<16>(0) <= 8;
@@ -1185,7 +1208,7 @@ impl Logic for RdmaRequester {
             if self.left_le8.q.val() {
                 self.sp_valid.d.next = false;
                 self.in_req.d.next = false;
-                self.reads.read.next = true;
+                self.pay_read_done.d.next = true;
             } else if self.sp_half.q.val() {
                 self.sp_valid.d.next = false;
             } else {
@@ -1276,6 +1299,8 @@ impl Logic for RdmaRequester {
             self.room.d.next = 0.into();
             self.issued.d.next = false;
             self.wqe_read_done.d.next = false;
+            self.wb_valid.d.next = false;
+            self.pay_read_done.d.next = false;
         }
     }
 }

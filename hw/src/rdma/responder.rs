@@ -259,6 +259,11 @@ pub struct RdmaResponder {
     msg_ram: NicRam<Bits<160>, 6>,
     /// Per QP: the receive queue's producer index, as the last RQ_DOORBELL gave it.
     rq_pi_ram: NicRam<Bits<16>, 6>,
+    /// The two RAMs' outputs for `r_qpn`, registered every cycle (the QP table answers at
+    /// least three cycles after `r_qpn` is set, when they are loaded): the block RAMs'
+    /// slow clock-to-out reaches a flip-flop and nothing else (156.25 MHz).
+    msg_rd: DFF<Bits<160>>,
+    rq_pi_rd: DFF<Bits<16>>,
     /// Per QP (address QPN * 16 + SGE) the receive WQE's checked scatter-gather list, kept
     /// from a SEND's first packet for the rest, and (QPN * 16 + 8 + SGE) the landing list
     /// of the READ whose response is arriving, kept from its first packet: the SGE's bus
@@ -576,6 +581,8 @@ impl Default for RdmaResponder {
             cqe_cq: Default::default(),
             cqe_entry: Default::default(),
             rq_pi_ram: Default::default(),
+            msg_rd: Default::default(),
+            rq_pi_rd: Default::default(),
             sge_ram: Default::default(),
             adv_wait: Default::default(),
             sge_q: Default::default(),
@@ -811,7 +818,7 @@ impl Logic for RdmaResponder {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, kept, lost, orphans, forget, flush_bits, fscan, state, r_opcode, r_ack_req, r_status, r_lost, r_qpn, r_psn, r_va, r_rkey, r_dma_len,
-            fhit, fhit_qp, r_len, r_kept, r_kept_nz, upd_bus, upd_rem, upd_msn, r_orphans, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
+            msg_rd, rq_pi_rd, fhit, fhit_qp, r_len, r_kept, r_kept_nz, upd_bus, upd_rem, upd_msn, r_orphans, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
             remaining, syn, qp_asked, left, left_nz, in_lo, in_lo_strb, in_have, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci, rq_none, rq_one_left, send_over_first, send_over_later,
             took_new, recv_cqe, v_immdt, rq_mask, fetch_addr, rd_asked, fbeat, f_err, f_wr_id, f_nsge, f_total, sk, acc, rf_status, cqe_len, cur_delta,
             seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, sj_done, sj_inside, sr_done, sr_inside, sj_retired, c_valid, c_final, c_data, c_strb, k_valid, k_final, k_data, k_strb, c_off, v_need, owe_read, psn_step, sge_q, sk_len_q, sk_end, landing, l_pd, l_len, l_off, l_lost);
@@ -908,6 +915,8 @@ impl Logic for RdmaResponder {
         // ---- defaults ----
         self.rq_one_left.d.next = (self.rq_ci.q.val() + 1) == self.rq_pi.q.val();
         self.r_kept_nz.d.next = self.r_kept.q.val().any();
+        self.msg_rd.d.next = self.msg_ram.read_data.val();
+        self.rq_pi_rd.d.next = self.rq_pi_ram.read_data.val();
         self.upd_bus.d.next = self.bus.q.val() + bit_cast::<64, 16>(self.r_len.q.val());
         self.upd_rem.d.next = self.remaining.q.val() - bit_cast::<32, 16>(self.r_len.q.val());
         self.upd_msn.d.next = self.msg.q.val().get_bits::<24>(8) + 1;
@@ -1143,8 +1152,8 @@ impl Logic for RdmaResponder {
                 }
                 if self.qp_rvalid.val() {
                     self.qpc.d.next = self.qp_rdata.val();
-                    self.msg.d.next = self.msg_ram.read_data.val();
-                    self.rq_pi.d.next = self.rq_pi_ram.read_data.val();
+                    self.msg.d.next = self.msg_rd.q.val();
+                    self.rq_pi.d.next = self.rq_pi_rd.q.val();
                     self.fresh.d.next = self.forget_hit.val();
                     self.state.d.next = ResponderState::Check;
                 }
@@ -1635,8 +1644,8 @@ impl Logic for RdmaResponder {
                 }
                 if self.qp_rvalid.val() {
                     self.qpc.d.next = self.qp_rdata.val();
-                    self.msg.d.next = self.msg_ram.read_data.val();
-                    self.rq_pi.d.next = self.rq_pi_ram.read_data.val();
+                    self.msg.d.next = self.msg_rd.q.val();
+                    self.rq_pi.d.next = self.rq_pi_rd.q.val();
                     self.rq_ci.d.next = self.qp_rdata.val().get_bits::<16>(368);
                     self.fresh.d.next = self.forget_hit.val();
                     self.state.d.next = ResponderState::FlushCheck;
