@@ -22,6 +22,7 @@
 mod common;
 
 use common::hdl::{SparseMem, TablePortSim, bits_to_words, run_testbench, words_to_bits};
+use nic_hw::rdma::completer::SQ_FULL_AT;
 use nic_hw::rdma::RdmaCompleter;
 use nic_regmap::rdma::{self as map, cqc, cqe, qpc, wqe, QpState, WcStatus};
 use nic_testbench::roce::engine::{EngineConfig, RdmaEngine};
@@ -72,7 +73,7 @@ enum Op {
 struct Outcome {
     /// Per CQ, the CQEs in order, owner bit clear.
     cqes: BTreeMap<usize, Vec<[u8; 32]>>,
-    /// After each operation: the QPs with 15 or more WQEs outstanding.
+    /// After each operation: the QPs with `SQ_FULL_AT` or more WQEs outstanding.
     full: Vec<u64>,
     states: Vec<u32>,
     counters: Vec<u32>,
@@ -177,14 +178,14 @@ fn expect(seed: u64, n: usize) -> (Vec<Op>, Vec<[u32; qpc::WORDS]>, Outcome) {
                 Op::Store { q, word0: word0(QpState::Reset, q, sig_all[q]) }
             };
             apply(&mut m, &mut mem, &op, i as u64, &mut rng);
-            out.full.push(QPS.filter(|&q| m.outstanding_wqes(q).len() >= 15).fold(0u64, |a, q| a | 1 << q));
+            out.full.push(QPS.filter(|&q| m.outstanding_wqes(q).len() >= SQ_FULL_AT as usize).fold(0u64, |a, q| a | 1 << q));
             ops.push(op);
             continue;
         }
         if st == QpState::Reset as u32 && rng.gen_bool(0.5) {
             let op = Op::Store { q, word0: word0(QpState::Rts, q, sig_all[q]) };
             apply(&mut m, &mut mem, &op, i as u64, &mut rng);
-            out.full.push(QPS.filter(|&q| m.outstanding_wqes(q).len() >= 15).fold(0u64, |a, q| a | 1 << q));
+            out.full.push(QPS.filter(|&q| m.outstanding_wqes(q).len() >= SQ_FULL_AT as usize).fold(0u64, |a, q| a | 1 << q));
             ops.push(op);
             continue;
         }
@@ -279,7 +280,7 @@ fn expect(seed: u64, n: usize) -> (Vec<Op>, Vec<[u32; qpc::WORDS]>, Outcome) {
                 *landed.entry(wr_id).or_default() += 1;
             }
         }
-        out.full.push(QPS.filter(|&q| m.outstanding_wqes(q).len() >= 15).fold(0u64, |a, q| a | 1 << q));
+        out.full.push(QPS.filter(|&q| m.outstanding_wqes(q).len() >= SQ_FULL_AT as usize).fold(0u64, |a, q| a | 1 << q));
         ops.push(op);
     }
     for c in 0..3 {

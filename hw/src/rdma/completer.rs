@@ -27,8 +27,10 @@
 //! A successful WQE writes a CQE only if it was signalled or the QP signals all; an error
 //! always does.
 //!
-//! `sq_full` tells the requester which QPs have 15 or more WQEs outstanding: it reports at
-//! most one more WQE after it looked, so a ring never holds more than 16 (the model's
+//! The reports wait in a FIFO of one, so the requester goes on with its next WQE while a
+//! READ here waits for its landing. `sq_full` tells the requester which QPs have
+//! `SQ_FULL_AT` (14) or more WQEs in their ring: with the one waiting, the one in progress
+//! and the one it may report after it looked, a ring never holds more than 16 (the model's
 //! `MAX_OUTSTANDING`).
 //!
 //! * **READ responses**: the same QP and PSN checks; the response acknowledges the SENDs
@@ -51,7 +53,7 @@
 //!
 //! Records arrive at most one per frame and wait in a FIFO of 1,024, as many as WQEs can
 //! be outstanding (64 QPs, 16 each): the responder answers only the packets that ask
-//! (AckReq: a message's last packet) and the requester holds a QP at 15 outstanding, so
+//! (AckReq: a message's last packet) and a QP has at most 16 outstanding, so
 //! the ACKs and NAKs on their way never outnumber the WQEs waiting for them and the FIFO
 //! never overflows, however long the CQ writer takes per completion (a 64-byte WRITE on
 //! 8 QPs brings an ACK every 15 cycles, faster than CQEs are written). Were one lost, a
@@ -63,6 +65,13 @@ use super::opcode::{OP_ACKNOWLEDGE, OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_LAS
 use super::path_mtu::RdmaPathMtu;
 use nic_regmap::rdma::{qpc, QpState, WcStatus};
 use rust_hdl::prelude::*;
+
+/// WQEs outstanding on a QP (in its ring) at which `sq_full` holds the requester back. A
+/// QP's ring holds 16 (the model's `MAX_OUTSTANDING`); when the requester last looked,
+/// at most `SQ_FULL_AT - 1` were in it, and besides those one report may wait in the
+/// reports FIFO, one be in progress here, and one more be taken (the requester reports
+/// at most one WQE after it looked): 13 + 1 + 1 + 1 = 16.
+pub const SQ_FULL_AT: u64 = 14;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
 pub enum CompleterState {
@@ -166,7 +175,8 @@ pub struct RdmaCompleter {
     pub cqe_ready: Signal<In, Bit>,
     pub cqe_cq: Signal<Out, Bits<4>>,
     pub cqe_entry: Signal<Out, Bits<256>>,
-    /// QPs with 15 or more WQEs outstanding: the requester takes no new WQE for them.
+    /// QPs with `SQ_FULL_AT` or more WQEs in their ring: the requester takes no new WQE
+    /// for them.
     pub sq_full: Signal<Out, Bits<64>>,
     /// Nothing in progress and nothing waiting (for tests and the engine's quiescence).
     pub idle: Signal<Out, Bit>,
@@ -193,6 +203,12 @@ pub struct RdmaCompleter {
     rh_checked: DFF<Bit>,
     /// The driver's stores that matter here: QPN 5:0, state 8:6.
     stores: NicFifo<Bits<9>, 3, 4>,
+    /// The requester's reports, held while this block is busy (a READ waits here for its
+    /// landing, some 50 cycles, and the requester's next WQE waited with it): QPN 5:0,
+    /// wr_id 69:6, opcode 72:70, SIGNALED 73, first PSN 97:74, last PSN 121:98, SQ index
+    /// 137:122, length 169:138, status 177:170. It holds one (`almost_full` refuses the
+    /// second), which `SQ_FULL_AT` counts.
+    reports: NicFifo<Bits<178>, 1, 2>,
     /// The outstanding rings, entry {QPN, slot}: wr_id 63:0, opcode 66:64, SIGNALED 67,
     /// last PSN 91:68, length 123:92, first PSN 147:124, SQ index 163:148.
     ring: NicRam<Bits<164>, 10>,
@@ -285,6 +301,7 @@ pub struct RdmaCompleter {
     status_flush: Constant<Bits<8>>,
     signalled_bit: Constant<Bits<164>>,
     ones16: Constant<Bits<16>>,
+    sq_full_at: Constant<Bits<5>>,
     /// The CQE opcode of a READ.
     cqe_op_read: Constant<Bits<8>>,
     /// What the event in progress is.
@@ -362,6 +379,7 @@ impl Default for RdmaCompleter {
             rh_bad_qp: Default::default(),
             rh_checked: Default::default(),
             stores: Default::default(),
+            reports: Default::default(),
             ring: Default::default(),
             ptr_ram: Default::default(),
             state: Default::default(),
@@ -433,6 +451,7 @@ impl Default for RdmaCompleter {
             status_flush: Constant::new((WcStatus::WrFlushErr as u64).into()),
             signalled_bit: Constant::new(Bits::<164>::from(1u64) << 67u64),
             ones16: Constant::new(0xffffu64.into()),
+            sq_full_at: Constant::new(SQ_FULL_AT.into()),
             cqe_op_read: Constant::new(2.into()),
             ev_store: Constant::new(0.into()),
             ev_report: Constant::new(1.into()),
@@ -448,9 +467,24 @@ impl Logic for RdmaCompleter {
         dff_setup!(self, clock, rec_full_q, state, after, ev, asked, qpn, store_state, r_wr_id, r_opcode, r_signalled, r_last_psn, r_first_psn, r_sq_index, r_len, r_status, psn,
             syndrome, paylen, ctx, qp_state, sig_all, send_cq, head, count, limit, nak, full, e_wr_id, e_len, e_opcode, e_status, e_syndrome, entry,
             after_tail, past_limit, rh_valid, rh_data, rh_bad_qp, rh_checked, recv, rd, rd_ends, rd_psn_ok, rd_fits, rd_wqe_addr, rd_expect, rd_landed, rd_head_read);
-        clock!(self, clock, records, stores, ring, ptr_ram);
+        clock!(self, clock, records, stores, reports, ring, ptr_ram);
         self.records.reset.next = self.reset.val();
         self.stores.reset.next = self.reset.val();
+        self.reports.reset.next = self.reset.val();
+        // ---- intake: the requester's reports (taken while the FIFO's registered flag is
+        // clear: it never finds the FIFO full) ----
+        self.out_ready.next = !self.reports.almost_full.val();
+        self.reports.write.next = self.out_valid.val() & !self.reports.almost_full.val();
+        self.reports.data_in.next = bit_cast::<178, 6>(self.out_qpn.val())
+            | (bit_cast::<178, 64>(self.out_wr_id.val()) << 6)
+            | (bit_cast::<178, 3>(self.out_opcode.val()) << 70)
+            | (bit_cast::<178, 1>(self.out_signalled.val().into()) << 73)
+            | (bit_cast::<178, 24>(self.out_first_psn.val()) << 74)
+            | (bit_cast::<178, 24>(self.out_last_psn.val()) << 98)
+            | (bit_cast::<178, 16>(self.out_sq_index.val()) << 122)
+            | (bit_cast::<178, 32>(self.out_len.val()) << 138)
+            | (bit_cast::<178, 8>(self.out_status.val()) << 170);
+        self.reports.read.next = false;
         // ---- intake: responses with a good status (bad ones are the parser's to count) ----
         self.is_response.next = (self.rec_opcode.val() >= self.op_rr_first.val()) & (self.rec_opcode.val() <= self.op_ack.val());
         self.records.data_in.next = bit_cast::<80, 24>(self.rec_dest_qp.val())
@@ -542,7 +576,6 @@ impl Logic for RdmaCompleter {
         self.qp_write.next = false;
         self.qp_mask.next = self.state_mask.val();
         self.qp_wdata.next = (self.ctx.q.val() & !self.state_mask.val()) | bit_cast::<384, 3>(self.state_err.val());
-        self.out_ready.next = false;
         self.cnt_rx_packet.next = false;
         self.cnt_rx_bytes.next = 0.into();
         self.cnt_drop_qp.next = false;
@@ -560,7 +593,8 @@ impl Logic for RdmaCompleter {
         // a READ's packets landed so far: its bytes in whole MTUs
         self.path_mtu.code.next = self.ctx.q.val().get_bits::<3>(4);
         self.path_mtu.len.next = self.recv.q.val();
-        self.idle.next = (self.state.q.val() == CompleterState::Idle) & self.records.empty.val() & !self.rh_valid.q.val() & self.stores.empty.val();
+        self.idle.next = (self.state.q.val() == CompleterState::Idle) & self.records.empty.val() & !self.rh_valid.q.val() & self.stores.empty.val()
+            & self.reports.empty.val();
         match self.state.q.val() {
             CompleterState::Idle => {
                 self.asked.d.next = false;
@@ -570,18 +604,20 @@ impl Logic for RdmaCompleter {
                     self.ev.d.next = self.ev_store.val();
                     self.qpn.d.next = self.stores.data_out.val().get_bits::<6>(0);
                     self.store_state.d.next = self.stores.data_out.val().get_bits::<3>(6);
-                } else if self.out_valid.val() {
-                    self.out_ready.next = true;
+                } else if !self.reports.empty.val() {
+                    // (before any response: a WQE's report is in the FIFO before its
+                    // request leaves, so before any answer to it arrives)
+                    self.reports.read.next = true;
                     self.ev.d.next = self.ev_report.val();
-                    self.qpn.d.next = self.out_qpn.val();
-                    self.r_wr_id.d.next = self.out_wr_id.val();
-                    self.r_opcode.d.next = self.out_opcode.val();
-                    self.r_signalled.d.next = self.out_signalled.val();
-                    self.r_last_psn.d.next = self.out_last_psn.val();
-                    self.r_first_psn.d.next = self.out_first_psn.val();
-                    self.r_sq_index.d.next = self.out_sq_index.val();
-                    self.r_len.d.next = self.out_len.val();
-                    self.r_status.d.next = self.out_status.val();
+                    self.qpn.d.next = self.reports.data_out.val().get_bits::<6>(0);
+                    self.r_wr_id.d.next = self.reports.data_out.val().get_bits::<64>(6);
+                    self.r_opcode.d.next = self.reports.data_out.val().get_bits::<3>(70);
+                    self.r_signalled.d.next = self.reports.data_out.val().get_bit(73);
+                    self.r_first_psn.d.next = self.reports.data_out.val().get_bits::<24>(74);
+                    self.r_last_psn.d.next = self.reports.data_out.val().get_bits::<24>(98);
+                    self.r_sq_index.d.next = self.reports.data_out.val().get_bits::<16>(122);
+                    self.r_len.d.next = self.reports.data_out.val().get_bits::<32>(138);
+                    self.r_status.d.next = self.reports.data_out.val().get_bits::<8>(170);
                 } else if self.rh_valid.q.val() & self.rh_checked.q.val() {
                     self.rh_valid.d.next = false;
                     self.ev.d.next = self.ev_response.val();
@@ -826,7 +862,7 @@ impl Logic for RdmaCompleter {
                 for q in 0..64 {
                     if self.qpn.q.val() == self.qp_id[q].val() {
                         self.full.d.next = self.full.q.val() & !self.bit_of_qp[q].val();
-                        if self.count.q.val() >= 15 {
+                        if self.count.q.val() >= self.sq_full_at.val() {
                             self.full.d.next = self.full.q.val() | self.bit_of_qp[q].val();
                         }
                     }

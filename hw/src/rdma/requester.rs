@@ -23,7 +23,7 @@
 //! it has been sent) in block RAM, and the doorbell's producer index in another. A QP
 //! that the driver stores in RESET forgets both.
 //!
-//! The completer holds a QP back (`sq_full`) while 15 or more of its WQEs are outstanding:
+//! The completer holds a QP back (`sq_full`) while 14 or more of its WQEs are outstanding:
 //! it takes no new WQE then (the WQE in progress goes on), and stays awake until a turn
 //! finds room. A QP in ERR (failed here, NAKed, or stored so by the driver) drops its WQE
 //! in progress (the completer flushes it with the others outstanding) and has its posted
@@ -82,7 +82,7 @@ pub struct RdmaRequester {
     pub qp_store: Signal<In, Bit>,
     pub qp_store_index: Signal<In, Bits<6>>,
     pub qp_store_state: Signal<In, Bits<3>>,
-    /// From the completer: QPs with 15 or more WQEs outstanding take no new WQE.
+    /// From the completer: QPs with 14 or more WQEs outstanding take no new WQE.
     pub sq_full: Signal<In, Bits<64>>,
     // ---- the MR table's stores, for this requester's check ----
     pub mr_wr: Signal<In, Bit>,
