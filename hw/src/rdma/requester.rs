@@ -33,7 +33,7 @@
 //! Not yet here (issue 19): a host refusing a payload read mid-message (the packet then
 //! carries zeros; the model fails the WQE).
 
-use super::super::stream::{BytePacker, NicFifo, NicRam, RegSlice};
+use super::super::stream::{BytePacker, NicFifo, NicRam, RamOutReg, RegSlice};
 use super::mr_check::RdmaMrCheck;
 use super::path_mtu::RdmaPathMtu;
 use nic_regmap::rdma::{access, qpc, wqe, QpState, WcStatus};
@@ -162,6 +162,9 @@ pub struct RdmaRequester {
     /// only this register, not the WQE's fields or the payload split). Its beats have left
     /// the buffer, so the room the reads are issued against stays honest.
     rsp_slice: RegSlice<Bits<130>>,
+    /// The buffer's RAM output into flip-flops before the slice chooses (the block RAM's
+    /// clock-to-out leaves no room for the slice's mux at 156.25 MHz).
+    rsp_out: RamOutReg<Bits<130>>,
     /// Beats each read in flight promised (its length in 16-byte beats), oldest first.
     promises: NicFifo<Bits<11>, 4, 5>,
     /// Beats promised to reads in flight, and of them arrived (the oldest read's).
@@ -209,6 +212,20 @@ pub struct RdmaRequester {
     work: DFF<Bits<64>>,
     forget: DFF<Bits<64>>,
     scan: DFF<Bits<6>>,
+    /// The QP at `scan` has work: found by the scan's last step (its lane in the group
+    /// ahead), so the step's decision is a flip-flop, not a 64-way pick of `work`
+    /// (156.25 MHz; a cycle more per turn).
+    hit: DFF<Bit>,
+    /// The QP's `forget` and `sq_full` bits, picked every cycle for `scan` (stable from
+    /// the scan's hit until Pick: the context read takes three cycles or more). A bit
+    /// set in the last cycle is seen at the QP's next turn: the store that sets `forget`
+    /// also keeps the QP awake (`db_seen`), and a `sq_full` a cycle late is one the
+    /// completer set a cycle later (`SQ_FULL_AT` counts the reports on their way).
+    forget_bit: DFF<Bit>,
+    full_bit: DFF<Bit>,
+    /// SQ_CI differs from the doorbell's producer index: WQEs are posted (compared as the
+    /// context is loaded, for Pick; 156.25 MHz).
+    pending: DFF<Bit>,
     db_seen: DFF<Bit>,
     /// The WQE fetched is flushed (its QP is in ERR), not run.
     flushing: DFF<Bit>,
@@ -233,6 +250,9 @@ pub struct RdmaRequester {
     w_rkey: DFF<Bits<32>>,
     w_sge_addr: [DFF<Bits<64>>; 6],
     w_sge_len: [DFF<Bits<32>>; 6],
+    /// SGE i's length is not 0 (taken with it: `sge_nz` is then a 6-way pick of a bit, not
+    /// a 32-bit OR behind a 6-way pick; 156.25 MHz).
+    w_sge_nz: [DFF<Bit>; 6],
     w_sge_key: [DFF<Bits<32>>; 6],
     w_error: DFF<Bit>,
     // the checks
@@ -258,7 +278,11 @@ pub struct RdmaRequester {
     /// A message's length plus MTU - 1, then its packets: max(1, that / MTU).
     n_sum: DFF<Bits<32>>,
     n_pkts_q: DFF<Bits<24>>,
+    /// The job's length is 0 (with `n_sum`, a cycle before the shift).
+    len_zero: DFF<Bit>,
     p_addr: DFF<Bits<64>>,
+    p_bus: DFF<Bits<44>>,
+    p_off: DFF<Bits<32>>,
     p_rest: DFF<Bits<32>>,
     p_take: DFF<Bits<16>>,
     p_next_piece: DFF<Bit>,
@@ -277,21 +301,22 @@ pub struct RdmaRequester {
     left_le8: DFF<Bit>,
     /// The read's beats not yet taken from the response buffer.
     intake_left: DFF<Bits<12>>,
+    /// `intake_left` is not 0 (a flag of its own: the take decision reaches the split's
+    /// 128 data flip-flops; 156.25 MHz).
+    intake_nz: DFF<Bit>,
     take_beat: Signal<Local, Bit>,
     sp_vacate: Signal<Local, Bit>,
     /// The half on its way to the packer.
-    h_valid: DFF<Bit>,
-    h_data: DFF<Bits<64>>,
-    h_len: DFF<Bits<4>>,
-    h_end: DFF<Bit>,
+    /// Each half on its way to the packer: data 63:0, length 67:64, the packet's end 68. A
+    /// skid slice, so the split takes a half on the slice's registered ready, not on the
+    /// packer's (which adds the half's length to its residue: 156.25 MHz).
+    half_slice: RegSlice<Bits<69>>,
     // ---- scratch ----
     sel: Signal<Local, Bits<6>>,
     work_next: Signal<Local, Bits<64>>,
     forget_next: Signal<Local, Bits<64>>,
-    work_bit: Signal<Local, Bit>,
     h_take: Signal<Local, Bit>,
-    full_bit: Signal<Local, Bit>,
-    forget_bit: Signal<Local, Bit>,
+    half_data: Signal<Local, Bits<64>>,
     qp_state: Signal<Local, Bits<3>>,
     sq_ci: Signal<Local, Bits<16>>,
     sq_psn: Signal<Local, Bits<24>>,
@@ -312,7 +337,9 @@ pub struct RdmaRequester {
     half_len: Signal<Local, Bits<16>>,
     head_payload: Signal<Local, Bit>,
     sleep: Signal<Local, Bit>,
-    rest: Signal<Local, Bits<32>>,
+    /// Bytes of the message still to send, registered (the job is loaded at least a cycle
+    /// before Packet compares it with the MTU: from Ctx through Pick, or in Start).
+    rest: DFF<Bits<32>>,
     sel_idx: [Constant<Bits<6>>; 64],
     /// The scan's group of 8 QPs (scan 5:3), and the lanes of it at and after scan 2:0
     /// with work: an idle scan moves to the next QP with work in its group, or to the
@@ -432,6 +459,10 @@ impl Default for RdmaRequester {
             work: Default::default(),
             forget: Default::default(),
             scan: Default::default(),
+            hit: Default::default(),
+            forget_bit: Default::default(),
+            full_bit: Default::default(),
+            pending: Default::default(),
             db_seen: Default::default(),
             flushing: Default::default(),
             state: Default::default(),
@@ -450,6 +481,7 @@ impl Default for RdmaRequester {
             w_rkey: Default::default(),
             w_sge_addr: Default::default(),
             w_sge_len: Default::default(),
+            w_sge_nz: Default::default(),
             w_sge_key: Default::default(),
             w_error: Default::default(),
             sge_i: Default::default(),
@@ -468,7 +500,10 @@ impl Default for RdmaRequester {
             phase: Default::default(),
             n_sum: Default::default(),
             n_pkts_q: Default::default(),
+            len_zero: Default::default(),
             p_addr: Default::default(),
+            p_bus: Default::default(),
+            p_off: Default::default(),
             p_rest: Default::default(),
             p_take: Default::default(),
             p_next_piece: Default::default(),
@@ -478,22 +513,18 @@ impl Default for RdmaRequester {
             nx_valid: Default::default(),
             nx_data: Default::default(),
             intake_left: Default::default(),
+            intake_nz: Default::default(),
             take_beat: Default::default(),
             sp_vacate: Default::default(),
             in_req: Default::default(),
             req_left: Default::default(),
             left_le8: Default::default(),
-            h_valid: Default::default(),
-            h_data: Default::default(),
-            h_len: Default::default(),
-            h_end: Default::default(),
+            half_slice: Default::default(),
             h_take: Default::default(),
+            half_data: Default::default(),
             sel: Default::default(),
             work_next: Default::default(),
             forget_next: Default::default(),
-            work_bit: Default::default(),
-            full_bit: Default::default(),
-            forget_bit: Default::default(),
             qp_state: Default::default(),
             sq_ci: Default::default(),
             sq_psn: Default::default(),
@@ -547,6 +578,7 @@ impl Default for RdmaRequester {
             sge_beat: std::array::from_fn(|i| Constant::new(Bits::<4>::from(i as u64 + 2))),
             rsp_buf: Default::default(),
             rsp_slice: Default::default(),
+            rsp_out: RamOutReg::full_rate(),
             promises: Default::default(),
             promised: Default::default(),
             arrived: Default::default(),
@@ -580,18 +612,20 @@ impl Default for RdmaRequester {
 impl Logic for RdmaRequester {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, pay_read_done, wb_valid, wb_data, wb_error, wb_last, pi_rd, job_rd, list_rd, left_nz, may_issue, work, forget, scan, db_seen, flushing, state, qp_asked, ctx, pi, job, list, beat_no, w_wr_id, w_opcode, w_flags,
-            w_num, w_imm, w_raddr, w_rkey, w_error, sge_i, sge_nz, pieces, total, status, mtu, mtu_log2, chunk, starts, ends, psn, left, phase, n_sum, n_pkts_q, p_addr, p_rest, p_take, p_next_piece, sp_valid,
-            sp_half, sp_data, nx_valid, nx_data, intake_left, in_req, req_left, left_le8, h_valid, h_data, h_len, h_end, promised, arrived, room, issued, issued2, issued_beats, wqe_read_done);
+        dff_setup!(self, clock, pending, hit, forget_bit, full_bit, rest, pay_read_done, wb_valid, wb_data, wb_error, wb_last, pi_rd, job_rd, list_rd, left_nz, may_issue, work, forget, scan, db_seen, flushing, state, qp_asked, ctx, pi, job, list, beat_no, w_wr_id, w_opcode, w_flags,
+            w_num, w_imm, w_raddr, w_rkey, w_error, sge_i, sge_nz, pieces, total, status, mtu, mtu_log2, chunk, starts, ends, psn, left, phase, n_sum, n_pkts_q, len_zero, p_addr, p_bus, p_off, p_rest, p_take, p_next_piece, sp_valid,
+            sp_half, sp_data, nx_valid, nx_data, intake_left, intake_nz, in_req, req_left, left_le8, promised, arrived, room, issued, issued2, issued_beats, wqe_read_done);
         for i in 0..6 {
             self.w_sge_addr[i].clock.next = self.clock.val();
             self.w_sge_addr[i].d.next = self.w_sge_addr[i].q.val();
             self.w_sge_len[i].clock.next = self.clock.val();
             self.w_sge_len[i].d.next = self.w_sge_len[i].q.val();
+            self.w_sge_nz[i].clock.next = self.clock.val();
+            self.w_sge_nz[i].d.next = self.w_sge_nz[i].q.val();
             self.w_sge_key[i].clock.next = self.clock.val();
             self.w_sge_key[i].d.next = self.w_sge_key[i].q.val();
         }
-        clock!(self, clock, mr_check, packer, pi_ram, job_ram, list_ram, reads, rsp_buf, rsp_slice, promises);
+        clock!(self, clock, mr_check, packer, pi_ram, job_ram, list_ram, reads, rsp_buf, rsp_out, rsp_slice, half_slice, promises);
         // the QP's path MTU (its context's PMTU code)
         self.path_mtu.code.next = self.ctx.q.val().get_bits::<3>(4);
         self.path_mtu.len.next = 0.into();
@@ -600,6 +634,8 @@ impl Logic for RdmaRequester {
         self.reads.reset.next = self.reset.val();
         self.rsp_buf.reset.next = self.reset.val();
         self.rsp_slice.reset.next = self.reset.val();
+        self.rsp_out.reset.next = self.reset.val();
+        self.half_slice.reset.next = self.reset.val();
         self.promises.reset.next = self.reset.val();
         // ---- the response buffer: room for a read before it is issued ----
         self.rd_ready.next = self.dma_rd_req_ready.val() & self.may_issue.q.val();
@@ -619,9 +655,12 @@ impl Logic for RdmaRequester {
                 self.promises.read.next = true;
             }
         }
-        self.rsp_slice.s_data.next = self.rsp_buf.data_out.val();
-        self.rsp_slice.s_valid.next = !self.rsp_buf.empty.val();
-        self.rsp_buf.read.next = !self.rsp_buf.empty.val() & self.rsp_slice.s_ready.val();
+        self.rsp_out.s_data.next = self.rsp_buf.data_out.val();
+        self.rsp_out.s_valid.next = !self.rsp_buf.empty.val();
+        self.rsp_buf.read.next = !self.rsp_buf.empty.val() & self.rsp_out.s_ready.val();
+        self.rsp_slice.s_data.next = self.rsp_out.m_data.val();
+        self.rsp_slice.s_valid.next = self.rsp_out.m_valid.val();
+        self.rsp_out.m_ready.next = self.rsp_slice.s_ready.val();
         self.b_valid.next = self.rsp_slice.m_valid.val();
         self.b_data.next = self.rsp_slice.m_data.val().get_bits::<128>(0);
         self.b_last.next = self.rsp_slice.m_data.val().get_bit(128);
@@ -654,14 +693,12 @@ impl Logic for RdmaRequester {
         }
         self.work_next.next = self.work.q.val();
         self.forget_next.next = self.forget.q.val();
-        self.work_bit.next = false;
-        self.forget_bit.next = false;
-        self.full_bit.next = false;
+        self.forget_bit.d.next = false;
+        self.full_bit.d.next = false;
         for q in 0..64 {
             if self.sel.val() == self.sel_idx[q].val() {
-                self.work_bit.next = self.work.q.val().get_bit(q);
-                self.full_bit.next = self.sq_full.val().get_bit(q);
-                self.forget_bit.next = self.forget.q.val().get_bit(q);
+                self.full_bit.d.next = self.sq_full.val().get_bit(q);
+                self.forget_bit.d.next = self.forget.q.val().get_bit(q);
             }
         }
         // ---- the context's fields ----
@@ -682,22 +719,23 @@ impl Logic for RdmaRequester {
         self.sge_addr.next = 0.into();
         self.sge_len.next = 0.into();
         self.sge_key.next = 0.into();
+        self.sge_nz.d.next = false;
         for i in 0..6 {
             if self.sge_i.q.val() == self.piece_no[i].val() {
                 self.sge_addr.next = self.w_sge_addr[i].q.val();
                 self.sge_len.next = self.w_sge_len[i].q.val();
                 self.sge_key.next = self.w_sge_key[i].q.val();
+                self.sge_nz.d.next = self.w_sge_nz[i].q.val();
             }
         }
-        self.sge_nz.d.next = self.sge_len.val().any();
         // bytes of the message still to send
-        self.rest.next = self.job.q.val().get_bits::<32>(50) - self.job.q.val().get_bits::<32>(82);
+        self.rest.d.next = self.job.q.val().get_bits::<32>(50) - self.job.q.val().get_bits::<32>(82);
         // packets a message takes: max(1, ceil(len / mtu))
         self.n_sum.d.next = self.job.q.val().get_bits::<32>(50) + bit_cast::<32, 16>(self.mtu.q.val()) - 1;
-        self.n_pkts.next = self.n_sum.q.val() >> bit_cast::<32, 4>(self.mtu_log2.q.val());
-        if !self.n_pkts.val().any() {
-            self.n_pkts.next = 1.into();
-        }
+        // (a sum below one MTU is an empty message's: OR-ing its flag into bit 0 makes the
+        // count 1 without a compare behind the shift)
+        self.len_zero.d.next = !self.job.q.val().get_bits::<32>(50).any();
+        self.n_pkts.next = (self.n_sum.q.val() >> bit_cast::<32, 4>(self.mtu_log2.q.val())) | bit_cast::<32, 1>(self.len_zero.q.val().into());
         self.n_pkts_q.d.next = self.n_pkts.val().get_bits::<24>(0);
         // ---- defaults ----
         self.qp_valid.next = false;
@@ -742,12 +780,16 @@ impl Logic for RdmaRequester {
         self.imm_op.next = (self.job.q.val().get_bits::<3>(1) == 3) | (self.job.q.val().get_bits::<3>(1) == 1);
         match self.state.q.val() {
             RequesterState::Scan => {
-                if self.work_bit.val() {
+                // a step: to the first QP with work at or after `scan` in its group (`hit`),
+                // else to the next group's first
+                if self.hit.q.val() {
+                    self.hit.d.next = false;
                     self.state.d.next = RequesterState::Ctx;
                     self.qp_asked.d.next = false;
                     self.db_seen.d.next = false;
                 } else {
                     self.scan.d.next = self.scan_next.val();
+                    self.hit.d.next = self.scan_ahead.val().any();
                 }
             }
             RequesterState::Ctx => {
@@ -758,10 +800,11 @@ impl Logic for RdmaRequester {
                 if self.qp_rvalid.val() {
                     self.ctx.d.next = self.qp_rdata.val();
                     self.pi.d.next = self.pi_rd.q.val();
+                    self.pending.d.next = self.qp_rdata.val().get_bits::<16>(352) != self.pi_rd.q.val();
                     self.job.d.next = self.job_rd.q.val();
                     self.list.d.next = self.list_rd.q.val();
                     self.state.d.next = RequesterState::Pick;
-                    if self.forget_bit.val() {
+                    if self.forget_bit.q.val() {
                         self.state.d.next = RequesterState::Forget;
                     }
                 }
@@ -794,18 +837,19 @@ impl Logic for RdmaRequester {
                 self.mtu_log2.d.next = self.path_mtu.log2.val();
                 self.state.d.next = RequesterState::Scan;
                 self.scan.d.next = self.scan.q.val() + 1;
-                self.sleep.next = !self.db_seen.q.val() & !(self.sq_db_valid.val() & (self.sq_db_qpn.val().get_bits::<6>(0) == self.scan.q.val()));
+                // (a doorbell in this very cycle sets the QP's mark after the clear below)
+                self.sleep.next = !self.db_seen.q.val();
                 self.flushing.d.next = false;
                 if self.qp_state.val() == self.state_rts.val() {
                     if self.job.q.val().get_bit(0) {
                         self.state.d.next = RequesterState::Packet;
                         self.scan.d.next = self.scan.q.val();
                         self.sleep.next = false;
-                    } else if self.sq_ci.val() != self.pi.q.val() {
+                    } else if self.pending.q.val() {
                         // a new WQE, unless the completer holds the QP back: it stays
                         // awake until a turn finds room
                         self.sleep.next = false;
-                        if !self.full_bit.val() {
+                        if !self.full_bit.q.val() {
                             self.state.d.next = RequesterState::Fetch;
                             self.scan.d.next = self.scan.q.val();
                         }
@@ -816,7 +860,7 @@ impl Logic for RdmaRequester {
                 // reported flushed one a turn, in order
                 if self.qp_state.val() == self.state_err3.val() {
                     self.job_ram.write_enable.next = self.job.q.val().get_bit(0);
-                    if self.sq_ci.val() != self.pi.q.val() {
+                    if self.pending.q.val() {
                         self.flushing.d.next = true;
                         self.state.d.next = RequesterState::Fetch;
                         self.scan.d.next = self.scan.q.val();
@@ -957,10 +1001,10 @@ impl Logic for RdmaRequester {
             RequesterState::Packet => {
                 // this packet: where it stands in its message, how much it carries
                 self.starts.d.next = !self.job.q.val().get_bits::<32>(82).any();
-                self.ends.d.next = self.rest.val() <= bit_cast::<32, 16>(self.mtu.q.val());
+                self.ends.d.next = self.rest.q.val() <= bit_cast::<32, 16>(self.mtu.q.val());
                 self.chunk.d.next = self.mtu.q.val();
-                if self.rest.val() <= bit_cast::<32, 16>(self.mtu.q.val()) {
-                    self.chunk.d.next = self.rest.val().get_bits::<16>(0);
+                if self.rest.q.val() <= bit_cast::<32, 16>(self.mtu.q.val()) {
+                    self.chunk.d.next = self.rest.q.val().get_bits::<16>(0);
                 }
                 if self.is_read.val() {
                     self.chunk.d.next = 0.into();
@@ -985,11 +1029,15 @@ impl Logic for RdmaRequester {
                 // of it; the request
                 if self.left_nz.q.val() {
                     if self.phase.q.val() == 0 {
-                        self.p_addr.d.next = bit_cast::<64, 44>(self.piece_bus.val()) + bit_cast::<64, 32>(self.off.val());
+                        // (the address's sum a step later: the piece's pick and a 64-bit
+                        // add did not fit a cycle)
+                        self.p_bus.d.next = self.piece_bus.val();
+                        self.p_off.d.next = self.off.val();
                         self.p_rest.d.next = self.piece_rest.val();
                         self.phase.d.next = 1.into();
                     }
                     if self.phase.q.val() == 1 {
+                        self.p_addr.d.next = bit_cast::<64, 44>(self.p_bus.q.val()) + bit_cast::<64, 32>(self.p_off.q.val());
                         // the rest of the piece, or what the packet still needs
                         self.p_take.d.next = self.left.q.val();
                         self.p_next_piece.d.next = self.p_rest.q.val() <= bit_cast::<32, 16>(self.left.q.val());
@@ -1056,9 +1104,9 @@ impl Logic for RdmaRequester {
             self.phase.d.next = 0.into();
             self.left.d.next = self.mtu.q.val();
             self.left_nz.d.next = true;
-            if self.rest.val() <= bit_cast::<32, 16>(self.mtu.q.val()) {
-                self.left.d.next = self.rest.val().get_bits::<16>(0);
-                self.left_nz.d.next = self.rest.val().any();
+            if self.rest.q.val() <= bit_cast::<32, 16>(self.mtu.q.val()) {
+                self.left.d.next = self.rest.q.val().get_bits::<16>(0);
+                self.left_nz.d.next = self.rest.q.val().any();
             }
             if self.is_read.val() {
                 self.left.d.next = 0.into();
@@ -1149,6 +1197,7 @@ impl Logic for RdmaRequester {
                 for i in 0..6 {
                     self.w_sge_addr[i].d.next = 0.into();
                     self.w_sge_len[i].d.next = 0.into();
+                    self.w_sge_nz[i].d.next = false;
                     self.w_sge_key[i].d.next = 0.into();
                 }
             }
@@ -1161,6 +1210,7 @@ impl Logic for RdmaRequester {
                 if (self.beat_no.q.val() == self.sge_beat[i].val()) & (self.w_num.q.val() > self.sge_count[i].val()) {
                     self.w_sge_addr[i].d.next = self.wb_data.q.val().get_bits::<64>(0);
                     self.w_sge_len[i].d.next = self.wb_data.q.val().get_bits::<32>(64);
+                    self.w_sge_nz[i].d.next = self.wb_data.q.val().get_bits::<32>(64).any();
                     self.w_sge_key[i].d.next = self.wb_data.q.val().get_bits::<32>(96);
                 }
             }
@@ -1179,30 +1229,29 @@ impl Logic for RdmaRequester {
             self.req_left.d.next = self.reads.data_out.val().get_bits::<16>(0);
             self.left_le8.d.next = self.reads.data_out.val().get_bits::<16>(0) <= 8;
             self.intake_left.d.next = self.reads.data_out.val().get_bits::<12>(4) + bit_cast::<12, 1>(self.reads.data_out.val().get_bits::<4>(0).any().into());
+            self.intake_nz.d.next = self.reads.data_out.val().get_bits::<16>(0).any();
         }
         // a beat is taken while the one behind the split is free: into the split if that
         // is empty, else behind it (a registered condition: the framer's ready does not
         // reach the response buffer's read)
-        self.b_ready.next = self.b_ready.val() | (self.in_req.q.val() & self.intake_left.q.val().any() & !self.nx_valid.q.val());
-        self.take_beat.next = self.in_req.q.val() & self.intake_left.q.val().any() & !self.nx_valid.q.val() & self.b_valid.val();
+        self.b_ready.next = self.b_ready.val() | (self.in_req.q.val() & self.intake_nz.q.val() & !self.nx_valid.q.val());
+        self.take_beat.next = self.in_req.q.val() & self.intake_nz.q.val() & !self.nx_valid.q.val() & self.b_valid.val();
         self.half_len.next = self.req_left.q.val();
         if !self.left_le8.q.val() {
             self.half_len.next = 8.into();
         }
         // each half registered on its way to the packer (156.25 MHz: the length's compare
         // and the packer's byte rotation in cycles of their own)
-        self.h_take.next = !self.h_valid.q.val() | self.packer.s_ready.val();
-        if self.h_valid.q.val() & self.packer.s_ready.val() {
-            self.h_valid.d.next = false;
+        self.h_take.next = self.half_slice.s_ready.val();
+        self.half_slice.s_valid.next = self.sp_valid.q.val();
+        self.half_data.next = self.sp_data.q.val().get_bits::<64>(0);
+        if self.sp_half.q.val() {
+            self.half_data.next = self.sp_data.q.val().get_bits::<64>(64);
         }
+        self.half_slice.s_data.next = bit_cast::<69, 64>(self.half_data.val())
+            | (bit_cast::<69, 4>(self.half_len.val().get_bits::<4>(0)) << 64)
+            | (bit_cast::<69, 1>((self.left_le8.q.val() & self.reads.data_out.val().get_bit(17)).into()) << 68);
         if self.sp_valid.q.val() & self.h_take.val() {
-            self.h_valid.d.next = true;
-            self.h_data.d.next = self.sp_data.q.val().get_bits::<64>(0);
-            if self.sp_half.q.val() {
-                self.h_data.d.next = self.sp_data.q.val().get_bits::<64>(64);
-            }
-            self.h_len.d.next = self.half_len.val().get_bits::<4>(0);
-            self.h_end.d.next = self.left_le8.q.val() & self.reads.data_out.val().get_bit(17);
             self.req_left.d.next = self.req_left.q.val() - self.half_len.val();
             self.left_le8.d.next = self.req_left.q.val() <= 16;
             if self.left_le8.q.val() {
@@ -1224,6 +1273,7 @@ impl Logic for RdmaRequester {
         }
         if self.take_beat.val() {
             self.intake_left.d.next = self.intake_left.q.val() - 1;
+            self.intake_nz.d.next = self.intake_left.q.val() != 1;
             if !self.sp_valid.q.val() {
                 self.sp_valid.d.next = true;
                 self.sp_half.d.next = false;
@@ -1252,10 +1302,11 @@ impl Logic for RdmaRequester {
         }
         self.promised.d.next = self.prom_next.val();
         self.room.d.next = self.rsp_depth.val() - self.rsp_buf.count.val() - (self.promised.q.val() - bit_cast::<11, 9>(self.arrived.q.val()));
-        self.packer.s_valid.next = self.h_valid.q.val();
-        self.packer.s_data.next = self.h_data.q.val();
-        self.packer.s_len.next = self.h_len.q.val();
-        self.packer.s_end.next = self.h_end.q.val();
+        self.packer.s_valid.next = self.half_slice.m_valid.val();
+        self.packer.s_data.next = self.half_slice.m_data.val().get_bits::<64>(0);
+        self.packer.s_len.next = self.half_slice.m_data.val().get_bits::<4>(64);
+        self.packer.s_end.next = self.half_slice.m_data.val().get_bit(68);
+        self.half_slice.m_ready.next = self.packer.s_ready.val();
         self.packer.s_user.next = false;
         self.pay_valid.next = self.packer.m_valid.val();
         self.pay_data.next = self.packer.m_data.val();
@@ -1290,10 +1341,10 @@ impl Logic for RdmaRequester {
             self.state.d.next = RequesterState::Scan;
             self.work.d.next = 0.into();
             self.forget.d.next = 0.into();
+            self.hit.d.next = false;
             self.sp_valid.d.next = false;
             self.nx_valid.d.next = false;
             self.in_req.d.next = false;
-            self.h_valid.d.next = false;
             self.promised.d.next = 0.into();
             self.arrived.d.next = 0.into();
             self.room.d.next = 0.into();

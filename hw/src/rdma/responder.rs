@@ -67,7 +67,7 @@
 //! follows the packet's last write beat. A host refusing a write (only an unmapped page
 //! inside a registered region can) is the engine's to report (issue 19).
 
-use super::super::stream::{NicFifo, NicRam, RegSlice};
+use super::super::stream::{NicFifo, NicRam, RamOutReg, RegSlice};
 use super::mr_check::RdmaMrCheck;
 use super::opcode::{OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_ONLY};
 use super::path_mtu::RdmaPathMtu;
@@ -90,6 +90,7 @@ pub enum ResponderState {
     FetchData,
     SgeCheck,
     SgeWait,
+    SgeWrite,
     RecvFail,
     Start0,
     Start,
@@ -243,8 +244,15 @@ pub struct RdmaResponder {
     /// register), not when a state takes (four states do; the decode reached the FIFO's
     /// RAM address: 156.25 MHz).
     pay_slice: RegSlice<Bits<144>>,
+    /// The payload FIFO's RAM output into flip-flops before the slice chooses (156.25
+    /// MHz: the block RAM's clock-to-out leaves no room for the slice's mux).
+    pay_out: RamOutReg<Bits<144>>,
     /// Records: see `update` for the layout.
     records: NicFifo<Bits<288>, 6, 7>,
+    /// The head record, out of the FIFO's RAM into one register before Idle loads its
+    /// fields (the RAM's bits spread over the `r_*` registers missed 156.25 MHz). A record
+    /// every other cycle at most: one per packet.
+    rec_out: RamOutReg<Bits<288>>,
     /// Responses owed, in order: QP 5:0, PSN 31:8, syndrome 39:32, MSN 63:40, then the QP
     /// context's path (its words 4..6: destination IPv4, MAC, UDP source port) 159:64 and
     /// DEST_QPN 183:160, so the transmit side frames the packets without a table read; a
@@ -415,6 +423,9 @@ pub struct RdmaResponder {
     /// packets, else 1): its whole MTUs and whether a part of one follows.
     owe_read: DFF<Bit>,
     psn_step: DFF<Bits<24>>,
+    /// A READ's response packets, ceil(DMA length / path MTU), computed every cycle (the
+    /// context is loaded a cycle or more before Decide takes it; 156.25 MHz).
+    read_pkts: DFF<Bits<24>>,
     bus: DFF<Bits<64>>,
     remaining: DFF<Bits<32>>,
     syn: DFF<Bits<8>>,
@@ -437,7 +448,10 @@ pub struct RdmaResponder {
     in_msg: Signal<Local, Bit>,
     pmtu: Signal<Local, Bits<3>>,
     qp_state: Signal<Local, Bits<3>>,
-    forget_hit: Signal<Local, Bit>,
+    /// The packet's QP's `forget` bit, picked every cycle for `r_qpn` (set in Idle, read
+    /// when the context arrives, three cycles or more later; 156.25 MHz). A RESET store in
+    /// the last cycle leaves its bit for the QP's next packet: this one counts as before it.
+    forget_hit: DFF<Bit>,
     cqe_word: Signal<Local, Bits<256>>,
     msg_new: Signal<Local, Bits<160>>,
     need_new: Signal<Local, Bit>,
@@ -492,6 +506,16 @@ pub struct RdmaResponder {
     /// registered before Idle decides on it (only Idle clears a bit, as it leaves, so the
     /// registered bit is never stale when Idle reads it).
     fhit: DFF<Bit>,
+    /// An SGE's bus address less its first message offset, on its way to `sge_ram`.
+    sgw_bus: DFF<Bits<64>>,
+    /// The packet's length against the WRITE's bytes remaining (more; not equal) and
+    /// against the path MTU (not equal), compared as those are loaded (in Check, MrWait),
+    /// for Decide (156.25 MHz).
+    w_over: DFF<Bit>,
+    w_short: DFF<Bit>,
+    v_not_mtu: DFF<Bit>,
+    /// A SEND's bytes so far plus this packet's, for `send_over_later` a cycle later.
+    send_sum: DFF<Bits<33>>,
     fhit_qp: DFF<Bits<6>>,
     st_flush: Constant<Bits<8>>,
     state_err3: Constant<Bits<3>>,
@@ -719,6 +743,8 @@ impl Default for RdmaResponder {
             cnt_unsupported: Default::default(),
             payload: Default::default(),
             pay_slice: Default::default(),
+            pay_out: RamOutReg::full_rate(),
+            rec_out: RamOutReg::half_rate(),
             records: Default::default(),
             acks: Default::default(),
             msg_ram: Default::default(),
@@ -760,6 +786,7 @@ impl Default for RdmaResponder {
             v_need: Default::default(),
             owe_read: Default::default(),
             psn_step: Default::default(),
+            read_pkts: Default::default(),
             bus: Default::default(),
             remaining: Default::default(),
             syn: Default::default(),
@@ -784,6 +811,11 @@ impl Default for RdmaResponder {
             forget_next: Default::default(),
             flush_next: Default::default(),
             fhit: Default::default(),
+            sgw_bus: Default::default(),
+            w_over: Default::default(),
+            w_short: Default::default(),
+            v_not_mtu: Default::default(),
+            send_sum: Default::default(),
             fhit_qp: Default::default(),
             st_flush: Constant::new((WcStatus::WrFlushErr as u64).into()),
             state_err3: Constant::new((QpState::Err as u64).into()),
@@ -818,10 +850,10 @@ impl Logic for RdmaResponder {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, kept, lost, orphans, forget, flush_bits, fscan, state, r_opcode, r_ack_req, r_status, r_lost, r_qpn, r_psn, r_va, r_rkey, r_dma_len,
-            msg_rd, rq_pi_rd, fhit, fhit_qp, r_len, r_kept, r_kept_nz, upd_bus, upd_rem, upd_msn, r_orphans, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
+            msg_rd, rq_pi_rd, forget_hit, sgw_bus, w_over, w_short, v_not_mtu, send_sum, fhit, fhit_qp, r_len, r_kept, r_kept_nz, upd_bus, upd_rem, upd_msn, r_orphans, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
             remaining, syn, qp_asked, left, left_nz, in_lo, in_lo_strb, in_have, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci, rq_none, rq_one_left, send_over_first, send_over_later,
             took_new, recv_cqe, v_immdt, rq_mask, fetch_addr, rd_asked, fbeat, f_err, f_wr_id, f_nsge, f_total, sk, acc, rf_status, cqe_len, cur_delta,
-            seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, sj_done, sj_inside, sr_done, sr_inside, sj_retired, c_valid, c_final, c_data, c_strb, k_valid, k_final, k_data, k_strb, c_off, v_need, owe_read, psn_step, sge_q, sk_len_q, sk_end, landing, l_pd, l_len, l_off, l_lost);
+            seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, sj_done, sj_inside, sr_done, sr_inside, sj_retired, c_valid, c_final, c_data, c_strb, k_valid, k_final, k_data, k_strb, c_off, v_need, owe_read, psn_step, read_pkts, sge_q, sk_len_q, sk_end, landing, l_pd, l_len, l_off, l_lost);
         for i in 0..6 {
             self.sge_addr[i].clock.next = self.clock.val();
             self.sge_addr[i].d.next = self.sge_addr[i].q.val();
@@ -830,9 +862,15 @@ impl Logic for RdmaResponder {
             self.sge_key[i].clock.next = self.clock.val();
             self.sge_key[i].d.next = self.sge_key[i].q.val();
         }
-        clock!(self, clock, payload, pay_slice, records, acks, msg_ram, rq_pi_ram, sge_ram, mr_check);
+        clock!(self, clock, payload, pay_out, pay_slice, records, rec_out, acks, msg_ram, rq_pi_ram, sge_ram, mr_check);
         self.payload.reset.next = self.reset.val();
         self.pay_slice.reset.next = self.reset.val();
+        self.pay_out.reset.next = self.reset.val();
+        self.rec_out.reset.next = self.reset.val();
+        self.rec_out.s_data.next = self.records.data_out.val();
+        self.rec_out.s_valid.next = !self.records.empty.val();
+        self.records.read.next = !self.records.empty.val() & self.rec_out.s_ready.val();
+        self.rec_out.m_ready.next = false;
         self.records.reset.next = self.reset.val();
         self.acks.reset.next = self.reset.val();
         self.mr_check.reset.next = self.reset.val();
@@ -921,9 +959,10 @@ impl Logic for RdmaResponder {
         self.upd_rem.d.next = self.remaining.q.val() - bit_cast::<32, 16>(self.r_len.q.val());
         self.upd_msn.d.next = self.msg.q.val().get_bits::<24>(8) + 1;
         self.send_over_first.d.next = bit_cast::<32, 16>(self.r_len.q.val()) > self.acc.q.val();
-        self.send_over_later.d.next =
-            bit_cast::<33, 32>(self.msg.q.val().get_bits::<32>(32)) + bit_cast::<33, 16>(self.r_len.q.val()) > bit_cast::<33, 32>(self.msg.q.val().get_bits::<32>(128));
-        self.records.read.next = false;
+        // (used in Start, three cycles or more after `msg` is loaded)
+        self.read_pkts.d.next = self.path_mtu.whole.val() + bit_cast::<24, 1>(self.path_mtu.part.val().any().into());
+        self.send_sum.d.next = bit_cast::<33, 32>(self.msg.q.val().get_bits::<32>(32)) + bit_cast::<33, 16>(self.r_len.q.val());
+        self.send_over_later.d.next = self.send_sum.q.val() > bit_cast::<33, 32>(self.msg.q.val().get_bits::<32>(128));
         self.pay_slice.m_ready.next = false;
         self.acks.write.next = false;
         self.acks.data_in.next = bit_cast::<284, 6>(self.r_qpn.q.val().get_bits::<6>(0)) | (bit_cast::<284, 24>(self.r_psn.q.val()) << 8)
@@ -1053,10 +1092,10 @@ impl Logic for RdmaResponder {
         self.path_mtu.code.next = self.pmtu.val();
         self.path_mtu.len.next = self.r_dma_len.q.val();
         self.qp_state.next = self.qpc.q.val().get_bits::<3>(0);
-        self.forget_hit.next = false;
+        self.forget_hit.d.next = false;
         for q in 0..64 {
             if self.r_qpn.q.val().get_bits::<6>(0) == self.qp_id[q].val() {
-                self.forget_hit.next = self.forget.q.val().get_bit(q);
+                self.forget_hit.d.next = self.forget.q.val().get_bit(q);
             }
         }
         self.forget_next.next = self.forget.q.val();
@@ -1069,16 +1108,19 @@ impl Logic for RdmaResponder {
             }
         }
         self.msg_new.next = self.msg.q.val();
-        self.pay_slice.s_data.next = self.payload.data_out.val();
-        self.pay_slice.s_valid.next = !self.payload.empty.val();
-        self.payload.read.next = !self.payload.empty.val() & self.pay_slice.s_ready.val();
+        self.pay_out.s_data.next = self.payload.data_out.val();
+        self.pay_out.s_valid.next = !self.payload.empty.val();
+        self.payload.read.next = !self.payload.empty.val() & self.pay_out.s_ready.val();
+        self.pay_slice.s_data.next = self.pay_out.m_data.val();
+        self.pay_slice.s_valid.next = self.pay_out.m_valid.val();
+        self.pay_out.m_ready.next = self.pay_slice.s_ready.val();
         self.head.next = self.pay_slice.m_data.val();
         self.take.next = false;
         match self.state.q.val() {
             ResponderState::Idle => {
                 // with no packet waiting, the QPs are looked at in turn for receive WQEs to flush
                 self.fscan.d.next = self.fscan.q.val() + 1;
-                if self.records.empty.val() & self.fhit.q.val() {
+                if !self.rec_out.m_valid.val() & self.fhit.q.val() {
                     self.r_qpn.d.next = bit_cast::<24, 6>(self.fhit_qp.q.val());
                     for q in 0..64 {
                         if self.fhit_qp.q.val() == self.qp_id[q].val() {
@@ -1088,22 +1130,22 @@ impl Logic for RdmaResponder {
                     self.qp_asked.d.next = false;
                     self.state.d.next = ResponderState::FlushCtx;
                 }
-                if !self.records.empty.val() {
-                    self.records.read.next = true;
-                    self.r_opcode.d.next = self.records.data_out.val().get_bits::<8>(0);
-                    self.r_ack_req.d.next = self.records.data_out.val().get_bit(8);
-                    self.r_status.d.next = self.records.data_out.val().get_bits::<2>(9);
-                    self.r_lost.d.next = self.records.data_out.val().get_bit(11);
-                    self.r_qpn.d.next = self.records.data_out.val().get_bits::<24>(16);
-                    self.r_psn.d.next = self.records.data_out.val().get_bits::<24>(40);
-                    self.r_va.d.next = self.records.data_out.val().get_bits::<64>(64);
-                    self.r_rkey.d.next = self.records.data_out.val().get_bits::<32>(128);
-                    self.r_dma_len.d.next = self.records.data_out.val().get_bits::<32>(160);
-                    self.r_len.d.next = self.records.data_out.val().get_bits::<16>(192);
-                    self.r_kept.d.next = self.records.data_out.val().get_bits::<16>(208);
-                    self.r_orphans.d.next = self.records.data_out.val().get_bits::<16>(224);
-                    self.r_solicited.d.next = self.records.data_out.val().get_bit(12);
-                    self.r_immdt.d.next = self.records.data_out.val().get_bits::<32>(256);
+                if self.rec_out.m_valid.val() {
+                    self.rec_out.m_ready.next = true;
+                    self.r_opcode.d.next = self.rec_out.m_data.val().get_bits::<8>(0);
+                    self.r_ack_req.d.next = self.rec_out.m_data.val().get_bit(8);
+                    self.r_status.d.next = self.rec_out.m_data.val().get_bits::<2>(9);
+                    self.r_lost.d.next = self.rec_out.m_data.val().get_bit(11);
+                    self.r_qpn.d.next = self.rec_out.m_data.val().get_bits::<24>(16);
+                    self.r_psn.d.next = self.rec_out.m_data.val().get_bits::<24>(40);
+                    self.r_va.d.next = self.rec_out.m_data.val().get_bits::<64>(64);
+                    self.r_rkey.d.next = self.rec_out.m_data.val().get_bits::<32>(128);
+                    self.r_dma_len.d.next = self.rec_out.m_data.val().get_bits::<32>(160);
+                    self.r_len.d.next = self.rec_out.m_data.val().get_bits::<16>(192);
+                    self.r_kept.d.next = self.rec_out.m_data.val().get_bits::<16>(208);
+                    self.r_orphans.d.next = self.rec_out.m_data.val().get_bits::<16>(224);
+                    self.r_solicited.d.next = self.rec_out.m_data.val().get_bit(12);
+                    self.r_immdt.d.next = self.rec_out.m_data.val().get_bits::<32>(256);
                     self.state.d.next = ResponderState::Skip;
                 }
             }
@@ -1154,7 +1196,7 @@ impl Logic for RdmaResponder {
                     self.qpc.d.next = self.qp_rdata.val();
                     self.msg.d.next = self.msg_rd.q.val();
                     self.rq_pi.d.next = self.rq_pi_rd.q.val();
-                    self.fresh.d.next = self.forget_hit.val();
+                    self.fresh.d.next = self.forget_hit.q.val();
                     self.state.d.next = ResponderState::Check;
                 }
             }
@@ -1186,6 +1228,9 @@ impl Logic for RdmaResponder {
                 self.rq_mask.d.next = !(self.ones16.val() << bit_cast::<16, 4>(self.qpc.q.val().get_bits::<4>(336)));
                 self.bus.d.next = self.msg.q.val().get_bits::<64>(32);
                 self.remaining.d.next = self.msg.q.val().get_bits::<32>(96);
+                self.w_over.d.next = bit_cast::<32, 16>(self.r_len.q.val()) > self.msg.q.val().get_bits::<32>(96);
+                self.w_short.d.next = bit_cast::<32, 16>(self.r_len.q.val()) != self.msg.q.val().get_bits::<32>(96);
+                self.v_not_mtu.d.next = self.r_len.q.val() != self.path_mtu.bytes.val();
                 self.state.d.next = ResponderState::Decide;
                 self.mr_ok.d.next = true;
                 // a WRITE First or Only, a READ: ask the MR table about its RETH
@@ -1205,6 +1250,8 @@ impl Logic for RdmaResponder {
                         & (!self.r_dma_len.q.val().any() | ((self.qpc.q.val().get_bits::<3>(56) & self.v_need.q.val()) == self.v_need.q.val()));
                     self.bus.d.next = self.mr_check.out_bus.val();
                     self.remaining.d.next = self.r_dma_len.q.val();
+                    self.w_over.d.next = bit_cast::<32, 16>(self.r_len.q.val()) > self.r_dma_len.q.val();
+                    self.w_short.d.next = bit_cast::<32, 16>(self.r_len.q.val()) != self.r_dma_len.q.val();
                     self.state.d.next = ResponderState::Decide;
                 }
             }
@@ -1217,7 +1264,7 @@ impl Logic for RdmaResponder {
                 // RQ_PSN's step: a READ takes a PSN per packet of its response (an empty one, one)
                 self.psn_step.d.next = 1.into();
                 if (self.v_class.q.val() == self.class_read_request.val()) & self.r_dma_len.q.val().any() {
-                    self.psn_step.d.next = self.path_mtu.whole.val() + bit_cast::<24, 1>(self.path_mtu.part.val().any().into());
+                    self.psn_step.d.next = self.read_pkts.q.val();
                 }
                 // a SEND's first packet and a WRITE with immediate take a receive WQE (a SEND's
                 // later packets find its checked list in `sge_ram`, its id and total in `msg`)
@@ -1231,16 +1278,13 @@ impl Logic for RdmaResponder {
                 } else if !self.v_psn_ok.q.val() {
                     self.cnt_drop_psn.next = true;
                     self.state.d.next = ResponderState::Discard;
-                } else if !self.v_seq_ok.q.val() | (!self.v_ends.q.val() & (self.r_len.q.val() != self.mtu.q.val())) {
+                } else if !self.v_seq_ok.q.val() | (!self.v_ends.q.val() & self.v_not_mtu.q.val()) {
                     self.syn.d.next = self.syn_invalid.val();
                     self.state.d.next = ResponderState::Nak;
                 } else if !self.mr_ok.q.val() {
                     self.syn.d.next = self.syn_access.val();
                     self.state.d.next = ResponderState::Nak;
-                } else if (self.v_class.q.val() == self.class_write.val())
-                    & ((bit_cast::<32, 16>(self.r_len.q.val()) > self.remaining.q.val())
-                        | (self.v_ends.q.val() & (bit_cast::<32, 16>(self.r_len.q.val()) != self.remaining.q.val())))
-                {
+                } else if (self.v_class.q.val() == self.class_write.val()) & (self.w_over.q.val() | (self.v_ends.q.val() & self.w_short.q.val())) {
                     self.syn.d.next = self.syn_invalid.val();
                     self.state.d.next = ResponderState::Nak;
                 } else {
@@ -1354,20 +1398,23 @@ impl Logic for RdmaResponder {
                 }
             }
             ResponderState::SgeWait => {
-                if self.mr_check.out_valid.val() {
-                    self.sk.d.next = self.sk.q.val() + 1;
-                    self.state.d.next = ResponderState::SgeCheck;
-                    if !self.mr_check.out_ok.val() {
-                        self.rf_status.d.next = self.st_loc_prot.val();
-                        self.state.d.next = ResponderState::RecvFail;
-                    }
+                if self.mr_check.out_valid.val() & !self.mr_check.out_ok.val() {
+                    self.rf_status.d.next = self.st_loc_prot.val();
+                    self.state.d.next = ResponderState::RecvFail;
+                } else if self.mr_check.out_valid.val() {
                     // the SGE as the scatter wants it: bus address less its first message
-                    // offset, and the offset past its end
-                    self.sge_ram.write_enable.next = true;
-                    self.sge_ram.write_data.next = bit_cast::<96, 64>(self.mr_check.out_bus.val() - bit_cast::<64, 32>(self.acc.q.val()))
-                        | (bit_cast::<96, 32>(self.sk_end.q.val()) << 64);
-                    self.acc.d.next = self.sk_end.q.val();
+                    // offset (registered: the subtraction and the RAM's data input in a
+                    // cycle each, 156.25 MHz), and the offset past its end
+                    self.sgw_bus.d.next = self.mr_check.out_bus.val() - bit_cast::<64, 32>(self.acc.q.val());
+                    self.state.d.next = ResponderState::SgeWrite;
                 }
+            }
+            ResponderState::SgeWrite => {
+                self.sge_ram.write_enable.next = true;
+                self.sge_ram.write_data.next = bit_cast::<96, 64>(self.sgw_bus.q.val()) | (bit_cast::<96, 32>(self.sk_end.q.val()) << 64);
+                self.acc.d.next = self.sk_end.q.val();
+                self.sk.d.next = self.sk.q.val() + 1;
+                self.state.d.next = ResponderState::SgeCheck;
             }
             ResponderState::RecvFail => {
                 // the receive WQE completes with the error, then the NAK (remote operational
@@ -1647,7 +1694,7 @@ impl Logic for RdmaResponder {
                     self.msg.d.next = self.msg_rd.q.val();
                     self.rq_pi.d.next = self.rq_pi_rd.q.val();
                     self.rq_ci.d.next = self.qp_rdata.val().get_bits::<16>(368);
-                    self.fresh.d.next = self.forget_hit.val();
+                    self.fresh.d.next = self.forget_hit.q.val();
                     self.state.d.next = ResponderState::FlushCheck;
                 }
             }

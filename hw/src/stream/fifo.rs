@@ -43,6 +43,11 @@ pub struct NicFifo<D: Synth, const N: usize, const NP1: usize> {
     head_loaded: DFF<Bit>,
     depth: Constant<Bits<NP1>>,
     almost_full_q: DFF<Bit>,
+    /// The FIFO holds depth words: computed from the pointers' next values, so the RAM's
+    /// write enable (and, on the ECP5, the byte enables of a 36-bit-wide DP16KD, which
+    /// share its address pins) waits on a flip-flop, not on a pointer compare (156.25 MHz).
+    full_q: DFF<Bit>,
+    wr_next: Signal<Local, Bits<NP1>>,
     depth_less_one: Constant<Bits<NP1>>,
     do_read: Signal<Local, Bit>,
     next_rd: Signal<Local, Bits<NP1>>,
@@ -69,6 +74,8 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for NicFifo<D, N, NP1> 
             head_loaded: Default::default(),
             depth: Constant::new(Bits::<NP1>::from(1u64 << N)),
             almost_full_q: Default::default(),
+            full_q: Default::default(),
+            wr_next: Default::default(),
             depth_less_one: Constant::new(Bits::<NP1>::from((1u64 << N) - 1)),
             do_read: Default::default(),
             next_rd: Default::default(),
@@ -79,21 +86,21 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for NicFifo<D, N, NP1> 
 impl<D: Synth, const N: usize, const NP1: usize> Logic for NicFifo<D, N, NP1> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wr_ptr, caught_up, rd_ptr, head_loaded, almost_full_q);
+        dff_setup!(self, clock, wr_ptr, caught_up, rd_ptr, head_loaded, almost_full_q, full_q);
         self.ram.clock.next = self.clock.val();
         // write side
         self.count.next = self.wr_ptr.q.val() - self.rd_ptr.q.val();
-        // full: the pointers differ in their wrap bit only (compares, no subtraction: the
-        // flag gates the RAM's write enable, which a carry chain would slow)
-        self.full.next = (self.wr_ptr.q.val() ^ self.rd_ptr.q.val()) == self.depth.val();
+        self.full.next = self.full_q.q.val();
         self.almost_full_q.d.next = self.count.val() >= self.depth_less_one.val();
         self.almost_full.next = self.almost_full_q.q.val();
         self.ram.write_enable.next = self.write.val() & !self.full.val();
         self.ram.write_address.next = bit_cast::<N, NP1>(self.wr_ptr.q.val());
         self.ram.write_data.next = self.data_in.val();
+        self.wr_next.next = self.wr_ptr.q.val();
         if self.write.val() & !self.full.val() {
-            self.wr_ptr.d.next = self.wr_ptr.q.val() + 1;
+            self.wr_next.next = self.wr_ptr.q.val() + 1;
         }
+        self.wr_ptr.d.next = self.wr_next.val();
         // read side: the head is valid once written a cycle ago and loaded into the RAM register
         self.empty.next = !self.head_loaded.q.val() | self.caught_up.q.val();
         self.data_out.next = self.ram.read_data.val();
@@ -106,12 +113,19 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for NicFifo<D, N, NP1> {
         self.caught_up.d.next = self.next_rd.val() == self.wr_ptr.q.val();
         self.ram.read_address.next = bit_cast::<N, NP1>(self.next_rd.val());
         self.head_loaded.d.next = true;
+        // full next cycle: the pointers will differ in their wrap bit only (both cases
+        // compared, the write choosing last: a writer's decision is often the late signal)
+        self.full_q.d.next = (self.wr_ptr.q.val() ^ self.next_rd.val()) == self.depth.val();
+        if self.write.val() & !self.full.val() {
+            self.full_q.d.next = ((self.wr_ptr.q.val() + 1) ^ self.next_rd.val()) == self.depth.val();
+        }
         if self.reset.val() {
             self.wr_ptr.d.next = 0.into();
             self.caught_up.d.next = true;
             self.rd_ptr.d.next = 0.into();
             self.head_loaded.d.next = false;
             self.almost_full_q.d.next = false;
+            self.full_q.d.next = false;
         }
     }
 }

@@ -3,6 +3,7 @@ pub mod fifo;
 pub mod flag_queue;
 pub mod packer;
 pub mod ram;
+pub mod ram_out;
 pub mod slice;
 pub mod width;
 
@@ -10,5 +11,6 @@ pub use fifo::NicFifo;
 pub use flag_queue::FlagQueue;
 pub use packer::BytePacker;
 pub use ram::NicRam;
+pub use ram_out::RamOutReg;
 pub use slice::RegSlice;
 pub use width::{Downsizer, Upsizer};

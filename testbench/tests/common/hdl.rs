@@ -122,6 +122,21 @@ where
     U: Block + Default + Send + 'static,
     R: Send + 'static,
 {
+    run_testbench_of(U::default(), max_time, clock, bench)
+}
+
+/// `run_testbench` on a block built some other way than `Default` (a constructor's variant).
+#[allow(dead_code)]
+pub fn run_testbench_of<U, R>(
+    mut uut: U,
+    max_time: u64,
+    clock: impl Fn(&mut Box<U>) + Send + RefUnwindSafe + 'static,
+    bench: impl Fn(&mut Sim<U>, Box<U>) -> Result<(Box<U>, R), SimError> + Send + RefUnwindSafe + 'static,
+) -> R
+where
+    U: Block + Send + 'static,
+    R: Send + 'static,
+{
     let result = Arc::new(Mutex::new(None));
     let res = result.clone();
     let mut sim = Simulation::new();
@@ -132,7 +147,6 @@ where
         *res.lock().unwrap() = Some(r);
         sim.done(x)
     });
-    let mut uut = U::default();
     uut.connect_all();
     sim.run(Box::new(uut), max_time).unwrap();
     let r = result.lock().unwrap().take();
