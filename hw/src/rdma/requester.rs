@@ -320,7 +320,6 @@ pub struct RdmaRequester {
     qp_state: Signal<Local, Bits<3>>,
     sq_ci: Signal<Local, Bits<16>>,
     sq_psn: Signal<Local, Bits<24>>,
-    n_pkts: Signal<Local, Bits<32>>,
     cur: Signal<Local, Bits<3>>,
     off: Signal<Local, Bits<32>>,
     piece_bus: Signal<Local, Bits<44>>,
@@ -528,7 +527,6 @@ impl Default for RdmaRequester {
             qp_state: Default::default(),
             sq_ci: Default::default(),
             sq_psn: Default::default(),
-            n_pkts: Default::default(),
             cur: Default::default(),
             off: Default::default(),
             piece_bus: Default::default(),
@@ -735,8 +733,8 @@ impl Logic for RdmaRequester {
         // (a sum below one MTU is an empty message's: OR-ing its flag into bit 0 makes the
         // count 1 without a compare behind the shift)
         self.len_zero.d.next = !self.job.q.val().get_bits::<32>(50).any();
-        self.n_pkts.next = (self.n_sum.q.val() >> bit_cast::<32, 4>(self.mtu_log2.q.val())) | bit_cast::<32, 1>(self.len_zero.q.val().into());
-        self.n_pkts_q.d.next = self.n_pkts.val().get_bits::<24>(0);
+        // (at most 2^31 bytes at an MTU of 256 or more: the count fits its 24 bits)
+        self.n_pkts_q.d.next = bit_cast::<24, 32>((self.n_sum.q.val() >> bit_cast::<32, 4>(self.mtu_log2.q.val())) | bit_cast::<32, 1>(self.len_zero.q.val().into()));
         // ---- defaults ----
         self.qp_valid.next = false;
         self.qp_index.next = self.scan.q.val();
