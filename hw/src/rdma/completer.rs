@@ -28,7 +28,8 @@
 //! always does.
 //!
 //! The reports wait in a FIFO of one, so the requester goes on with its next WQE while a
-//! READ here waits for its landing. `sq_full` tells the requester which QPs have
+//! READ here waits for its landing; a READ's own report is taken only in Idle with nothing
+//! else waiting, which paces READs to their landing (see `update`). `sq_full` tells the requester which QPs have
 //! `SQ_FULL_AT` (14) or more WQEs in their ring: with the one waiting, the one in progress
 //! and the one it may report after it looked, a ring never holds more than 16 (the model's
 //! `MAX_OUTSTANDING`).
@@ -473,8 +474,17 @@ impl Logic for RdmaCompleter {
         self.reports.reset.next = self.reset.val();
         // ---- intake: the requester's reports (taken while the FIFO's registered flag is
         // clear: it never finds the FIFO full) ----
+        // A READ's report is taken only in Idle with no report or store waiting, as before
+        // the FIFO: that held the requester to the pace at which READ responses land here
+        // (about 50 cycles each while the responder lands the payload). Taken early, small
+        // READs on 8 QPs outran it, and their responses overflowed the responder's record
+        // and payload FIFOs (dropped, so the READs never completed). Issue 19's limit on
+        // outstanding READs is the real bound.
         self.out_ready.next = !self.reports.almost_full.val();
-        self.reports.write.next = self.out_valid.val() & !self.reports.almost_full.val();
+        if self.out_opcode.val() == 4 {
+            self.out_ready.next = (self.state.q.val() == CompleterState::Idle) & self.reports.empty.val() & self.stores.empty.val();
+        }
+        self.reports.write.next = self.out_valid.val() & self.out_ready.val();
         self.reports.data_in.next = bit_cast::<178, 6>(self.out_qpn.val())
             | (bit_cast::<178, 64>(self.out_wr_id.val()) << 6)
             | (bit_cast::<178, 3>(self.out_opcode.val()) << 70)

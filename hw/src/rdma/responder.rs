@@ -337,6 +337,9 @@ pub struct RdmaResponder {
     upd_rem: DFF<Bits<32>>,
     upd_msn: DFF<Bits<24>>,
     r_orphans: DFF<Bits<16>>,
+    /// `r_orphans` is not 0 (a flag of its own: Skip's take reaches the payload slice's
+    /// skid; 156.25 MHz).
+    r_orphans_nz: DFF<Bit>,
     qpc: DFF<Bits<384>>,
     /// The ACK's destination MAC as the QP context stores it (byte 0 in bits 7:0).
     ack_mac_le: Signal<Local, Bits<48>>,
@@ -772,6 +775,7 @@ impl Default for RdmaResponder {
             upd_rem: Default::default(),
             upd_msn: Default::default(),
             r_orphans: Default::default(),
+            r_orphans_nz: Default::default(),
             qpc: Default::default(),
             msg: Default::default(),
             fresh: Default::default(),
@@ -850,7 +854,7 @@ impl Logic for RdmaResponder {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, kept, lost, orphans, forget, flush_bits, fscan, state, r_opcode, r_ack_req, r_status, r_lost, r_qpn, r_psn, r_va, r_rkey, r_dma_len,
-            msg_rd, rq_pi_rd, forget_hit, sgw_bus, w_over, w_short, v_not_mtu, send_sum, fhit, fhit_qp, r_len, r_kept, r_kept_nz, upd_bus, upd_rem, upd_msn, r_orphans, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
+            msg_rd, rq_pi_rd, forget_hit, sgw_bus, w_over, w_short, v_not_mtu, send_sum, fhit, fhit_qp, r_len, r_kept, r_kept_nz, upd_bus, upd_rem, upd_msn, r_orphans, r_orphans_nz, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
             remaining, syn, qp_asked, left, left_nz, in_lo, in_lo_strb, in_have, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci, rq_none, rq_one_left, send_over_first, send_over_later,
             took_new, recv_cqe, v_immdt, rq_mask, fetch_addr, rd_asked, fbeat, f_err, f_wr_id, f_nsge, f_total, sk, acc, rf_status, cqe_len, cur_delta,
             seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, sj_done, sj_inside, sr_done, sr_inside, sj_retired, c_valid, c_final, c_data, c_strb, k_valid, k_final, k_data, k_strb, c_off, v_need, owe_read, psn_step, read_pkts, sge_q, sk_len_q, sk_end, landing, l_pd, l_len, l_off, l_lost);
@@ -1144,6 +1148,7 @@ impl Logic for RdmaResponder {
                     self.r_len.d.next = self.rec_out.m_data.val().get_bits::<16>(192);
                     self.r_kept.d.next = self.rec_out.m_data.val().get_bits::<16>(208);
                     self.r_orphans.d.next = self.rec_out.m_data.val().get_bits::<16>(224);
+                    self.r_orphans_nz.d.next = self.rec_out.m_data.val().get_bits::<16>(224).any();
                     self.r_solicited.d.next = self.rec_out.m_data.val().get_bit(12);
                     self.r_immdt.d.next = self.rec_out.m_data.val().get_bits::<32>(256);
                     self.state.d.next = ResponderState::Skip;
@@ -1151,12 +1156,13 @@ impl Logic for RdmaResponder {
             }
             ResponderState::Skip => {
                 // the beats of packets whose record was lost come first
-                self.take.next = self.r_orphans.q.val().any() & self.pay_slice.m_valid.val();
+                self.take.next = self.r_orphans_nz.q.val() & self.pay_slice.m_valid.val();
                 if self.take.val() {
                     self.pay_slice.m_ready.next = true;
                     self.r_orphans.d.next = self.r_orphans.q.val() - 1;
+                    self.r_orphans_nz.d.next = self.r_orphans.q.val() != 1;
                 }
-                if !self.r_orphans.q.val().any() {
+                if !self.r_orphans_nz.q.val() {
                     self.state.d.next = ResponderState::Lookup;
                 }
             }
