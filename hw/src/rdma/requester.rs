@@ -254,12 +254,20 @@ pub struct RdmaRequester {
     /// a 32-bit OR behind a 6-way pick; 156.25 MHz).
     w_sge_nz: [DFF<Bit>; 6],
     w_sge_key: [DFF<Bits<32>>; 6],
+    /// SGE i is below the WQE's num_sge, set from the first beat: the SGE beats' loads
+    /// test a flag, not an 8-bit compare (156.25 MHz).
+    w_keep: [DFF<Bit>; 6],
+    /// The kept SGEs' lengths summed as their beats arrive (Check takes it: no six-way
+    /// sum in one cycle; 156.25 MHz).
+    w_total: DFF<Bits<36>>,
     w_error: DFF<Bit>,
     // the checks
     sge_i: DFF<Bits<3>>,
     /// The SGE in hand has bytes: registered while the MR check takes its 4 cycles, so
     /// the SGE mux does not reach the list's write (156.25 MHz).
     sge_nz: DFF<Bit>,
+    /// The SGE in hand's length, registered the same way for the list's write.
+    sge_len_q: DFF<Bits<32>>,
     pieces: DFF<Bits<3>>,
     total: DFF<Bits<36>>,
     status: DFF<Bits<8>>,
@@ -482,9 +490,12 @@ impl Default for RdmaRequester {
             w_sge_len: Default::default(),
             w_sge_nz: Default::default(),
             w_sge_key: Default::default(),
+            w_keep: Default::default(),
+            w_total: Default::default(),
             w_error: Default::default(),
             sge_i: Default::default(),
             sge_nz: Default::default(),
+            sge_len_q: Default::default(),
             pieces: Default::default(),
             total: Default::default(),
             status: Default::default(),
@@ -611,7 +622,7 @@ impl Logic for RdmaRequester {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, pending, hit, forget_bit, full_bit, rest, pay_read_done, wb_valid, wb_data, wb_error, wb_last, pi_rd, job_rd, list_rd, left_nz, may_issue, work, forget, scan, db_seen, flushing, state, qp_asked, ctx, pi, job, list, beat_no, w_wr_id, w_opcode, w_flags,
-            w_num, w_imm, w_raddr, w_rkey, w_error, sge_i, sge_nz, pieces, total, status, mtu, mtu_log2, chunk, starts, ends, psn, left, phase, n_sum, n_pkts_q, len_zero, p_addr, p_bus, p_off, p_rest, p_take, p_next_piece, sp_valid,
+            w_num, w_imm, w_raddr, w_rkey, w_total, w_error, sge_i, sge_nz, sge_len_q, pieces, total, status, mtu, mtu_log2, chunk, starts, ends, psn, left, phase, n_sum, n_pkts_q, len_zero, p_addr, p_bus, p_off, p_rest, p_take, p_next_piece, sp_valid,
             sp_half, sp_data, nx_valid, nx_data, intake_left, intake_nz, in_req, req_left, left_le8, promised, arrived, room, issued, issued2, issued_beats, wqe_read_done);
         for i in 0..6 {
             self.w_sge_addr[i].clock.next = self.clock.val();
@@ -622,6 +633,8 @@ impl Logic for RdmaRequester {
             self.w_sge_nz[i].d.next = self.w_sge_nz[i].q.val();
             self.w_sge_key[i].clock.next = self.clock.val();
             self.w_sge_key[i].d.next = self.w_sge_key[i].q.val();
+            self.w_keep[i].clock.next = self.clock.val();
+            self.w_keep[i].d.next = self.w_keep[i].q.val();
         }
         clock!(self, clock, mr_check, packer, pi_ram, job_ram, list_ram, reads, rsp_buf, rsp_out, rsp_slice, half_slice, promises);
         // the QP's path MTU (its context's PMTU code)
@@ -726,6 +739,7 @@ impl Logic for RdmaRequester {
                 self.sge_nz.d.next = self.w_sge_nz[i].q.val();
             }
         }
+        self.sge_len_q.d.next = self.sge_len.val();
         // bytes of the message still to send
         self.rest.d.next = self.job.q.val().get_bits::<32>(50) - self.job.q.val().get_bits::<32>(82);
         // packets a message takes: max(1, ceil(len / mtu))
@@ -898,9 +912,7 @@ impl Logic for RdmaRequester {
                 self.pieces.d.next = 0.into();
                 self.list.d.next = 0.into();
                 self.status.d.next = 0.into();
-                self.total.d.next = bit_cast::<36, 32>(self.w_sge_len[0].q.val()) + bit_cast::<36, 32>(self.w_sge_len[1].q.val())
-                    + bit_cast::<36, 32>(self.w_sge_len[2].q.val()) + bit_cast::<36, 32>(self.w_sge_len[3].q.val())
-                    + bit_cast::<36, 32>(self.w_sge_len[4].q.val()) + bit_cast::<36, 32>(self.w_sge_len[5].q.val());
+                self.total.d.next = self.w_total.q.val();
                 self.state.d.next = RequesterState::SgeAsk;
                 if self.w_error.q.val() | (self.w_opcode.q.val() > 4) | (self.w_num.q.val() > 6) {
                     self.status.d.next = self.st_qp_op.val();
@@ -942,7 +954,7 @@ impl Logic for RdmaRequester {
                             if self.pieces.q.val() == self.piece_no[i].val() {
                                 self.list.d.next = self.list.q.val()
                                     | ((bit_cast::<456, 44>(self.mr_check.out_bus.val().get_bits::<44>(0))
-                                        | (bit_cast::<456, 32>(self.sge_len.val()) << 44))
+                                        | (bit_cast::<456, 32>(self.sge_len_q.q.val()) << 44))
                                         << self.piece_shift[i].val());
                             }
                         }
@@ -1192,11 +1204,13 @@ impl Logic for RdmaRequester {
                 self.w_flags.d.next = self.wb_data.q.val().get_bits::<8>(72);
                 self.w_num.d.next = self.wb_data.q.val().get_bits::<8>(80);
                 self.w_imm.d.next = self.wb_data.q.val().get_bits::<32>(96);
+                self.w_total.d.next = 0.into();
                 for i in 0..6 {
                     self.w_sge_addr[i].d.next = 0.into();
                     self.w_sge_len[i].d.next = 0.into();
                     self.w_sge_nz[i].d.next = false;
                     self.w_sge_key[i].d.next = 0.into();
+                    self.w_keep[i].d.next = self.wb_data.q.val().get_bits::<8>(80) > self.sge_count[i].val();
                 }
             }
             if self.beat_no.q.val() == 1 {
@@ -1205,7 +1219,8 @@ impl Logic for RdmaRequester {
             }
             // SGE i in beat 2 + i, kept only below num_sge
             for i in 0..6 {
-                if (self.beat_no.q.val() == self.sge_beat[i].val()) & (self.w_num.q.val() > self.sge_count[i].val()) {
+                if (self.beat_no.q.val() == self.sge_beat[i].val()) & self.w_keep[i].q.val() {
+                    self.w_total.d.next = self.w_total.q.val() + bit_cast::<36, 32>(self.wb_data.q.val().get_bits::<32>(64));
                     self.w_sge_addr[i].d.next = self.wb_data.q.val().get_bits::<64>(0);
                     self.w_sge_len[i].d.next = self.wb_data.q.val().get_bits::<32>(64);
                     self.w_sge_nz[i].d.next = self.wb_data.q.val().get_bits::<32>(64).any();
@@ -1229,9 +1244,9 @@ impl Logic for RdmaRequester {
             self.intake_left.d.next = self.reads.data_out.val().get_bits::<12>(4) + bit_cast::<12, 1>(self.reads.data_out.val().get_bits::<4>(0).any().into());
             self.intake_nz.d.next = self.reads.data_out.val().get_bits::<16>(0).any();
         }
-        // a beat is taken while the one behind the split is free: into the split if that
-        // is empty, else behind it (a registered condition: the framer's ready does not
-        // reach the response buffer's read)
+        // a beat is taken while the register behind the split is free, into that register
+        // only (a registered condition: the framer's ready does not reach the response
+        // buffer's read)
         self.b_ready.next = self.b_ready.val() | (self.in_req.q.val() & self.intake_nz.q.val() & !self.nx_valid.q.val());
         self.take_beat.next = self.in_req.q.val() & self.intake_nz.q.val() & !self.nx_valid.q.val() & self.b_valid.val();
         self.half_len.next = self.req_left.q.val();
@@ -1263,23 +1278,23 @@ impl Logic for RdmaRequester {
             }
         }
         self.sp_vacate.next = self.sp_valid.q.val() & self.h_take.val() & (self.sp_half.q.val() | self.left_le8.q.val());
+        // the split is filled from `nx` only, never from the response buffer: its 128 data
+        // flip-flops then take one source under one enable (a cycle more per read; the
+        // halves still leave one a cycle; 156.25 MHz)
         if self.nx_valid.q.val() & (!self.sp_valid.q.val() | self.sp_vacate.val()) {
             self.sp_valid.d.next = true;
             self.sp_half.d.next = false;
             self.sp_data.d.next = self.nx_data.q.val();
             self.nx_valid.d.next = false;
         }
+        // (`nx` is loaded whenever it is empty, taken or not: its enable is one flip-flop)
+        if !self.nx_valid.q.val() {
+            self.nx_data.d.next = self.b_data.val();
+        }
         if self.take_beat.val() {
             self.intake_left.d.next = self.intake_left.q.val() - 1;
             self.intake_nz.d.next = self.intake_left.q.val() != 1;
-            if !self.sp_valid.q.val() {
-                self.sp_valid.d.next = true;
-                self.sp_half.d.next = false;
-                self.sp_data.d.next = self.b_data.val();
-            } else {
-                self.nx_valid.d.next = true;
-                self.nx_data.d.next = self.b_data.val();
-            }
+            self.nx_valid.d.next = true;
         }
         self.rsp_slice.m_ready.next = self.b_ready.val();
         // ---- reads issued: their beats promised; the room for the next ----
