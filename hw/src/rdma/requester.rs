@@ -263,7 +263,7 @@ pub struct RdmaRequester {
     w_error: DFF<Bit>,
     // the checks
     sge_i: DFF<Bits<3>>,
-    /// The SGE in hand has bytes: registered while the MR check takes its 4 cycles, so
+    /// The SGE in hand has bytes: registered while the MR check takes its cycles (`mr_check::LATENCY`), so
     /// the SGE mux does not reach the list's write (156.25 MHz).
     sge_nz: DFF<Bit>,
     /// The SGE in hand's length, registered the same way for the list's write.

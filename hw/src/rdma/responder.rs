@@ -289,6 +289,9 @@ pub struct RdmaResponder {
     kept_now: Signal<Local, Bits<16>>,
     lost_now: Signal<Local, Bit>,
     kept: DFF<Bits<16>>,
+    /// `kept + 1`, kept beside it: the record's count then takes a mux, not an adder,
+    /// behind the flush decision (156.25 MHz).
+    kept_p1: DFF<Bits<16>>,
     lost: DFF<Bit>,
     /// Beats of packets whose record was lost, not yet announced by a record.
     orphans: DFF<Bits<16>>,
@@ -478,6 +481,7 @@ pub struct RdmaResponder {
     sj_retired: DFF<Bit>,
     seg_rem_m16: Signal<Local, Bits<32>>,
     pkt_rem_m16: Signal<Local, Bits<32>>,
+    seg_lt_pkt: Signal<Local, Bit>,
     lo_mask: Signal<Local, Bits<16>>,
     next_k: Signal<Local, Bits<3>>,
     sk_len: Signal<Local, Bits<32>>,
@@ -673,6 +677,7 @@ impl Default for RdmaResponder {
             sj_retired: Default::default(),
             seg_rem_m16: Default::default(),
             pkt_rem_m16: Default::default(),
+            seg_lt_pkt: Default::default(),
             lo_mask: Default::default(),
             next_k: Default::default(),
             sk_len: Default::default(),
@@ -755,6 +760,7 @@ impl Default for RdmaResponder {
             op_info: Default::default(),
             path_mtu: Default::default(),
             kept: Default::default(),
+            kept_p1: Default::default(),
             lost: Default::default(),
             orphans: Default::default(),
             forget: Default::default(),
@@ -855,7 +861,7 @@ impl Logic for RdmaResponder {
     fn update(&mut self) {
         dff_setup!(self, clock, kept, lost, orphans, forget, flush_bits, fscan, state, r_opcode, r_ack_req, r_status, r_lost, r_qpn, r_psn, r_va, r_rkey, r_dma_len,
             msg_rd, rq_pi_rd, forget_hit, sgw_bus, w_over, w_short, v_not_mtu, send_sum, fhit, fhit_qp, r_len, r_kept, r_kept_nz, upd_bus, upd_rem, upd_msn, r_orphans, r_orphans_nz, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
-            remaining, syn, qp_asked, left, left_nz, in_lo, in_lo_strb, in_have, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci, rq_none, rq_one_left, send_over_first, send_over_later,
+            remaining, syn, qp_asked, kept_p1, left, left_nz, in_lo, in_lo_strb, in_have, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci, rq_none, rq_one_left, send_over_first, send_over_later,
             took_new, recv_cqe, v_immdt, rq_mask, fetch_addr, rd_asked, fbeat, f_err, f_wr_id, f_nsge, f_total, sk, acc, rf_status, cqe_len, cur_delta,
             seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, sj_done, sj_inside, sr_done, sr_inside, sj_retired, c_valid, c_final, c_data, c_strb, k_valid, k_final, k_data, k_strb, c_off, v_need, owe_read, psn_step, read_pkts, sge_q, sk_len_q, sk_end, landing, l_pd, l_len, l_off, l_lost);
         for i in 0..6 {
@@ -900,7 +906,8 @@ impl Logic for RdmaResponder {
             if self.payload.almost_full.val() {
                 self.lost.d.next = true;
             } else {
-                self.kept.d.next = self.kept.q.val() + 1;
+                self.kept.d.next = self.kept_p1.q.val();
+                self.kept_p1.d.next = self.kept_p1.q.val() + 1;
             }
         }
         if self.pay_valid.val() & !(self.in_have.q.val() & !self.rec_valid.val()) {
@@ -916,7 +923,7 @@ impl Logic for RdmaResponder {
             if self.payload.almost_full.val() {
                 self.lost_now.next = true;
             } else {
-                self.kept_now.next = self.kept.q.val() + 1;
+                self.kept_now.next = self.kept_p1.q.val();
             }
         }
         // record: opcode 7:0, AckReq 8, status 10:9, lost 11, SE 12, QPN 39:16, PSN 63:40, VA 127:64,
@@ -946,6 +953,7 @@ impl Logic for RdmaResponder {
         self.cnt_drop_norecord.next = false;
         if self.rec_valid.val() {
             self.kept.d.next = 0.into();
+            self.kept_p1.d.next = 1.into();
             self.lost.d.next = false;
             self.orphans.d.next = 0.into();
             // a record that is not taken is lost; its beats are skipped later
@@ -1064,9 +1072,14 @@ impl Logic for RdmaResponder {
         self.seg_rem_m16.next = self.seg_rem.q.val() - 16;
         self.pkt_rem_m16.next = self.pkt_rem.q.val() - 16;
         self.sj_done.d.next = self.seg_rem.q.val().get_bit(31) | !self.seg_rem.q.val().any();
-        self.sj_inside.d.next = (self.seg_rem.q.val() < 16) & (self.seg_rem.q.val() < self.pkt_rem.q.val());
+        self.seg_lt_pkt.next = self.seg_rem.q.val() < self.pkt_rem.q.val();
+        self.sj_inside.d.next = (self.seg_rem.q.val() < 16) & self.seg_lt_pkt.val();
         self.sr_done.d.next = self.seg_rem_m16.val().get_bit(31) | !self.seg_rem_m16.val().any();
-        self.sr_inside.d.next = (self.seg_rem_m16.val() < 16) & (self.seg_rem_m16.val() < self.pkt_rem_m16.val());
+        // (seg_rem - 16 < 16 and < pkt_rem - 16, unsigned, without the two subtractions
+        // in a row: seg_rem is in [16, 32), and pkt_rem - 16 is above it when pkt_rem is
+        // either larger or below 16, where its subtraction wraps)
+        self.sr_inside.d.next = (self.seg_rem.q.val().get_bits::<28>(4) == 1)
+            & (self.seg_lt_pkt.val() | !self.pkt_rem.q.val().get_bits::<28>(4).any());
         self.seg_done.next = self.sj_done.q.val();
         self.seg_inside.next = self.sj_inside.q.val();
         if self.sj_retired.q.val() {
@@ -1879,6 +1892,7 @@ impl Logic for RdmaResponder {
             self.landing.d.next = false;
             self.state.d.next = ResponderState::Idle;
             self.kept.d.next = 0.into();
+            self.kept_p1.d.next = 1.into();
             self.lost.d.next = false;
             self.in_have.d.next = false;
             self.orphans.d.next = 0.into();
