@@ -486,9 +486,16 @@ pub struct RdmaResponder {
     next_k: Signal<Local, Bits<3>>,
     sk_len: Signal<Local, Bits<32>>,
     /// SGE sk's length, then the message offset past its end, each a register: the MR
-    /// check takes 4 cycles, and these settle meanwhile (156.25 MHz: the index's mux, the
+    /// check takes its cycles (`mr_check::LATENCY`), and these settle meanwhile (156.25 MHz: the index's mux, the
     /// add and the RAM's write data were one path, 109.7 MHz).
     sk_len_q: DFF<Bits<32>>,
+    /// The SGE SgeCheck asks about next, picked a cycle ahead (SGE 0 while the WQE's
+    /// beats arrive, sk + 1 while SgeWrite advances sk), so the six-way pick does not
+    /// reach the MR check's question register (156.25 MHz).
+    ask_idx: Signal<Local, Bits<3>>,
+    ask_key: DFF<Bits<32>>,
+    ask_addr: DFF<Bits<64>>,
+    ask_len: DFF<Bits<32>>,
     sk_end: DFF<Bits<32>>,
     hi_mask: Signal<Local, Bits<16>>,
     seg_adv: Signal<Local, Bit>,
@@ -682,6 +689,10 @@ impl Default for RdmaResponder {
             next_k: Default::default(),
             sk_len: Default::default(),
             sk_len_q: Default::default(),
+            ask_idx: Default::default(),
+            ask_key: Default::default(),
+            ask_addr: Default::default(),
+            ask_len: Default::default(),
             sk_end: Default::default(),
             hi_mask: Default::default(),
             seg_adv: Default::default(),
@@ -861,7 +872,7 @@ impl Logic for RdmaResponder {
     fn update(&mut self) {
         dff_setup!(self, clock, kept, lost, orphans, forget, flush_bits, fscan, state, r_opcode, r_ack_req, r_status, r_lost, r_qpn, r_psn, r_va, r_rkey, r_dma_len,
             msg_rd, rq_pi_rd, forget_hit, sgw_bus, w_over, w_short, v_not_mtu, send_sum, fhit, fhit_qp, r_len, r_kept, r_kept_nz, upd_bus, upd_rem, upd_msn, r_orphans, r_orphans_nz, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
-            remaining, syn, qp_asked, kept_p1, left, left_nz, in_lo, in_lo_strb, in_have, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci, rq_none, rq_one_left, send_over_first, send_over_later,
+            remaining, syn, qp_asked, kept_p1, ask_key, ask_addr, ask_len, left, left_nz, in_lo, in_lo_strb, in_have, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci, rq_none, rq_one_left, send_over_first, send_over_later,
             took_new, recv_cqe, v_immdt, rq_mask, fetch_addr, rd_asked, fbeat, f_err, f_wr_id, f_nsge, f_total, sk, acc, rf_status, cqe_len, cur_delta,
             seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, sj_done, sj_inside, sr_done, sr_inside, sj_retired, c_valid, c_final, c_data, c_strb, k_valid, k_final, k_data, k_strb, c_off, v_need, owe_read, psn_step, read_pkts, sge_q, sk_len_q, sk_end, landing, l_pd, l_len, l_off, l_lost);
         for i in 0..6 {
@@ -1040,6 +1051,17 @@ impl Logic for RdmaResponder {
             }
         }
         self.sk_len_q.d.next = self.sk_len.val();
+        self.ask_idx.next = self.sk.q.val() + 1;
+        if self.state.q.val() == ResponderState::FetchData {
+            self.ask_idx.next = 0.into();
+        }
+        for i in 0..6 {
+            if self.ask_idx.val() == self.sge_id[i].val() {
+                self.ask_key.d.next = self.sge_key[i].q.val();
+                self.ask_addr.d.next = self.sge_addr[i].q.val();
+                self.ask_len.d.next = self.sge_len[i].q.val();
+            }
+        }
         self.sk_end.d.next = self.acc.q.val() + self.sk_len_q.q.val();
         self.sge_ram.write_enable.next = false;
         self.sge_q.d.next = self.sge_ram.read_data.val();
@@ -1404,13 +1426,9 @@ impl Logic for RdmaResponder {
                     self.mr_check.in_valid.next = true;
                     self.state.d.next = ResponderState::SgeWait;
                 }
-                for i in 0..6 {
-                    if self.sk.q.val() == self.sge_id[i].val() {
-                        self.mr_check.in_key.next = self.sge_key[i].q.val();
-                        self.mr_check.in_addr.next = self.sge_addr[i].q.val();
-                        self.mr_check.in_len.next = self.sge_len[i].q.val();
-                    }
-                }
+                self.mr_check.in_key.next = self.ask_key.q.val();
+                self.mr_check.in_addr.next = self.ask_addr.q.val();
+                self.mr_check.in_len.next = self.ask_len.q.val();
                 self.mr_check.in_need.next = self.local_write.val();
                 if self.landing.q.val() {
                     self.mr_check.in_pd.next = self.l_pd.q.val();
