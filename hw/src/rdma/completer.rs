@@ -64,7 +64,7 @@
 use super::super::stream::{NicFifo, NicRam};
 use super::opcode::{OP_ACKNOWLEDGE, OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_LAST, OP_READ_RESPONSE_ONLY};
 use super::path_mtu::RdmaPathMtu;
-use nic_regmap::rdma::{qpc, QpState, WcStatus};
+use nic_regmap::rdma::{qpc, wqe, QpState, WcStatus};
 use rust_hdl::prelude::*;
 
 /// WQEs outstanding on a QP (in its ring) at which `sq_full` holds the requester back. A
@@ -305,6 +305,8 @@ pub struct RdmaCompleter {
     sq_full_at: Constant<Bits<5>>,
     /// The CQE opcode of a READ.
     cqe_op_read: Constant<Bits<8>>,
+    /// The WQE opcode of a READ (`wqe::OP_READ`), as the requester reports it.
+    wqe_op_read: Constant<Bits<3>>,
     /// What the event in progress is.
     ev_store: Constant<Bits<2>>,
     ev_report: Constant<Bits<2>>,
@@ -454,6 +456,7 @@ impl Default for RdmaCompleter {
             ones16: Constant::new(0xffffu64.into()),
             sq_full_at: Constant::new(SQ_FULL_AT.into()),
             cqe_op_read: Constant::new(2.into()),
+            wqe_op_read: Constant::new(u64::from(wqe::OP_READ).into()),
             ev_store: Constant::new(0.into()),
             ev_report: Constant::new(1.into()),
             ev_response: Constant::new(2.into()),
@@ -481,7 +484,7 @@ impl Logic for RdmaCompleter {
         // and payload FIFOs (dropped, so the READs never completed). Issue 19's limit on
         // outstanding READs is the real bound.
         self.out_ready.next = !self.reports.almost_full.val();
-        if self.out_opcode.val() == 4 {
+        if self.out_opcode.val() == self.wqe_op_read.val() {
             self.out_ready.next = (self.state.q.val() == CompleterState::Idle) & self.reports.empty.val() & self.stores.empty.val();
         }
         self.reports.write.next = self.out_valid.val() & self.out_ready.val();
@@ -686,7 +689,7 @@ impl Logic for RdmaCompleter {
                     if (self.r_opcode.q.val() == 2) | (self.r_opcode.q.val() == 3) {
                         self.e_opcode.d.next = 1.into();
                     }
-                    if self.r_opcode.q.val() == 4 {
+                    if self.r_opcode.q.val() == self.wqe_op_read.val() {
                         self.e_opcode.d.next = 2.into();
                     }
                     self.e_status.d.next = self.r_status.q.val();
