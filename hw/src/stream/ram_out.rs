@@ -93,8 +93,12 @@ impl<D: Synth> Logic for RamOutReg<D> {
             self.s_ready.next = !self.valid.q.val() | self.m_ready.val();
         }
         self.take.next = self.s_valid.val() & self.s_ready.val();
-        self.pre.d.next = self.s_data.val();
-        self.pre_ok.d.next = self.s_valid.val() & !self.take.val();
+        // (the full rate has no RAM-side copy: its `pre` stays unloaded, and the
+        // simulator copies no word a cycle for nothing)
+        if !self.full_rate.val() {
+            self.pre.d.next = self.s_data.val();
+            self.pre_ok.d.next = self.s_valid.val() & !self.take.val();
+        }
         if self.valid.q.val() & self.m_ready.val() {
             self.valid.d.next = false;
         }
