@@ -147,6 +147,26 @@ pub struct RdmaEngine {
     /// The framer's payload port belongs to the responses' packet it took last (else the
     /// requester's): it takes no header before a packet's payload is in.
     pay_from_resp: DFF<Bit>,
+    // ---- the parser's payload and records, registered before they fan out to the
+    // responder and the completer (156.25 MHz: the parser's verdict logic, the two
+    // blocks' record-FIFO decisions and the route across the engine do not fit one
+    // cycle). Both streams a cycle later, so their order is kept. ----
+    px_pay_valid: DFF<Bit>,
+    px_pay_data: DFF<Bits<64>>,
+    px_pay_nbytes: DFF<Bits<4>>,
+    px_rec_valid: DFF<Bit>,
+    px_rec_status: DFF<Bits<2>>,
+    px_rec_opcode: DFF<Bits<8>>,
+    px_rec_ack_req: DFF<Bit>,
+    px_rec_solicited: DFF<Bit>,
+    px_rec_immdt: DFF<Bits<32>>,
+    px_rec_dest_qp: DFF<Bits<24>>,
+    px_rec_psn: DFF<Bits<24>>,
+    px_rec_va: DFF<Bits<64>>,
+    px_rec_rkey: DFF<Bits<32>>,
+    px_rec_dma_len: DFF<Bits<32>>,
+    px_rec_payload_len: DFF<Bits<16>>,
+    px_rec_syndrome: DFF<Bits<8>>,
     // ---- scratch ----
     cqe_pick_resp: Signal<Local, Bit>,
     qp_grant: Signal<Local, Bits<2>>,
@@ -232,6 +252,22 @@ impl Default for RdmaEngine {
             dma_rd_rsp_tag: Default::default(),
             cqe_from_resp: Default::default(),
             pay_from_resp: Default::default(),
+            px_pay_valid: Default::default(),
+            px_pay_data: Default::default(),
+            px_pay_nbytes: Default::default(),
+            px_rec_valid: Default::default(),
+            px_rec_status: Default::default(),
+            px_rec_opcode: Default::default(),
+            px_rec_ack_req: Default::default(),
+            px_rec_solicited: Default::default(),
+            px_rec_immdt: Default::default(),
+            px_rec_dest_qp: Default::default(),
+            px_rec_psn: Default::default(),
+            px_rec_va: Default::default(),
+            px_rec_rkey: Default::default(),
+            px_rec_dma_len: Default::default(),
+            px_rec_payload_len: Default::default(),
+            px_rec_syndrome: Default::default(),
             cqe_pick_resp: Default::default(),
             dma_rd_rsp_valid: Default::default(),
             dma_rd_rsp_ready: Default::default(),
@@ -308,7 +344,8 @@ impl Default for RdmaEngine {
 impl Logic for RdmaEngine {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, control, local_ip, qp_owner, qp_first, wr_owner, wr_mid, cqe_from_resp, pay_from_resp);
+        dff_setup!(self, clock, control, local_ip, qp_owner, qp_first, wr_owner, wr_mid, cqe_from_resp, pay_from_resp,
+            px_pay_valid, px_pay_data, px_pay_nbytes, px_rec_valid, px_rec_status, px_rec_opcode, px_rec_ack_req, px_rec_solicited, px_rec_immdt, px_rec_dest_qp, px_rec_psn, px_rec_va, px_rec_rkey, px_rec_dma_len, px_rec_payload_len, px_rec_syndrome);
         for i in 0..13 {
             self.counters[i].clock.next = self.clock.val();
             self.counters[i].d.next = self.counters[i].q.val();
@@ -501,28 +538,44 @@ impl Logic for RdmaEngine {
         self.rx_parse.local_ipv4.next = self.local_ip.q.val();
         self.rx_parse.v_valid.next = self.rx_verdict_valid.val();
         self.rx_parse.v_roce.next = self.rx_verdict_roce.val();
-        self.responder.pay_valid.next = self.rx_parse.pay_valid.val();
-        self.responder.pay_data.next = self.rx_parse.pay_data.val();
-        self.responder.pay_nbytes.next = self.rx_parse.pay_nbytes.val();
-        self.responder.rec_valid.next = self.rx_parse.rec_valid.val();
-        self.responder.rec_status.next = self.rx_parse.rec_status.val();
-        self.responder.rec_opcode.next = self.rx_parse.rec_opcode.val();
-        self.responder.rec_ack_req.next = self.rx_parse.rec_ack_req.val();
-        self.responder.rec_solicited.next = self.rx_parse.rec_solicited.val();
-        self.responder.rec_immdt.next = self.rx_parse.rec_immdt.val();
-        self.responder.rec_dest_qp.next = self.rx_parse.rec_dest_qp.val();
-        self.responder.rec_psn.next = self.rx_parse.rec_psn.val();
-        self.responder.rec_va.next = self.rx_parse.rec_va.val();
-        self.responder.rec_rkey.next = self.rx_parse.rec_rkey.val();
-        self.responder.rec_dma_len.next = self.rx_parse.rec_dma_len.val();
-        self.responder.rec_payload_len.next = self.rx_parse.rec_payload_len.val();
-        self.completer.rec_valid.next = self.rx_parse.rec_valid.val();
-        self.completer.rec_status.next = self.rx_parse.rec_status.val();
-        self.completer.rec_opcode.next = self.rx_parse.rec_opcode.val();
-        self.completer.rec_dest_qp.next = self.rx_parse.rec_dest_qp.val();
-        self.completer.rec_psn.next = self.rx_parse.rec_psn.val();
-        self.completer.rec_syndrome.next = self.rx_parse.rec_syndrome.val();
-        self.completer.rec_payload_len.next = self.rx_parse.rec_payload_len.val();
+        self.px_pay_valid.d.next = self.rx_parse.pay_valid.val();
+        self.px_pay_data.d.next = self.rx_parse.pay_data.val();
+        self.px_pay_nbytes.d.next = self.rx_parse.pay_nbytes.val();
+        self.px_rec_valid.d.next = self.rx_parse.rec_valid.val();
+        self.px_rec_status.d.next = self.rx_parse.rec_status.val();
+        self.px_rec_opcode.d.next = self.rx_parse.rec_opcode.val();
+        self.px_rec_ack_req.d.next = self.rx_parse.rec_ack_req.val();
+        self.px_rec_solicited.d.next = self.rx_parse.rec_solicited.val();
+        self.px_rec_immdt.d.next = self.rx_parse.rec_immdt.val();
+        self.px_rec_dest_qp.d.next = self.rx_parse.rec_dest_qp.val();
+        self.px_rec_psn.d.next = self.rx_parse.rec_psn.val();
+        self.px_rec_va.d.next = self.rx_parse.rec_va.val();
+        self.px_rec_rkey.d.next = self.rx_parse.rec_rkey.val();
+        self.px_rec_dma_len.d.next = self.rx_parse.rec_dma_len.val();
+        self.px_rec_payload_len.d.next = self.rx_parse.rec_payload_len.val();
+        self.px_rec_syndrome.d.next = self.rx_parse.rec_syndrome.val();
+        self.responder.pay_valid.next = self.px_pay_valid.q.val();
+        self.responder.pay_data.next = self.px_pay_data.q.val();
+        self.responder.pay_nbytes.next = self.px_pay_nbytes.q.val();
+        self.responder.rec_valid.next = self.px_rec_valid.q.val();
+        self.responder.rec_status.next = self.px_rec_status.q.val();
+        self.responder.rec_opcode.next = self.px_rec_opcode.q.val();
+        self.responder.rec_ack_req.next = self.px_rec_ack_req.q.val();
+        self.responder.rec_solicited.next = self.px_rec_solicited.q.val();
+        self.responder.rec_immdt.next = self.px_rec_immdt.q.val();
+        self.responder.rec_dest_qp.next = self.px_rec_dest_qp.q.val();
+        self.responder.rec_psn.next = self.px_rec_psn.q.val();
+        self.responder.rec_va.next = self.px_rec_va.q.val();
+        self.responder.rec_rkey.next = self.px_rec_rkey.q.val();
+        self.responder.rec_dma_len.next = self.px_rec_dma_len.q.val();
+        self.responder.rec_payload_len.next = self.px_rec_payload_len.q.val();
+        self.completer.rec_valid.next = self.px_rec_valid.q.val();
+        self.completer.rec_status.next = self.px_rec_status.q.val();
+        self.completer.rec_opcode.next = self.px_rec_opcode.q.val();
+        self.completer.rec_dest_qp.next = self.px_rec_dest_qp.q.val();
+        self.completer.rec_psn.next = self.px_rec_psn.q.val();
+        self.completer.rec_syndrome.next = self.px_rec_syndrome.q.val();
+        self.completer.rec_payload_len.next = self.px_rec_payload_len.q.val();
         // READ responses: taken by both or neither; the completer's verdict on each to the
         // responder (which holds the payload and lands it), the result back
         self.completer.rsp_rec_full.next = self.responder.records_full.val();
@@ -779,6 +832,8 @@ impl Logic for RdmaEngine {
             self.wr_mid.d.next = false;
             self.cqe_from_resp.d.next = false;
             self.pay_from_resp.d.next = false;
+            self.px_pay_valid.d.next = false;
+            self.px_rec_valid.d.next = false;
             for i in 0..13 {
                 self.counters[i].d.next = 0.into();
             }

@@ -68,12 +68,16 @@
 //! inside a registered region can) is the engine's to report (issue 19).
 
 use super::super::stream::{NicFifo, NicRam, RamOutReg, RegSlice};
-use super::mr_check::RdmaMrCheck;
+use super::mr_check::{RdmaMrCheck, LATENCY as MR_CHECK_LATENCY};
 use super::opcode::{OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_ONLY};
 use super::path_mtu::RdmaPathMtu;
 use super::opcode::{RdmaOpcodeInfo, CLASS_ACKNOWLEDGE, CLASS_READ_REQUEST, CLASS_READ_RESPONSE, CLASS_SEND, CLASS_WRITE};
 use nic_regmap::rdma::{access, cqe, qpc, syndrome, wqe, QpState, WcStatus};
 use rust_hdl::prelude::*;
+
+// `read_pkts` is two steps behind the context that Check sees; a READ's Decide is at least
+// the MR check's latency after Check
+const _: () = assert!(MR_CHECK_LATENCY >= 2);
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
 pub enum ResponderState {
@@ -295,6 +299,11 @@ pub struct RdmaResponder {
     lost: DFF<Bit>,
     /// Beats of packets whose record was lost, not yet announced by a record.
     orphans: DFF<Bits<16>>,
+    /// A lost record's chunks, added to `orphans` the cycle after (156.25 MHz: the
+    /// FIFO's almost-full, which decides them, does not reach the adder). The next
+    /// record reads the sum `orphans_now`, whole even the cycle after.
+    orph_add: DFF<Bits<16>>,
+    orphans_now: Signal<Local, Bits<16>>,
     /// QPs stored in RESET since the responder last looked at them.
     forget: DFF<Bits<64>>,
     /// QPs that may have receive WQEs to flush (moved to ERR, or a doorbell rang), and the
@@ -429,8 +438,12 @@ pub struct RdmaResponder {
     /// packets, else 1): its whole MTUs and whether a part of one follows.
     owe_read: DFF<Bit>,
     psn_step: DFF<Bits<24>>,
-    /// A READ's response packets, ceil(DMA length / path MTU), computed every cycle (the
-    /// context is loaded a cycle or more before Decide takes it; 156.25 MHz).
+    /// A READ's response packets, ceil(DMA length / path MTU), computed every cycle in
+    /// two steps: the whole MTUs and whether a part follows, then their sum (156.25 MHz:
+    /// the MTU's shift and the 24-bit add do not fit one). The context loads as Check
+    /// begins; a READ then waits in MrWait (`mr_check::LATENCY` cycles) before Decide.
+    rp_whole: DFF<Bits<24>>,
+    rp_part: DFF<Bit>,
     read_pkts: DFF<Bits<24>>,
     bus: DFF<Bits<64>>,
     remaining: DFF<Bits<32>>,
@@ -446,6 +459,13 @@ pub struct RdmaResponder {
     w_data: DFF<Bits<128>>,
     w_strb: DFF<Bits<16>>,
     w_last: DFF<Bit>,
+    /// The write on offer leaves through a skid slice: the scatter asks only whether
+    /// `w_*` is free or the slice has room (both registers), so the host port's ready
+    /// does not reach the chunk registers' enables (156.25 MHz). Address 63:0, data
+    /// 191:64, byte enables 207:192, last 208.
+    w_out: RegSlice<Bits<209>>,
+    /// `w_*` may take a write this cycle.
+    w_free: Signal<Local, Bit>,
     // ---- scratch ----
     head: Signal<Local, Bits<144>>,
     pay_strb: Signal<Local, Bits<8>>,
@@ -479,6 +499,10 @@ pub struct RdmaResponder {
     sr_done: DFF<Bit>,
     sr_inside: DFF<Bit>,
     sj_retired: DFF<Bit>,
+    /// Neither done nor inside, judged both ways as above: the chunk in hand may retire.
+    sj_ok: DFF<Bit>,
+    sr_ok: DFF<Bit>,
+    seg_ok: Signal<Local, Bit>,
     seg_rem_m16: Signal<Local, Bits<32>>,
     pkt_rem_m16: Signal<Local, Bits<32>>,
     seg_lt_pkt: Signal<Local, Bit>,
@@ -682,6 +706,9 @@ impl Default for RdmaResponder {
             sr_done: Default::default(),
             sr_inside: Default::default(),
             sj_retired: Default::default(),
+            sj_ok: Default::default(),
+            sr_ok: Default::default(),
+            seg_ok: Default::default(),
             seg_rem_m16: Default::default(),
             pkt_rem_m16: Default::default(),
             seg_lt_pkt: Default::default(),
@@ -774,6 +801,8 @@ impl Default for RdmaResponder {
             kept_p1: Default::default(),
             lost: Default::default(),
             orphans: Default::default(),
+            orph_add: Default::default(),
+            orphans_now: Default::default(),
             forget: Default::default(),
             state: Default::default(),
             r_opcode: Default::default(),
@@ -808,6 +837,8 @@ impl Default for RdmaResponder {
             owe_read: Default::default(),
             psn_step: Default::default(),
             read_pkts: Default::default(),
+            rp_whole: Default::default(),
+            rp_part: Default::default(),
             bus: Default::default(),
             remaining: Default::default(),
             syn: Default::default(),
@@ -819,6 +850,8 @@ impl Default for RdmaResponder {
             w_data: Default::default(),
             w_strb: Default::default(),
             w_last: Default::default(),
+            w_out: Default::default(),
+            w_free: Default::default(),
             head: Default::default(),
             take: Default::default(),
             rec_word: Default::default(),
@@ -870,11 +903,11 @@ impl Default for RdmaResponder {
 impl Logic for RdmaResponder {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, kept, lost, orphans, forget, flush_bits, fscan, state, r_opcode, r_ack_req, r_status, r_lost, r_qpn, r_psn, r_va, r_rkey, r_dma_len,
+        dff_setup!(self, clock, kept, lost, orphans, orph_add, forget, flush_bits, fscan, state, r_opcode, r_ack_req, r_status, r_lost, r_qpn, r_psn, r_va, r_rkey, r_dma_len,
             msg_rd, rq_pi_rd, forget_hit, sgw_bus, w_over, w_short, v_not_mtu, send_sum, fhit, fhit_qp, r_len, r_kept, r_kept_nz, upd_bus, upd_rem, upd_msn, r_orphans, r_orphans_nz, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
             remaining, syn, qp_asked, kept_p1, ask_key, ask_addr, ask_len, left, left_nz, in_lo, in_lo_strb, in_have, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci, rq_none, rq_one_left, send_over_first, send_over_later,
             took_new, recv_cqe, v_immdt, rq_mask, fetch_addr, rd_asked, fbeat, f_err, f_wr_id, f_nsge, f_total, sk, acc, rf_status, cqe_len, cur_delta,
-            seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, sj_done, sj_inside, sr_done, sr_inside, sj_retired, c_valid, c_final, c_data, c_strb, k_valid, k_final, k_data, k_strb, c_off, v_need, owe_read, psn_step, read_pkts, sge_q, sk_len_q, sk_end, landing, l_pd, l_len, l_off, l_lost);
+            seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, sj_done, sj_inside, sr_done, sr_inside, sj_retired, sj_ok, sr_ok, c_valid, c_final, c_data, c_strb, k_valid, k_final, k_data, k_strb, c_off, v_need, owe_read, psn_step, rp_whole, rp_part, read_pkts, sge_q, sk_len_q, sk_end, landing, l_pd, l_len, l_off, l_lost);
         for i in 0..6 {
             self.sge_addr[i].clock.next = self.clock.val();
             self.sge_addr[i].d.next = self.sge_addr[i].q.val();
@@ -883,9 +916,10 @@ impl Logic for RdmaResponder {
             self.sge_key[i].clock.next = self.clock.val();
             self.sge_key[i].d.next = self.sge_key[i].q.val();
         }
-        clock!(self, clock, payload, pay_out, pay_slice, records, rec_out, acks, msg_ram, rq_pi_ram, sge_ram, mr_check);
+        clock!(self, clock, payload, pay_out, pay_slice, w_out, records, rec_out, acks, msg_ram, rq_pi_ram, sge_ram, mr_check);
         self.payload.reset.next = self.reset.val();
         self.pay_slice.reset.next = self.reset.val();
+        self.w_out.reset.next = self.reset.val();
         self.pay_out.reset.next = self.reset.val();
         self.rec_out.reset.next = self.reset.val();
         self.rec_out.s_data.next = self.records.data_out.val();
@@ -937,6 +971,7 @@ impl Logic for RdmaResponder {
                 self.kept_now.next = self.kept_p1.q.val();
             }
         }
+        self.orphans_now.next = self.orphans.q.val() + self.orph_add.q.val();
         // record: opcode 7:0, AckReq 8, status 10:9, lost 11, SE 12, QPN 39:16, PSN 63:40, VA 127:64,
         // R_Key 159:128, DMA length 191:160, payload length 207:192, chunks kept 223:208,
         // chunks of lost records before this packet's 239:224, ImmDt 287:256
@@ -944,7 +979,7 @@ impl Logic for RdmaResponder {
             | (bit_cast::<288, 24>(self.rec_dest_qp.val()) << 16) | (bit_cast::<288, 24>(self.rec_psn.val()) << 40)
             | (bit_cast::<288, 64>(self.rec_va.val()) << 64) | (bit_cast::<288, 32>(self.rec_rkey.val()) << 128)
             | (bit_cast::<288, 32>(self.rec_dma_len.val()) << 160) | (bit_cast::<288, 16>(self.rec_payload_len.val()) << 192)
-            | (bit_cast::<288, 16>(self.kept_now.val()) << 208) | (bit_cast::<288, 16>(self.orphans.q.val()) << 224)
+            | (bit_cast::<288, 16>(self.kept_now.val()) << 208) | (bit_cast::<288, 16>(self.orphans_now.val()) << 224)
             | (bit_cast::<288, 32>(self.rec_immdt.val()) << 256);
         if self.rec_ack_req.val() {
             self.rec_word.next = self.rec_word.val() | (Bits::<288>::from(1u64) << 8);
@@ -962,14 +997,18 @@ impl Logic for RdmaResponder {
         self.records.data_in.next = self.rec_word.val();
         self.records_full.next = self.records.almost_full.val();
         self.cnt_drop_norecord.next = false;
+        self.orphans.d.next = self.orphans_now.val();
+        self.orph_add.d.next = 0.into();
         if self.rec_valid.val() {
             self.kept.d.next = 0.into();
             self.kept_p1.d.next = 1.into();
             self.lost.d.next = false;
-            self.orphans.d.next = 0.into();
-            // a record that is not taken is lost; its beats are skipped later
-            if !self.rec_take.val() {
-                self.orphans.d.next = self.orphans.q.val() + self.kept_now.val();
+            // a taken record announces the orphans before it; one that is not taken is
+            // lost, and its chunks are skipped later
+            if self.rec_take.val() {
+                self.orphans.d.next = 0.into();
+            } else {
+                self.orph_add.d.next = self.kept_now.val();
                 self.cnt_drop_norecord.next = self.records.almost_full.val();
             }
         }
@@ -982,8 +1021,10 @@ impl Logic for RdmaResponder {
         self.upd_rem.d.next = self.remaining.q.val() - bit_cast::<32, 16>(self.r_len.q.val());
         self.upd_msn.d.next = self.msg.q.val().get_bits::<24>(8) + 1;
         self.send_over_first.d.next = bit_cast::<32, 16>(self.r_len.q.val()) > self.acc.q.val();
+        self.rp_whole.d.next = self.path_mtu.whole.val();
+        self.rp_part.d.next = self.path_mtu.part.val().any();
+        self.read_pkts.d.next = self.rp_whole.q.val() + bit_cast::<24, 1>(self.rp_part.q.val().into());
         // (used in Start, three cycles or more after `msg` is loaded)
-        self.read_pkts.d.next = self.path_mtu.whole.val() + bit_cast::<24, 1>(self.path_mtu.part.val().any().into());
         self.send_sum.d.next = bit_cast::<33, 32>(self.msg.q.val().get_bits::<32>(32)) + bit_cast::<33, 16>(self.r_len.q.val());
         self.send_over_later.d.next = self.send_sum.q.val() > bit_cast::<33, 32>(self.msg.q.val().get_bits::<32>(128));
         self.pay_slice.m_ready.next = false;
@@ -1087,6 +1128,11 @@ impl Logic for RdmaResponder {
         self.c_retire.next = false;
         self.c_free.next = false;
         self.sc_go.next = false;
+        self.w_free.next = !self.w_valid.q.val() | self.w_out.s_ready.val();
+        self.seg_ok.next = self.sj_ok.q.val();
+        if self.sj_retired.q.val() {
+            self.seg_ok.next = self.sr_ok.q.val();
+        }
         self.seg_adv.next = false;
         self.sc_write.next = false;
         self.sge_beat.next = self.fbeat.q.val() - 2;
@@ -1102,6 +1148,9 @@ impl Logic for RdmaResponder {
         // either larger or below 16, where its subtraction wraps)
         self.sr_inside.d.next = (self.seg_rem.q.val().get_bits::<28>(4) == 1)
             & (self.seg_lt_pkt.val() | !self.pkt_rem.q.val().get_bits::<28>(4).any());
+        self.sj_ok.d.next = !(self.seg_rem.q.val().get_bit(31) | !self.seg_rem.q.val().any()) & !((self.seg_rem.q.val() < 16) & self.seg_lt_pkt.val());
+        self.sr_ok.d.next = !(self.seg_rem_m16.val().get_bit(31) | !self.seg_rem_m16.val().any())
+            & !((self.seg_rem.q.val().get_bits::<28>(4) == 1) & (self.seg_lt_pkt.val() | !self.pkt_rem.q.val().get_bits::<28>(4).any()));
         self.seg_done.next = self.sj_done.q.val();
         self.seg_inside.next = self.sj_inside.q.val();
         if self.sj_retired.q.val() {
@@ -1154,6 +1203,13 @@ impl Logic for RdmaResponder {
         self.pay_slice.s_valid.next = self.pay_out.m_valid.val();
         self.pay_out.m_ready.next = self.pay_slice.s_ready.val();
         self.head.next = self.pay_slice.m_data.val();
+        // the chunk behind the one in hand takes the FIFO's head whenever it is empty: its
+        // 145 flip-flops' enable is a register (`k_valid` says whether what it holds counts)
+        if !self.k_valid.q.val() {
+            self.k_final.d.next = self.left.q.val() == 1;
+            self.k_data.d.next = self.head.val().get_bits::<128>(0);
+            self.k_strb.d.next = self.head.val().get_bits::<16>(128);
+        }
         self.take.next = false;
         match self.state.q.val() {
             ResponderState::Idle => {
@@ -1235,17 +1291,20 @@ impl Logic for RdmaResponder {
                 }
                 if self.qp_rvalid.val() {
                     self.qpc.d.next = self.qp_rdata.val();
+                    // a QP stored in RESET since its last packet starts afresh (chosen
+                    // here, not in Check: `msg`'s enable stays a short decode)
                     self.msg.d.next = self.msg_rd.q.val();
+                    if self.forget_hit.q.val() {
+                        self.msg.d.next = 0.into();
+                    }
                     self.rq_pi.d.next = self.rq_pi_rd.q.val();
                     self.fresh.d.next = self.forget_hit.q.val();
                     self.state.d.next = ResponderState::Check;
                 }
             }
             ResponderState::Check => {
-                // a QP stored in RESET since its last packet starts afresh
+                // a fresh QP's message state was cleared as it loaded; it is remembered
                 if self.fresh.q.val() {
-                    self.msg.d.next = 0.into();
-                    self.in_msg.next = false;
                     for q in 0..64 {
                         if self.r_qpn.q.val().get_bits::<6>(0) == self.qp_id[q].val() {
                             self.forget_next.next = self.forget_next.val() & !self.bit_of_qp[q].val();
@@ -1558,7 +1617,7 @@ impl Logic for RdmaResponder {
                 // one a cycle: the next is taken as the one in hand leaves (below)
                 // the scatter: the chunk goes out once per segment it touches, at the
                 // segment's bus address for its offset, with the other segments' bytes masked
-                self.sc_go.next = self.c_valid.q.val() & !self.adv_wait.q.val().any() & (!self.w_valid.q.val() | self.dma_wr_ready.val());
+                self.sc_go.next = self.c_valid.q.val() & !self.adv_wait.q.val().any() & self.w_free.val();
                 if self.sc_go.val() {
                     if self.seg_done.val() {
                         self.seg_adv.next = true;
@@ -1589,32 +1648,34 @@ impl Logic for RdmaResponder {
                     self.seg_rem.d.next = self.sge_q.q.val().get_bits::<32>(64) - self.c_off.q.val();
                     self.adv_wait.d.next = 2.into();
                 }
-                self.c_free.next = !self.c_valid.q.val() | self.c_retire.val();
-                if self.k_valid.q.val() & self.c_free.val() {
-                    self.c_valid.d.next = true;
-                    self.c_final.d.next = self.k_final.q.val();
-                    self.c_data.d.next = self.k_data.q.val();
-                    self.c_strb.d.next = self.k_strb.q.val();
-                    self.k_valid.d.next = false;
-                }
+                // (the retire decision in short: every input a register, `seg_ok` one mux)
+                self.c_free.next = !self.c_valid.q.val() | (!self.adv_wait.q.val().any() & self.w_free.val() & self.seg_ok.val());
                 self.take.next = self.left_nz.q.val() & self.pay_slice.m_valid.val() & !self.k_valid.q.val();
                 if self.take.val() {
                     self.pay_slice.m_ready.next = true;
                     self.left.d.next = self.left.q.val() - 1;
                     self.left_nz.d.next = self.left.q.val() != 1;
-                    if self.c_free.val() {
-                        self.c_valid.d.next = true;
-                        self.c_final.d.next = self.left.q.val() == 1;
-                        self.c_data.d.next = self.head.val().get_bits::<128>(0);
-                        self.c_strb.d.next = self.head.val().get_bits::<16>(128);
-                    } else {
+                    if !self.c_free.val() {
                         self.k_valid.d.next = true;
-                        self.k_final.d.next = self.left.q.val() == 1;
-                        self.k_data.d.next = self.head.val().get_bits::<128>(0);
-                        self.k_strb.d.next = self.head.val().get_bits::<16>(128);
                     }
                 }
-                if !self.left_nz.q.val() & !self.c_valid.q.val() & !self.k_valid.q.val() & (!self.w_valid.q.val() | self.dma_wr_ready.val()) {
+                // the chunk in hand refilled whenever it is free: from the one behind if
+                // there is one, else from the FIFO (the registers' enable is `c_free`
+                // alone, their source picked by a register; `c_valid` says if it counts)
+                if self.c_free.val() {
+                    self.c_valid.d.next = self.k_valid.q.val() | self.take.val();
+                    self.c_final.d.next = self.left.q.val() == 1;
+                    self.c_data.d.next = self.head.val().get_bits::<128>(0);
+                    self.c_strb.d.next = self.head.val().get_bits::<16>(128);
+                    if self.k_valid.q.val() {
+                        self.c_final.d.next = self.k_final.q.val();
+                        self.c_data.d.next = self.k_data.q.val();
+                        self.c_strb.d.next = self.k_strb.q.val();
+                        self.k_valid.d.next = false;
+                    }
+                }
+                // every write of the packet out of the slice too (the ACK follows them)
+                if !self.left_nz.q.val() & !self.c_valid.q.val() & !self.k_valid.q.val() & !self.w_valid.q.val() & !self.w_out.m_valid.val() {
                     self.state.d.next = ResponderState::Update;
                 }
             }
@@ -1743,7 +1804,6 @@ impl Logic for RdmaResponder {
                     if self.in_msg.val() & !self.fresh.q.val() & (self.msg.q.val().get_bits::<3>(1) == self.class_send.val()) {
                         // the SEND in progress: its WQE first; the message is over
                         self.f_wr_id.d.next = self.msg.q.val().get_bits::<64>(64);
-                        self.msg.d.next = self.msg.q.val() & self.not_in_msg.val();
                         self.msg_ram.write_data.next = self.msg.q.val() & self.not_in_msg.val();
                         self.msg_ram.write_enable.next = true;
                         self.state.d.next = ResponderState::FlushRecv;
@@ -1753,6 +1813,9 @@ impl Logic for RdmaResponder {
                 }
             }
             ResponderState::FlushRecv => {
+                // the message is over (the RAM's copy was written in FlushCheck; only
+                // this state clears `msg` here, so its enable stays a short decode)
+                self.msg.d.next = self.msg.q.val() & self.not_in_msg.val();
                 self.cqe_valid.next = true;
                 if self.cqe_ready.val() {
                     self.state.d.next = ResponderState::Idle;
@@ -1877,16 +1940,20 @@ impl Logic for RdmaResponder {
             }
         }
         self.forget.d.next = self.forget_next.val();
-        // the write on offer holds until taken
-        if self.w_valid.q.val() & self.dma_wr_ready.val() & !self.sc_write.val() {
+        // the write on offer holds until the slice takes it
+        if self.w_valid.q.val() & self.w_out.s_ready.val() & !self.sc_write.val() {
             self.w_valid.d.next = false;
         }
         self.cqe_entry.next = self.cqe_word.val();
-        self.dma_wr_valid.next = self.w_valid.q.val();
-        self.dma_wr_addr.next = self.w_addr.q.val();
-        self.dma_wr_data.next = self.w_data.q.val();
-        self.dma_wr_strb.next = self.w_strb.q.val();
-        self.dma_wr_last.next = self.w_last.q.val();
+        self.w_out.s_valid.next = self.w_valid.q.val();
+        self.w_out.s_data.next = bit_cast::<209, 64>(self.w_addr.q.val()) | (bit_cast::<209, 128>(self.w_data.q.val()) << 64)
+            | (bit_cast::<209, 16>(self.w_strb.q.val()) << 192) | (bit_cast::<209, 1>(self.w_last.q.val().into()) << 208);
+        self.w_out.m_ready.next = self.dma_wr_ready.val();
+        self.dma_wr_valid.next = self.w_out.m_valid.val();
+        self.dma_wr_addr.next = self.w_out.m_data.val().get_bits::<64>(0);
+        self.dma_wr_data.next = self.w_out.m_data.val().get_bits::<128>(64);
+        self.dma_wr_strb.next = self.w_out.m_data.val().get_bits::<16>(192);
+        self.dma_wr_last.next = self.w_out.m_data.val().get_bit(208);
         // ---- what is owed, in order ----
         self.ack_valid.next = !self.acks.empty.val();
         self.ack_qpn.next = self.acks.data_out.val().get_bits::<6>(0);
@@ -1914,6 +1981,7 @@ impl Logic for RdmaResponder {
             self.lost.d.next = false;
             self.in_have.d.next = false;
             self.orphans.d.next = 0.into();
+            self.orph_add.d.next = 0.into();
             self.w_valid.d.next = false;
             self.forget.d.next = 0.into();
             self.flush_bits.d.next = 0.into();
