@@ -503,20 +503,18 @@ pub struct RdmaResponder {
     sj_ok: DFF<Bit>,
     sr_ok: DFF<Bit>,
     seg_ok: Signal<Local, Bit>,
+    sr_done_now: Signal<Local, Bit>,
     seg_rem_m16: Signal<Local, Bits<32>>,
     pkt_rem_m16: Signal<Local, Bits<32>>,
     seg_lt_pkt: Signal<Local, Bit>,
     lo_mask: Signal<Local, Bits<16>>,
     next_k: Signal<Local, Bits<3>>,
-    sk_len: Signal<Local, Bits<32>>,
-    /// SGE sk's length, then the message offset past its end, each a register: the MR
-    /// check takes its cycles (`mr_check::LATENCY`), and these settle meanwhile (156.25 MHz: the index's mux, the
-    /// add and the RAM's write data were one path, 109.7 MHz).
-    sk_len_q: DFF<Bits<32>>,
-    /// The SGE SgeCheck asks about next, picked a cycle ahead (SGE 0 while the WQE's
-    /// beats arrive, sk + 1 while SgeWrite advances sk), so the six-way pick does not
-    /// reach the MR check's question register (156.25 MHz).
-    ask_idx: Signal<Local, Bits<3>>,
+    /// The SGE SgeCheck asks about (SGE sk), loaded a step ahead and held while it is
+    /// checked: SGE 0 from its beat of the WQE, SGE sk + 1 in SgeWrite (picked by `sk_p1`,
+    /// a register, so no adder or compare of `sk` comes before the six-way pick; 156.25
+    /// MHz). Its length gives the message offset past its end, `sk_end`, a register: the
+    /// MR check takes its cycles (`mr_check::LATENCY`) and it settles meanwhile.
+    sk_p1: DFF<Bits<3>>,
     ask_key: DFF<Bits<32>>,
     ask_addr: DFF<Bits<64>>,
     ask_len: DFF<Bits<32>>,
@@ -709,14 +707,13 @@ impl Default for RdmaResponder {
             sj_ok: Default::default(),
             sr_ok: Default::default(),
             seg_ok: Default::default(),
+            sr_done_now: Default::default(),
             seg_rem_m16: Default::default(),
             pkt_rem_m16: Default::default(),
             seg_lt_pkt: Default::default(),
             lo_mask: Default::default(),
             next_k: Default::default(),
-            sk_len: Default::default(),
-            sk_len_q: Default::default(),
-            ask_idx: Default::default(),
+            sk_p1: Default::default(),
             ask_key: Default::default(),
             ask_addr: Default::default(),
             ask_len: Default::default(),
@@ -907,7 +904,7 @@ impl Logic for RdmaResponder {
             msg_rd, rq_pi_rd, forget_hit, sgw_bus, w_over, w_short, v_not_mtu, send_sum, fhit, fhit_qp, r_len, r_kept, r_kept_nz, upd_bus, upd_rem, upd_msn, r_orphans, r_orphans_nz, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
             remaining, syn, qp_asked, kept_p1, ask_key, ask_addr, ask_len, left, left_nz, in_lo, in_lo_strb, in_have, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci, rq_none, rq_one_left, send_over_first, send_over_later,
             took_new, recv_cqe, v_immdt, rq_mask, fetch_addr, rd_asked, fbeat, f_err, f_wr_id, f_nsge, f_total, sk, acc, rf_status, cqe_len, cur_delta,
-            seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, sj_done, sj_inside, sr_done, sr_inside, sj_retired, sj_ok, sr_ok, c_valid, c_final, c_data, c_strb, k_valid, k_final, k_data, k_strb, c_off, v_need, owe_read, psn_step, rp_whole, rp_part, read_pkts, sge_q, sk_len_q, sk_end, landing, l_pd, l_len, l_off, l_lost);
+            seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, sj_done, sj_inside, sr_done, sr_inside, sj_retired, sj_ok, sr_ok, c_valid, c_final, c_data, c_strb, k_valid, k_final, k_data, k_strb, c_off, v_need, owe_read, psn_step, rp_whole, rp_part, read_pkts, sge_q, sk_p1, sk_end, landing, l_pd, l_len, l_off, l_lost);
         for i in 0..6 {
             self.sge_addr[i].clock.next = self.clock.val();
             self.sge_addr[i].d.next = self.sge_addr[i].q.val();
@@ -1084,26 +1081,7 @@ impl Logic for RdmaResponder {
         }
         self.sge_ram.write_address.next = self.sge_half.val() | bit_cast::<10, 3>(self.sk.q.val());
         self.sge_ram.write_data.next = 0.into();
-        // SGE sk's length
-        self.sk_len.next = self.sge_len[0].q.val();
-        for i in 1..6 {
-            if self.sk.q.val() == self.sge_id[i].val() {
-                self.sk_len.next = self.sge_len[i].q.val();
-            }
-        }
-        self.sk_len_q.d.next = self.sk_len.val();
-        self.ask_idx.next = self.sk.q.val() + 1;
-        if self.state.q.val() == ResponderState::FetchData {
-            self.ask_idx.next = 0.into();
-        }
-        for i in 0..6 {
-            if self.ask_idx.val() == self.sge_id[i].val() {
-                self.ask_key.d.next = self.sge_key[i].q.val();
-                self.ask_addr.d.next = self.sge_addr[i].q.val();
-                self.ask_len.d.next = self.sge_len[i].q.val();
-            }
-        }
-        self.sk_end.d.next = self.acc.q.val() + self.sk_len_q.q.val();
+        self.sk_end.d.next = self.acc.q.val() + self.ask_len.q.val();
         self.sge_ram.write_enable.next = false;
         self.sge_q.d.next = self.sge_ram.read_data.val();
         self.adv_wait.d.next = 0.into();
@@ -1142,14 +1120,17 @@ impl Logic for RdmaResponder {
         self.sj_done.d.next = self.seg_rem.q.val().get_bit(31) | !self.seg_rem.q.val().any();
         self.seg_lt_pkt.next = self.seg_rem.q.val() < self.pkt_rem.q.val();
         self.sj_inside.d.next = (self.seg_rem.q.val() < 16) & self.seg_lt_pkt.val();
-        self.sr_done.d.next = self.seg_rem_m16.val().get_bit(31) | !self.seg_rem_m16.val().any();
+        // (seg_rem - 16 <= 0, signed, without the subtraction: seg_rem negative, or below 17)
+        self.sr_done_now.next = self.seg_rem.q.val().get_bit(31)
+            | (!self.seg_rem.q.val().get_bits::<26>(5).any() & (self.seg_rem.q.val().get_bits::<5>(0) <= 16));
+        self.sr_done.d.next = self.sr_done_now.val();
         // (seg_rem - 16 < 16 and < pkt_rem - 16, unsigned, without the two subtractions
         // in a row: seg_rem is in [16, 32), and pkt_rem - 16 is above it when pkt_rem is
         // either larger or below 16, where its subtraction wraps)
         self.sr_inside.d.next = (self.seg_rem.q.val().get_bits::<28>(4) == 1)
             & (self.seg_lt_pkt.val() | !self.pkt_rem.q.val().get_bits::<28>(4).any());
         self.sj_ok.d.next = !(self.seg_rem.q.val().get_bit(31) | !self.seg_rem.q.val().any()) & !((self.seg_rem.q.val() < 16) & self.seg_lt_pkt.val());
-        self.sr_ok.d.next = !(self.seg_rem_m16.val().get_bit(31) | !self.seg_rem_m16.val().any())
+        self.sr_ok.d.next = !self.sr_done_now.val()
             & !((self.seg_rem.q.val().get_bits::<28>(4) == 1) & (self.seg_lt_pkt.val() | !self.pkt_rem.q.val().get_bits::<28>(4).any()));
         self.seg_done.next = self.sj_done.q.val();
         self.seg_inside.next = self.sj_inside.q.val();
@@ -1437,6 +1418,12 @@ impl Logic for RdmaResponder {
                         self.f_wr_id.d.next = self.dma_rd_rsp_data.val().get_bits::<64>(0);
                         self.f_nsge.d.next = self.dma_rd_rsp_data.val().get_bits::<8>(80);
                     }
+                    if self.fbeat.q.val() == 2 {
+                        // SGE 0: the first SgeCheck's question
+                        self.ask_addr.d.next = self.dma_rd_rsp_data.val().get_bits::<64>(0);
+                        self.ask_len.d.next = self.dma_rd_rsp_data.val().get_bits::<32>(64);
+                        self.ask_key.d.next = self.dma_rd_rsp_data.val().get_bits::<32>(96);
+                    }
                     for i in 0..6 {
                         if (self.fbeat.q.val() >= 2) & (self.sge_beat.val() == self.sge_id[i].val()) {
                             self.sge_addr[i].d.next = self.dma_rd_rsp_data.val().get_bits::<64>(0);
@@ -1449,6 +1436,7 @@ impl Logic for RdmaResponder {
                     }
                     if self.dma_rd_rsp_last.val() {
                         self.sk.d.next = 0.into();
+                        self.sk_p1.d.next = 1.into();
                         self.acc.d.next = 0.into();
                         self.state.d.next = ResponderState::SgeCheck;
                         if self.f_err.q.val() | self.dma_rd_rsp_error.val() {
@@ -1509,7 +1497,16 @@ impl Logic for RdmaResponder {
                 self.sge_ram.write_enable.next = true;
                 self.sge_ram.write_data.next = bit_cast::<96, 64>(self.sgw_bus.q.val()) | (bit_cast::<96, 32>(self.sk_end.q.val()) << 64);
                 self.acc.d.next = self.sk_end.q.val();
-                self.sk.d.next = self.sk.q.val() + 1;
+                self.sk.d.next = self.sk_p1.q.val();
+                self.sk_p1.d.next = self.sk_p1.q.val() + 1;
+                // the next SGE's question (SGE 5's is never asked: sk_p1 6 picks nothing)
+                for i in 0..6 {
+                    if self.sk_p1.q.val() == self.sge_id[i].val() {
+                        self.ask_key.d.next = self.sge_key[i].q.val();
+                        self.ask_addr.d.next = self.sge_addr[i].q.val();
+                        self.ask_len.d.next = self.sge_len[i].q.val();
+                    }
+                }
                 self.state.d.next = ResponderState::SgeCheck;
             }
             ResponderState::RecvFail => {
