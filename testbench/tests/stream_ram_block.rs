@@ -1,4 +1,4 @@
-//! `NicRam`, `NicFifo` and `RamOutReg` (hw/src/stream) alone in the rust-hdl simulator.
+//! `NicRam`, `NicFifo`, `RamOutReg` and `RamOutQueue` (hw/src/stream) alone in the rust-hdl simulator.
 //!
 //! `NicRam`: random writes and reads against a plain array. A read of the word written in
 //! the same cycle is undefined in hardware, and the simulation returns 0 for it; every
@@ -9,13 +9,14 @@
 //! collision the FIFO must never use) and near full. Every word at the head is the
 //! model's next word: never the collision's 0, as no word pushed is 0.
 //!
-//! `RamOutReg`, both rates: a random source and a random sink; every word arrives once, in
-//! order, and the full-rate one passes a word every cycle while both sides are willing.
+//! `RamOutReg` and `RamOutQueue`: a random source and a random sink; every word arrives
+//! once, in order, and the queue passes a word every cycle while both sides are willing
+//! (the register one every other cycle).
 
 mod common;
 
 use common::hdl::{reset_for, run_testbench, run_testbench_of};
-use nic_hw::stream::{NicFifo, NicRam, RamOutReg};
+use nic_hw::stream::{NicFifo, NicRam, RamOutQueue, RamOutReg};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::*;
@@ -115,54 +116,65 @@ fn fifo_never_shows_a_collision_read() {
     assert!(bad.is_empty(), "{} wrong:\n{}", bad.len(), bad.join("\n").chars().take(4000).collect::<String>());
 }
 
-/// A random source and sink around a `RamOutReg`: the words sent, the words received,
-/// and (in the phases where both sides are always willing) cycles and words delivered.
-fn ram_out_reg_run(stage: RamOutReg<Bits<16>>, seed: u64) -> (Vec<u16>, Vec<u16>, u32, u32) {
-    run_testbench_of(stage, 1_000_000, |x: &mut Box<RamOutReg<Bits<16>>>| x.clock.next = !x.clock.val(), move |sim, mut x| {
-        let mut rng = StdRng::seed_from_u64(seed);
-        let (mut sent, mut got) = (Vec::new(), Vec::new());
-        let (mut both_cycles, mut both_words) = (0u32, 0u32);
-        x.s_valid.next = false;
-        x.m_ready.next = false;
-        reset_for!(sim, x, 3);
-        let mut next_word: u16 = 1;
-        for cycle in 0..6_000u32 {
-            // phases of 1,000 cycles: both sides always willing (the rate), then random
-            let always = (cycle / 1000) % 2 == 0;
-            let offer = always || rng.gen_bool(0.6);
-            let take = always || rng.gen_bool(0.6);
-            x.s_valid.next = offer;
-            x.s_data.next = Bits::<16>::from(u64::from(next_word));
-            x.m_ready.next = take;
-            x = sim.wait(1, x)?;
-            // the handshakes at the coming edge
-            if x.m_valid.val() && take {
-                got.push(x.m_data.val().to_u64() as u16);
-                if always && cycle % 1000 >= 10 {
-                    both_words += 1;
+/// A random source and sink around a `RamOutReg` or a `RamOutQueue` (the same ports): the
+/// words sent, the words received, and (in the phases where both sides are always
+/// willing) cycles and words delivered.
+macro_rules! ram_out_run {
+    ($name:ident, $stage:ty) => {
+        fn $name(stage: $stage, seed: u64) -> (Vec<u16>, Vec<u16>, u32, u32) {
+            run_testbench_of(stage, 1_000_000, |x: &mut Box<$stage>| x.clock.next = !x.clock.val(), move |sim, mut x| {
+                let mut rng = StdRng::seed_from_u64(seed);
+                let (mut sent, mut got) = (Vec::new(), Vec::new());
+                let (mut both_cycles, mut both_words) = (0u32, 0u32);
+                x.s_valid.next = false;
+                x.m_ready.next = false;
+                reset_for!(sim, x, 3);
+                let mut next_word: u16 = 1;
+                for cycle in 0..6_000u32 {
+                    // phases of 1,000 cycles: both sides always willing (the rate), then random
+                    let always = (cycle / 1000) % 2 == 0;
+                    let offer = always || rng.gen_bool(0.6);
+                    let take = always || rng.gen_bool(0.6);
+                    x.s_valid.next = offer;
+                    x.s_data.next = Bits::<16>::from(u64::from(next_word));
+                    x.m_ready.next = take;
+                    x = sim.wait(1, x)?;
+                    // the handshakes at the coming edge
+                    if x.m_valid.val() && take {
+                        got.push(x.m_data.val().to_u64() as u16);
+                        if always && cycle % 1000 >= 10 {
+                            both_words += 1;
+                        }
+                    }
+                    if always && cycle % 1000 >= 10 {
+                        both_cycles += 1;
+                    }
+                    if offer && x.s_ready.val() {
+                        sent.push(next_word);
+                        next_word = next_word.wrapping_add(1).max(1);
+                    }
+                    wait_clock_cycle!(sim, clock, x);
                 }
-            }
-            if always && cycle % 1000 >= 10 {
-                both_cycles += 1;
-            }
-            if offer && x.s_ready.val() {
-                sent.push(next_word);
-                next_word = next_word.wrapping_add(1).max(1);
-            }
-            wait_clock_cycle!(sim, clock, x);
+                Ok((x, (sent, got, both_cycles, both_words)))
+            })
         }
-        Ok((x, (sent, got, both_cycles, both_words)))
-    })
+    };
 }
 
+ram_out_run!(ram_out_reg_run, RamOutReg<Bits<16>>);
+ram_out_run!(ram_out_queue_run, RamOutQueue<Bits<16>>);
+
 #[test]
-fn ram_out_reg_keeps_every_word_in_order_at_its_rate() {
-    let variants: [(&str, fn() -> RamOutReg<Bits<16>>, f64); 2] = [("full rate", RamOutReg::full_rate, 1.0), ("half rate", RamOutReg::half_rate, 0.5)];
-    for (name, make, per_cycle) in variants {
-        let (sent, got, cycles, words) = ram_out_reg_run(make(), 0x5eed);
-        // everything sent arrived, in order; at most the one word in the register is still inside
+fn ram_out_reg_and_queue_keep_every_word_in_order_at_their_rates() {
+    let runs = [
+        ("RamOutReg (half rate)", ram_out_reg_run(RamOutReg::half_rate(), 0x5eed), 0.5, 1),
+        // the output register, the ring of three and the RAM-side copy hold four at most
+        ("RamOutQueue", ram_out_queue_run(RamOutQueue::default(), 0x5eed), 1.0, 4),
+    ];
+    for (name, (sent, got, cycles, words), per_cycle, inside) in runs {
+        // everything sent arrived, in order; at most the words the stage holds are still inside
         assert!(sent.len() > 2000, "{name}: only {} words went in", sent.len());
-        assert!(sent.len() - got.len() <= 1, "{name}: {} in, {} out", sent.len(), got.len());
+        assert!(sent.len() - got.len() <= inside, "{name}: {} in, {} out", sent.len(), got.len());
         assert_eq!(&sent[..got.len()], &got[..], "{name}: words out of order, lost or doubled");
         let rate = f64::from(words) / f64::from(cycles);
         assert!((rate - per_cycle).abs() < 0.01, "{name}: {rate:.3} words a cycle with both sides willing, expected {per_cycle}");

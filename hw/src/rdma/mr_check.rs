@@ -13,8 +13,9 @@
 //! chooses passed through. The block keeps its own copy of the MR table, written from
 //! `RdmaTables`'s `mr_wr_*` broadcast, so each user (requester, responder) has a read
 //! port of its own. Pipelined for 156.25 MHz: the RAM's output is registered twice (a copy
-//! beside the RAM, then one beside its users) before the 65-bit arithmetic, and the compares of the arithmetic's results take a cycle of their
-//! own. The question itself is registered before the RAM's read address: each user picks
+//! beside the RAM, then one beside its users) before the 65-bit arithmetic; the range's
+//! compare (65 bits, one carry chain of 60 cells that missed 156.25 MHz in one placement)
+//! is made in two halves in a cycle of their own and joined in the next. The question itself is registered before the RAM's read address: each user picks
 //! its key from a list (an SGE of six, the RETH's) under its state, and that choice
 //! reached the RAM's address pins through the routing of a whole block.
 
@@ -23,7 +24,7 @@ use nic_regmap::rdma::mrc;
 use rust_hdl::prelude::*;
 
 /// Cycles from a check's `in_valid` to its `out_valid`.
-pub const LATENCY: u64 = 6;
+pub const LATENCY: u64 = 7;
 
 #[derive(LogicBlock)]
 pub struct RdmaMrCheck {
@@ -94,7 +95,17 @@ pub struct RdmaMrCheck {
     s3_limit: DFF<Bits<65>>,
     s3_base: DFF<Bits<44>>,
     s3_tag: DFF<Bits<16>>,
-    // S4: the answer
+    // S4: the compare's halves, the bus address
+    s4_valid: DFF<Bit>,
+    s4_zero: DFF<Bit>,
+    /// Granted, no borrow below the region, no carry past 2^64.
+    s4_inside: DFF<Bit>,
+    s4_hi_lt: DFF<Bit>,
+    s4_hi_eq: DFF<Bit>,
+    s4_lo_le: DFF<Bit>,
+    s4_bus: DFF<Bits<64>>,
+    s4_tag: DFF<Bits<16>>,
+    // S5: the answer
     o_valid: DFF<Bit>,
     o_ok: DFF<Bit>,
     o_bus: DFF<Bits<64>>,
@@ -165,6 +176,14 @@ impl Default for RdmaMrCheck {
             s3_limit: Default::default(),
             s3_base: Default::default(),
             s3_tag: Default::default(),
+            s4_valid: Default::default(),
+            s4_zero: Default::default(),
+            s4_inside: Default::default(),
+            s4_hi_lt: Default::default(),
+            s4_hi_eq: Default::default(),
+            s4_lo_le: Default::default(),
+            s4_bus: Default::default(),
+            s4_tag: Default::default(),
             o_valid: Default::default(),
             o_ok: Default::default(),
             o_bus: Default::default(),
@@ -179,7 +198,7 @@ impl Logic for RdmaMrCheck {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, s0_valid, s0_key, s0_pd, s0_addr, s0_len, s0_need, s0_tag, s1_valid, s1_key, s1_pd, s1_addr, s1_len, s1_need, s1_tag, r_valid, r_entry, r_key, r_pd, r_addr, r_len, r_need, r_tag, s2_valid, s2_entry, s2_key, s2_pd, s2_addr,
-            s2_len, s2_need, s2_tag, s3_valid, s3_zero, s3_granted, s3_end, s3_off, s3_limit, s3_base, s3_tag, o_valid, o_ok, o_bus, o_tag);
+            s2_len, s2_need, s2_tag, s3_valid, s3_zero, s3_granted, s3_end, s3_off, s3_limit, s3_base, s3_tag, s4_valid, s4_zero, s4_inside, s4_hi_lt, s4_hi_eq, s4_lo_le, s4_bus, s4_tag, o_valid, o_ok, o_bus, o_tag);
         clock!(self, clock, ram);
         self.ram.write_enable.next = self.mr_wr.val();
         self.ram.write_address.next = self.mr_wr_index.val();
@@ -234,16 +253,25 @@ impl Logic for RdmaMrCheck {
         self.s3_limit.d.next = bit_cast::<65, 64>(self.iova.val()) + bit_cast::<65, 32>(self.s2_entry.q.val().get_bits::<32>(128));
         self.s3_base.d.next = self.s2_entry.q.val().get_bits::<44>(160);
         self.s3_tag.d.next = self.s2_tag.q.val();
-        // ---- S3: inside the region (no borrow below it, no carry past 2^64, not past its end) ----
-        self.o_valid.d.next = self.s3_valid.q.val();
-        self.o_ok.d.next = self.s3_zero.q.val()
-            | (self.s3_granted.q.val() & !self.s3_off.q.val().get_bit(64) & !self.s3_end.q.val().get_bit(64)
-                & (self.s3_end.q.val() <= self.s3_limit.q.val()));
-        self.o_bus.d.next = bit_cast::<64, 44>(self.s3_base.q.val()) + bit_cast::<64, 32>(self.s3_off.q.val().get_bits::<32>(0));
+        // ---- S3: inside the region (no borrow below it, no carry past 2^64, not past its
+        // end), the end's compare in halves: bits 64:32, then 31:0 ----
+        self.s4_valid.d.next = self.s3_valid.q.val();
+        self.s4_zero.d.next = self.s3_zero.q.val();
+        self.s4_inside.d.next = self.s3_granted.q.val() & !self.s3_off.q.val().get_bit(64) & !self.s3_end.q.val().get_bit(64);
+        self.s4_hi_lt.d.next = self.s3_end.q.val().get_bits::<33>(32) < self.s3_limit.q.val().get_bits::<33>(32);
+        self.s4_hi_eq.d.next = self.s3_end.q.val().get_bits::<33>(32) == self.s3_limit.q.val().get_bits::<33>(32);
+        self.s4_lo_le.d.next = self.s3_end.q.val().get_bits::<32>(0) <= self.s3_limit.q.val().get_bits::<32>(0);
+        self.s4_bus.d.next = bit_cast::<64, 44>(self.s3_base.q.val()) + bit_cast::<64, 32>(self.s3_off.q.val().get_bits::<32>(0));
         if self.s3_zero.q.val() {
-            self.o_bus.d.next = 0.into();
+            self.s4_bus.d.next = 0.into();
         }
-        self.o_tag.d.next = self.s3_tag.q.val();
+        self.s4_tag.d.next = self.s3_tag.q.val();
+        // ---- S4: the halves joined ----
+        self.o_valid.d.next = self.s4_valid.q.val();
+        self.o_ok.d.next = self.s4_zero.q.val()
+            | (self.s4_inside.q.val() & (self.s4_hi_lt.q.val() | (self.s4_hi_eq.q.val() & self.s4_lo_le.q.val())));
+        self.o_bus.d.next = self.s4_bus.q.val();
+        self.o_tag.d.next = self.s4_tag.q.val();
         self.out_valid.next = self.o_valid.q.val();
         self.out_ok.next = self.o_ok.q.val();
         self.out_bus.next = self.o_bus.q.val();
@@ -254,6 +282,7 @@ impl Logic for RdmaMrCheck {
             self.r_valid.d.next = false;
             self.s2_valid.d.next = false;
             self.s3_valid.d.next = false;
+            self.s4_valid.d.next = false;
             self.o_valid.d.next = false;
         }
     }

@@ -33,7 +33,7 @@
 //! Not yet here (issue 19): a host refusing a payload read mid-message (the packet then
 //! carries zeros; the model fails the WQE).
 
-use super::super::stream::{BytePacker, NicFifo, NicRam, RamOutReg, RegSlice};
+use super::super::stream::{BytePacker, NicFifo, NicRam, RamOutQueue, RegSlice};
 use super::mr_check::RdmaMrCheck;
 use super::path_mtu::RdmaPathMtu;
 use nic_regmap::rdma::{access, qpc, wqe, QpState, WcStatus};
@@ -159,12 +159,10 @@ pub struct RdmaRequester {
     /// pointers' compare does not reach the shared port's ready or the promise FIFO.
     rsp_buf: NicFifo<Bits<130>, 10, 11>,
     /// The response buffer's head registered (156.25 MHz: the block RAM's output reaches
-    /// only this register, not the WQE's fields or the payload split). Its beats have left
-    /// the buffer, so the room the reads are issued against stays honest.
-    rsp_slice: RegSlice<Bits<130>>,
-    /// The buffer's RAM output into flip-flops before the slice chooses (the block RAM's
-    /// clock-to-out leaves no room for the slice's mux at 156.25 MHz).
-    rsp_out: RamOutReg<Bits<130>>,
+    /// only flip-flops that load it every cycle, not the WQE's fields or the payload
+    /// split). Its beats have left the buffer, so the room the reads are issued against
+    /// stays honest.
+    rsp_q: RamOutQueue<Bits<130>>,
     /// Beats each read in flight promised (its length in 16-byte beats), oldest first.
     promises: NicFifo<Bits<11>, 4, 5>,
     /// Beats promised to reads in flight, and of them arrived (the oldest read's).
@@ -191,6 +189,11 @@ pub struct RdmaRequester {
     /// intake takes no new head meanwhile.
     pay_read_done: DFF<Bit>,
     wb_data: DFF<Bits<128>>,
+    /// The beat's first 64 bits, zero when it came with an error: a WQE's WR ID as its
+    /// fields take it (a WQE that could not be read names nothing but its place). Zeroed
+    /// here, from the beat's own error flip-flop, so the WR ID register has an enable only
+    /// (its reset from the decoded first beat missed 156.25 MHz).
+    wb_id: DFF<Bits<64>>,
     wb_error: DFF<Bit>,
     wb_last: DFF<Bit>,
     req_beats: Signal<Local, Bits<11>>,
@@ -586,8 +589,7 @@ impl Default for RdmaRequester {
             sent_bits: Constant::new(Bits::<384>::from(0xffff_ffffu64) << 82u64),
             sge_beat: std::array::from_fn(|i| Constant::new(Bits::<4>::from(i as u64 + 2))),
             rsp_buf: Default::default(),
-            rsp_slice: Default::default(),
-            rsp_out: RamOutReg::full_rate(),
+            rsp_q: Default::default(),
             promises: Default::default(),
             promised: Default::default(),
             arrived: Default::default(),
@@ -599,6 +601,7 @@ impl Default for RdmaRequester {
             wb_valid: Default::default(),
             pay_read_done: Default::default(),
             wb_data: Default::default(),
+            wb_id: Default::default(),
             wb_error: Default::default(),
             wb_last: Default::default(),
             req_beats: Default::default(),
@@ -621,7 +624,7 @@ impl Default for RdmaRequester {
 impl Logic for RdmaRequester {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, pending, hit, forget_bit, full_bit, rest, pay_read_done, wb_valid, wb_data, wb_error, wb_last, pi_rd, job_rd, list_rd, left_nz, may_issue, work, forget, scan, db_seen, flushing, state, qp_asked, ctx, pi, job, list, beat_no, w_wr_id, w_opcode, w_flags,
+        dff_setup!(self, clock, pending, hit, forget_bit, full_bit, rest, pay_read_done, wb_valid, wb_data, wb_id, wb_error, wb_last, pi_rd, job_rd, list_rd, left_nz, may_issue, work, forget, scan, db_seen, flushing, state, qp_asked, ctx, pi, job, list, beat_no, w_wr_id, w_opcode, w_flags,
             w_num, w_imm, w_raddr, w_rkey, w_total, w_error, sge_i, sge_nz, sge_len_q, pieces, total, status, mtu, mtu_log2, chunk, starts, ends, psn, left, phase, n_sum, n_pkts_q, len_zero, p_addr, p_bus, p_off, p_rest, p_take, p_next_piece, sp_valid,
             sp_half, sp_data, nx_valid, nx_data, intake_left, intake_nz, in_req, req_left, left_le8, promised, arrived, room, issued, issued2, issued_beats, wqe_read_done);
         for i in 0..6 {
@@ -636,7 +639,7 @@ impl Logic for RdmaRequester {
             self.w_keep[i].clock.next = self.clock.val();
             self.w_keep[i].d.next = self.w_keep[i].q.val();
         }
-        clock!(self, clock, mr_check, packer, pi_ram, job_ram, list_ram, reads, rsp_buf, rsp_out, rsp_slice, half_slice, promises);
+        clock!(self, clock, mr_check, packer, pi_ram, job_ram, list_ram, reads, rsp_buf, rsp_q, half_slice, promises);
         // the QP's path MTU (its context's PMTU code)
         self.path_mtu.code.next = self.ctx.q.val().get_bits::<3>(4);
         self.path_mtu.len.next = 0.into();
@@ -644,8 +647,7 @@ impl Logic for RdmaRequester {
         self.packer.reset.next = self.reset.val();
         self.reads.reset.next = self.reset.val();
         self.rsp_buf.reset.next = self.reset.val();
-        self.rsp_slice.reset.next = self.reset.val();
-        self.rsp_out.reset.next = self.reset.val();
+        self.rsp_q.reset.next = self.reset.val();
         self.half_slice.reset.next = self.reset.val();
         self.promises.reset.next = self.reset.val();
         // ---- the response buffer: room for a read before it is issued ----
@@ -666,16 +668,13 @@ impl Logic for RdmaRequester {
                 self.promises.read.next = true;
             }
         }
-        self.rsp_out.s_data.next = self.rsp_buf.data_out.val();
-        self.rsp_out.s_valid.next = !self.rsp_buf.empty.val();
-        self.rsp_buf.read.next = !self.rsp_buf.empty.val() & self.rsp_out.s_ready.val();
-        self.rsp_slice.s_data.next = self.rsp_out.m_data.val();
-        self.rsp_slice.s_valid.next = self.rsp_out.m_valid.val();
-        self.rsp_out.m_ready.next = self.rsp_slice.s_ready.val();
-        self.b_valid.next = self.rsp_slice.m_valid.val();
-        self.b_data.next = self.rsp_slice.m_data.val().get_bits::<128>(0);
-        self.b_last.next = self.rsp_slice.m_data.val().get_bit(128);
-        self.b_error.next = self.rsp_slice.m_data.val().get_bit(129);
+        self.rsp_q.s_data.next = self.rsp_buf.data_out.val();
+        self.rsp_q.s_valid.next = !self.rsp_buf.empty.val();
+        self.rsp_buf.read.next = !self.rsp_buf.empty.val() & self.rsp_q.s_ready.val();
+        self.b_valid.next = self.rsp_q.m_valid.val();
+        self.b_data.next = self.rsp_q.m_data.val().get_bits::<128>(0);
+        self.b_last.next = self.rsp_q.m_data.val().get_bit(128);
+        self.b_error.next = self.rsp_q.m_data.val().get_bit(129);
         self.mr_check.mr_wr.next = self.mr_wr.val();
         self.mr_check.mr_wr_index.next = self.mr_wr_index.val();
         self.mr_check.mr_wr_entry.next = self.mr_wr_entry.val();
@@ -1183,6 +1182,10 @@ impl Logic for RdmaRequester {
         // (not the beat behind a WQE's last: that one's entry is still the FIFO's head)
         self.wb_valid.d.next = false;
         self.wb_data.d.next = self.b_data.val();
+        self.wb_id.d.next = self.b_data.val().get_bits::<64>(0);
+        if self.b_error.val() {
+            self.wb_id.d.next = 0.into();
+        }
         self.wb_error.d.next = self.b_error.val();
         self.wb_last.d.next = self.b_last.val();
         if !self.reads.empty.val() & !self.head_payload.val() & !(self.wb_valid.q.val() & self.wb_last.q.val()) {
@@ -1195,11 +1198,7 @@ impl Logic for RdmaRequester {
                 self.w_error.d.next = true;
             }
             if self.beat_no.q.val() == 0 {
-                self.w_wr_id.d.next = self.wb_data.q.val().get_bits::<64>(0);
-                if self.wb_error.q.val() {
-                    // nothing names the WQE but its place
-                    self.w_wr_id.d.next = 0.into();
-                }
+                self.w_wr_id.d.next = self.wb_id.q.val();
                 self.w_opcode.d.next = self.wb_data.q.val().get_bits::<8>(64);
                 self.w_flags.d.next = self.wb_data.q.val().get_bits::<8>(72);
                 self.w_num.d.next = self.wb_data.q.val().get_bits::<8>(80);
@@ -1296,7 +1295,7 @@ impl Logic for RdmaRequester {
             self.intake_nz.d.next = self.intake_left.q.val() != 1;
             self.nx_valid.d.next = true;
         }
-        self.rsp_slice.m_ready.next = self.b_ready.val();
+        self.rsp_q.m_ready.next = self.b_ready.val();
         // ---- reads issued: their beats promised; the room for the next ----
         // (a read is at most 4,096 bytes: 256 beats)
         self.req_beats.next = bit_cast::<11, 12>(self.dma_rd_req_len.val().get_bits::<12>(4)) + bit_cast::<11, 1>(self.dma_rd_req_len.val().get_bits::<4>(0).any().into());

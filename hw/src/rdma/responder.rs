@@ -67,7 +67,7 @@
 //! follows the packet's last write beat. A host refusing a write (only an unmapped page
 //! inside a registered region can) is the engine's to report (issue 19).
 
-use super::super::stream::{NicFifo, NicRam, RamOutReg, RegSlice};
+use super::super::stream::{NicFifo, NicRam, RamOutQueue, RamOutReg, RegSlice};
 use super::mr_check::{RdmaMrCheck, LATENCY as MR_CHECK_LATENCY};
 use super::opcode::{OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_ONLY};
 use super::path_mtu::RdmaPathMtu;
@@ -244,13 +244,11 @@ pub struct RdmaResponder {
     /// between packets: data 127:0, byte enables 143:128 (made from the byte count on the
     /// way in, so the RAM's output goes straight to the write's strobes).
     payload: NicFifo<Bits<144>, 9, 10>,
-    /// The payload FIFO's head, registered: the FIFO is read while the slice has room (a
+    /// The payload FIFO's head, registered: the FIFO is read while the queue has room (a
     /// register), not when a state takes (four states do; the decode reached the FIFO's
-    /// RAM address: 156.25 MHz).
-    pay_slice: RegSlice<Bits<144>>,
-    /// The payload FIFO's RAM output into flip-flops before the slice chooses (156.25
-    /// MHz: the block RAM's clock-to-out leaves no room for the slice's mux).
-    pay_out: RamOutReg<Bits<144>>,
+    /// RAM address: 156.25 MHz), and its RAM's output meets nothing but flip-flops that
+    /// load it every cycle (the block RAM's clock-to-out leaves room for a route only).
+    pay_q: RamOutQueue<Bits<144>>,
     /// Records: see `update` for the layout.
     records: NicFifo<Bits<288>, 6, 7>,
     /// The head record, out of the FIFO's RAM into one register before Idle loads its
@@ -384,11 +382,10 @@ pub struct RdmaResponder {
     f_wr_id: DFF<Bits<64>>,
     f_nsge: DFF<Bits<8>>,
     f_total: DFF<Bits<36>>,
-    /// SGE i: its address, then (checked) bus address less its first byte's message offset.
-    sge_addr: [DFF<Bits<64>>; 6],
-    /// SGE i: its length, then (checked) the message offset one past its last byte.
-    sge_len: [DFF<Bits<32>>; 6],
-    sge_key: [DFF<Bits<32>>; 6],
+    /// The WQE's SGEs 1..5 as they came (address 63:0, length 95:64, lkey 127:96), moved a
+    /// place toward [0] as each is asked about: the next SGE's question is always
+    /// `sge_next[0]`, never a pick among six (156.25 MHz).
+    sge_next: [DFF<Bits<128>>; 5],
     sk: DFF<Bits<3>>,
     acc: DFF<Bits<32>>,
     rf_status: DFF<Bits<8>>,
@@ -510,9 +507,8 @@ pub struct RdmaResponder {
     lo_mask: Signal<Local, Bits<16>>,
     next_k: Signal<Local, Bits<3>>,
     /// The SGE SgeCheck asks about (SGE sk), loaded a step ahead and held while it is
-    /// checked: SGE 0 from its beat of the WQE, SGE sk + 1 in SgeWrite (picked by `sk_p1`,
-    /// a register, so no adder or compare of `sk` comes before the six-way pick; 156.25
-    /// MHz). Its length gives the message offset past its end, `sk_end`, a register: the
+    /// checked: SGE 0 from its beat of the WQE, SGE sk + 1 from `sge_next[0]` in SgeWrite
+    /// (`sk_p1` is `sk`'s next value, a register: no adder before `sk`'s load). Its length gives the message offset past its end, `sk_end`, a register: the
     /// MR check takes its cycles (`mr_check::LATENCY`) and it settles meanwhile.
     sk_p1: DFF<Bits<3>>,
     ask_key: DFF<Bits<32>>,
@@ -525,7 +521,6 @@ pub struct RdmaResponder {
     sge_beat: Signal<Local, Bits<3>>,
     ones16: Constant<Bits<16>>,
     zero32: Constant<Bits<32>>,
-    sge_id: [Constant<Bits<3>>; 6],
     class_send: Constant<Bits<3>>,
     rq_ci_bits: Constant<Bits<384>>,
     local_write: Constant<Bits<3>>,
@@ -665,9 +660,7 @@ impl Default for RdmaResponder {
             f_wr_id: Default::default(),
             f_nsge: Default::default(),
             f_total: Default::default(),
-            sge_addr: Default::default(),
-            sge_len: Default::default(),
-            sge_key: Default::default(),
+            sge_next: Default::default(),
             sk: Default::default(),
             acc: Default::default(),
             rf_status: Default::default(),
@@ -724,7 +717,6 @@ impl Default for RdmaResponder {
             sge_beat: Default::default(),
             ones16: Constant::new(0xffffu64.into()),
             zero32: Constant::new(0u64.into()),
-            sge_id: std::array::from_fn(|i| Constant::new(Bits::<3>::from(i as u64))),
             class_send: Constant::new(CLASS_SEND.into()),
             rq_ci_bits: Constant::new(field(qpc::RQ_CI)),
             local_write: Constant::new(u64::from(access::LOCAL_WRITE).into()),
@@ -785,8 +777,7 @@ impl Default for RdmaResponder {
             cnt_nak: Default::default(),
             cnt_unsupported: Default::default(),
             payload: Default::default(),
-            pay_slice: Default::default(),
-            pay_out: RamOutReg::full_rate(),
+            pay_q: Default::default(),
             rec_out: RamOutReg::half_rate(),
             records: Default::default(),
             acks: Default::default(),
@@ -905,19 +896,14 @@ impl Logic for RdmaResponder {
             remaining, syn, qp_asked, kept_p1, ask_key, ask_addr, ask_len, left, left_nz, in_lo, in_lo_strb, in_have, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci, rq_none, rq_one_left, send_over_first, send_over_later,
             took_new, recv_cqe, v_immdt, rq_mask, fetch_addr, rd_asked, fbeat, f_err, f_wr_id, f_nsge, f_total, sk, acc, rf_status, cqe_len, cur_delta,
             seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, sj_done, sj_inside, sr_done, sr_inside, sj_retired, sj_ok, sr_ok, c_valid, c_final, c_data, c_strb, k_valid, k_final, k_data, k_strb, c_off, v_need, owe_read, psn_step, rp_whole, rp_part, read_pkts, sge_q, sk_p1, sk_end, landing, l_pd, l_len, l_off, l_lost);
-        for i in 0..6 {
-            self.sge_addr[i].clock.next = self.clock.val();
-            self.sge_addr[i].d.next = self.sge_addr[i].q.val();
-            self.sge_len[i].clock.next = self.clock.val();
-            self.sge_len[i].d.next = self.sge_len[i].q.val();
-            self.sge_key[i].clock.next = self.clock.val();
-            self.sge_key[i].d.next = self.sge_key[i].q.val();
+        for i in 0..5 {
+            self.sge_next[i].clock.next = self.clock.val();
+            self.sge_next[i].d.next = self.sge_next[i].q.val();
         }
-        clock!(self, clock, payload, pay_out, pay_slice, w_out, records, rec_out, acks, msg_ram, rq_pi_ram, sge_ram, mr_check);
+        clock!(self, clock, payload, pay_q, w_out, records, rec_out, acks, msg_ram, rq_pi_ram, sge_ram, mr_check);
         self.payload.reset.next = self.reset.val();
-        self.pay_slice.reset.next = self.reset.val();
+        self.pay_q.reset.next = self.reset.val();
         self.w_out.reset.next = self.reset.val();
-        self.pay_out.reset.next = self.reset.val();
         self.rec_out.reset.next = self.reset.val();
         self.rec_out.s_data.next = self.records.data_out.val();
         self.rec_out.s_valid.next = !self.records.empty.val();
@@ -1024,7 +1010,7 @@ impl Logic for RdmaResponder {
         // (used in Start, three cycles or more after `msg` is loaded)
         self.send_sum.d.next = bit_cast::<33, 32>(self.msg.q.val().get_bits::<32>(32)) + bit_cast::<33, 16>(self.r_len.q.val());
         self.send_over_later.d.next = self.send_sum.q.val() > bit_cast::<33, 32>(self.msg.q.val().get_bits::<32>(128));
-        self.pay_slice.m_ready.next = false;
+        self.pay_q.m_ready.next = false;
         self.acks.write.next = false;
         self.acks.data_in.next = bit_cast::<284, 6>(self.r_qpn.q.val().get_bits::<6>(0)) | (bit_cast::<284, 24>(self.r_psn.q.val()) << 8)
             | (bit_cast::<284, 8>(self.syn.q.val()) << 32) | (bit_cast::<284, 24>(self.msg.q.val().get_bits::<24>(8)) << 40)
@@ -1177,13 +1163,10 @@ impl Logic for RdmaResponder {
             }
         }
         self.msg_new.next = self.msg.q.val();
-        self.pay_out.s_data.next = self.payload.data_out.val();
-        self.pay_out.s_valid.next = !self.payload.empty.val();
-        self.payload.read.next = !self.payload.empty.val() & self.pay_out.s_ready.val();
-        self.pay_slice.s_data.next = self.pay_out.m_data.val();
-        self.pay_slice.s_valid.next = self.pay_out.m_valid.val();
-        self.pay_out.m_ready.next = self.pay_slice.s_ready.val();
-        self.head.next = self.pay_slice.m_data.val();
+        self.pay_q.s_data.next = self.payload.data_out.val();
+        self.pay_q.s_valid.next = !self.payload.empty.val();
+        self.payload.read.next = !self.payload.empty.val() & self.pay_q.s_ready.val();
+        self.head.next = self.pay_q.m_data.val();
         // the chunk behind the one in hand takes the FIFO's head whenever it is empty: its
         // 145 flip-flops' enable is a register (`k_valid` says whether what it holds counts)
         if !self.k_valid.q.val() {
@@ -1228,9 +1211,9 @@ impl Logic for RdmaResponder {
             }
             ResponderState::Skip => {
                 // the beats of packets whose record was lost come first
-                self.take.next = self.r_orphans_nz.q.val() & self.pay_slice.m_valid.val();
+                self.take.next = self.r_orphans_nz.q.val() & self.pay_q.m_valid.val();
                 if self.take.val() {
-                    self.pay_slice.m_ready.next = true;
+                    self.pay_q.m_ready.next = true;
                     self.r_orphans.d.next = self.r_orphans.q.val() - 1;
                     self.r_orphans_nz.d.next = self.r_orphans.q.val() != 1;
                 }
@@ -1424,12 +1407,13 @@ impl Logic for RdmaResponder {
                         self.ask_len.d.next = self.dma_rd_rsp_data.val().get_bits::<32>(64);
                         self.ask_key.d.next = self.dma_rd_rsp_data.val().get_bits::<32>(96);
                     }
-                    for i in 0..6 {
-                        if (self.fbeat.q.val() >= 2) & (self.sge_beat.val() == self.sge_id[i].val()) {
-                            self.sge_addr[i].d.next = self.dma_rd_rsp_data.val().get_bits::<64>(0);
-                            self.sge_len[i].d.next = self.dma_rd_rsp_data.val().get_bits::<32>(64);
-                            self.sge_key[i].d.next = self.dma_rd_rsp_data.val().get_bits::<32>(96);
+                    // SGEs 1..5 in at the end, the earlier ones a place on: after beat 7
+                    // SGE 1 is at [0]
+                    if self.fbeat.q.val() >= 3 {
+                        for i in 0..4 {
+                            self.sge_next[i].d.next = self.sge_next[i + 1].q.val();
                         }
+                        self.sge_next[4].d.next = self.dma_rd_rsp_data.val();
                     }
                     if (self.fbeat.q.val() >= 2) & (bit_cast::<8, 3>(self.sge_beat.val()) < self.f_nsge.q.val()) {
                         self.f_total.d.next = self.f_total.q.val() + bit_cast::<36, 32>(self.dma_rd_rsp_data.val().get_bits::<32>(64));
@@ -1499,13 +1483,12 @@ impl Logic for RdmaResponder {
                 self.acc.d.next = self.sk_end.q.val();
                 self.sk.d.next = self.sk_p1.q.val();
                 self.sk_p1.d.next = self.sk_p1.q.val() + 1;
-                // the next SGE's question (SGE 5's is never asked: sk_p1 6 picks nothing)
-                for i in 0..6 {
-                    if self.sk_p1.q.val() == self.sge_id[i].val() {
-                        self.ask_key.d.next = self.sge_key[i].q.val();
-                        self.ask_addr.d.next = self.sge_addr[i].q.val();
-                        self.ask_len.d.next = self.sge_len[i].q.val();
-                    }
+                // the next SGE's question, and the list a place on
+                self.ask_addr.d.next = self.sge_next[0].q.val().get_bits::<64>(0);
+                self.ask_len.d.next = self.sge_next[0].q.val().get_bits::<32>(64);
+                self.ask_key.d.next = self.sge_next[0].q.val().get_bits::<32>(96);
+                for i in 0..4 {
+                    self.sge_next[i].d.next = self.sge_next[i + 1].q.val();
                 }
                 self.state.d.next = ResponderState::SgeCheck;
             }
@@ -1647,9 +1630,9 @@ impl Logic for RdmaResponder {
                 }
                 // (the retire decision in short: every input a register, `seg_ok` one mux)
                 self.c_free.next = !self.c_valid.q.val() | (!self.adv_wait.q.val().any() & self.w_free.val() & self.seg_ok.val());
-                self.take.next = self.left_nz.q.val() & self.pay_slice.m_valid.val() & !self.k_valid.q.val();
+                self.take.next = self.left_nz.q.val() & self.pay_q.m_valid.val() & !self.k_valid.q.val();
                 if self.take.val() {
-                    self.pay_slice.m_ready.next = true;
+                    self.pay_q.m_ready.next = true;
                     self.left.d.next = self.left.q.val() - 1;
                     self.left_nz.d.next = self.left.q.val() != 1;
                     if !self.c_free.val() {
@@ -1767,9 +1750,9 @@ impl Logic for RdmaResponder {
                 }
             }
             ResponderState::Discard => {
-                self.take.next = self.left_nz.q.val() & self.pay_slice.m_valid.val();
+                self.take.next = self.left_nz.q.val() & self.pay_q.m_valid.val();
                 if self.take.val() {
-                    self.pay_slice.m_ready.next = true;
+                    self.pay_q.m_ready.next = true;
                     self.left.d.next = self.left.q.val() - 1;
                     self.left_nz.d.next = self.left.q.val() != 1;
                 }

@@ -11,6 +11,6 @@ pub use fifo::NicFifo;
 pub use flag_queue::FlagQueue;
 pub use packer::BytePacker;
 pub use ram::NicRam;
-pub use ram_out::RamOutReg;
+pub use ram_out::{RamOutQueue, RamOutReg};
 pub use slice::RegSlice;
 pub use width::{Downsizer, Upsizer};
