@@ -6,6 +6,7 @@ mod board;
 mod bench_tx;
 mod loopback;
 mod rdma;
+mod rdma_attack;
 mod report;
 mod rx;
 mod tx;

@@ -1,16 +1,20 @@
 //! `nic sim rdma`: two NICs back to back, QPs connected to each other, RDMA operations
 //! through the driver's verbs, every byte that landed checked against what was sent.
 //!
-//! On the RTL (`--backend rtl`, the default: two Verilated `full` NICs) the engine does
-//! SEND, RDMA WRITE and WRITE with immediate so far (not READ); the behavioural model does every operation, and says that its
-//! figures are the wire's (its DMA is instantaneous), not the hardware's.
+//! On the RTL (`--backend rtl`, the default: two Verilated `full` NICs) and on the
+//! behavioural model, which says that its figures are the wire's (its DMA is
+//! instantaneous), not the hardware's. The wire between the hosts can be impaired
+//! (`--loss`, `--dup`, `--reorder`, `--corrupt`, `--cut-at`/`--cut-for`: `ImpairArgs`);
+//! what it did to the frames is reported beside the engines' counters.
 
 use crate::loopback::{open_device, SimArgs};
+use crate::rdma_attack::{run_attack, AttackArg};
 use crate::{BackendArg, HwArg};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use nic_driver::verbs::{Mtu, RecvWr, SendOp, SendWr, Sge, WcStatus};
 use nic_driver::Device;
+use nic_testbench::impair::{ImpairConfig, ImpairStats};
 use nic_testbench::rdma_pair::{Pair, PairConfig};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -27,11 +31,15 @@ pub enum OpArg {
 #[derive(Args, Debug)]
 pub struct SimRdmaArgs {
     /// The operation every message does, from host A to host B.
-    #[arg(long, value_enum)]
-    op: OpArg,
+    #[arg(long, value_enum, required_unless_present = "attack")]
+    op: Option<OpArg>,
     /// Bytes per message (0..=16777216).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=16 << 20))]
-    size: u32,
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=16 << 20), required_unless_present = "attack")]
+    size: Option<u32>,
+    /// Instead of messages: host A attacks host B's memory this way; exits 0 only when
+    /// B's NIC refused the access and B's memory is unchanged.
+    #[arg(long, value_enum, conflicts_with_all = ["op", "size", "count", "qps", "wire", "wave", "wave_b"])]
+    attack: Option<AttackArg>,
     /// Messages in all, spread round-robin over the QPs.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     count: u32,
@@ -55,9 +63,63 @@ pub struct SimRdmaArgs {
     /// or SEND, the responding side of a READ.
     #[arg(long, value_name = "FILE")]
     wave_b: Option<PathBuf>,
-    /// Seed of the payloads.
+    /// Seed of the payloads and of the wire's impairment.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    #[command(flatten)]
+    impair: ImpairArgs,
+    /// The first PSN of every QP in both directions (24 bits; near 2^24 to cross the wrap).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=0xff_ffff))]
+    psn_start: Option<u32>,
+}
+
+/// What the wire between the two hosts does to frames (each rate per frame, 0 to 1).
+#[derive(Args, Debug, Clone, Default)]
+pub struct ImpairArgs {
+    /// Frames lost.
+    #[arg(long, default_value_t = 0.0, value_parser = parse_rate)]
+    loss: f64,
+    /// Frames delivered twice.
+    #[arg(long, default_value_t = 0.0, value_parser = parse_rate)]
+    dup: f64,
+    /// Frames held back a random 1..=--reorder-window cycles, overtaken by those behind.
+    #[arg(long, default_value_t = 0.0, value_parser = parse_rate)]
+    reorder: f64,
+    #[arg(long, default_value_t = 2_000, value_parser = clap::value_parser!(u64).range(1..))]
+    reorder_window: u64,
+    /// Frames with one bit flipped past the Ethernet header (FCS recomputed).
+    #[arg(long, default_value_t = 0.0, value_parser = parse_rate)]
+    corrupt: f64,
+    /// Cut the link at this cycle (of host A's NIC) ...
+    #[arg(long, requires = "cut_for")]
+    cut_at: Option<u64>,
+    /// ... for this many cycles: every frame sent meanwhile is lost.
+    #[arg(long, requires = "cut_at")]
+    cut_for: Option<u64>,
+}
+
+impl ImpairArgs {
+    pub fn config(&self, seed: u64) -> ImpairConfig {
+        ImpairConfig {
+            loss: self.loss,
+            dup: self.dup,
+            reorder: self.reorder,
+            reorder_window: self.reorder_window,
+            corrupt: self.corrupt,
+            cut_at: self.cut_at.unwrap_or(0),
+            cut_for: self.cut_for.unwrap_or(0),
+            seed,
+        }
+    }
+}
+
+fn parse_rate(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
+    if (0.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("{v} is not a rate: give a probability from 0 to 1 (0.01 is 1%)"))
+    }
 }
 
 fn parse_mtu(s: &str) -> Result<u32, String> {
@@ -77,6 +139,8 @@ pub struct Transfer {
     pub mtu: u32,
     pub seed: u64,
     pub capture: bool,
+    pub impair: ImpairConfig,
+    pub psn_start: Option<u32>,
 }
 
 /// What a run measured.
@@ -89,6 +153,8 @@ pub struct Outcome {
     pub first_latency: u64,
     pub counters: [Vec<(&'static str, u32)>; 2],
     pub wire: Vec<Vec<u8>>,
+    /// What the wire did to the frames.
+    pub impaired: ImpairStats,
 }
 
 impl Outcome {
@@ -110,12 +176,14 @@ pub fn transfer(t: &Transfer, sim: &SimArgs, config: HwArg, waves: [Option<PathB
         bail!("{qps} QPs of {size}-byte messages need {buf_len} bytes of registered memory per host; at most 1 GiB");
     }
     let mtu = Mtu::from_bytes(t.mtu).expect("parsed");
-    let cfg = PairConfig { mtu, qps, buf_len, queue_log2: 8, cq_log2: 12, ..PairConfig::default() };
+    let cfg = PairConfig { mtu, qps, buf_len, queue_log2: 8, cq_log2: 12, psn_start: t.psn_start, ..PairConfig::default() };
     let [wave_a, wave_b] = waves;
     let dev_a = open_device(sim, config, wave_a)?;
     let dev_b = open_device(sim, config, wave_b)?;
     let mut p = Pair::new(dev_a, dev_b, cfg).map_err(anyhow::Error::new).context("setting up two hosts")?;
     p.capture = t.capture;
+    t.impair.validate().map_err(anyhow::Error::msg)?;
+    p.set_impairment(t.impair);
     let mut rng = StdRng::seed_from_u64(t.seed);
     let pattern_a: Vec<u8> = (0..buf_len).map(|_| rng.gen()).collect();
     let pattern_b: Vec<u8> = (0..buf_len).map(|_| rng.gen()).collect();
@@ -164,7 +232,11 @@ pub fn transfer(t: &Transfer, sim: &SimArgs, config: HwArg, waves: [Option<PathB
                 let ca = p.a.nic.rdma_counters().unwrap_or_default();
                 let cb = p.b.nic.rdma_counters().unwrap_or_default();
                 let text = |c: &[(&str, u32)]| c.iter().filter(|(_, v)| *v != 0).map(|(n, v)| format!("{n} {v}")).collect::<Vec<_>>().join(", ");
-                bail!("{e} after {done} of {} messages completed ({posted} posted); NIC A: {}; NIC B: {}", t.count, text(&ca), text(&cb));
+                let w = p.impair_stats();
+                bail!(
+                    "{e} after {done} of {} messages completed ({posted} posted); NIC A: {}; NIC B: {}; the wire: {} frames offered, {} lost, {} cut, {} duplicated, {} reordered, {} corrupted",
+                    t.count, text(&ca), text(&cb), w.offered, w.lost, w.cut, w.duplicated, w.reordered, w.corrupted
+                );
             }
         };
         for (_, w) in &wcs {
@@ -205,17 +277,28 @@ pub fn transfer(t: &Transfer, sim: &SimArgs, config: HwArg, waves: [Option<PathB
     }
     let counters = [p.a.nic.rdma_counters()?, p.b.nic.rdma_counters()?];
     let wire = p.wire.iter().map(|f| f.frame.clone()).collect();
-    Ok(Outcome { bytes: u64::from(t.count) * u64::from(t.size), cycles, first_latency: first_latency.unwrap_or(0), counters, wire })
+    Ok(Outcome { bytes: u64::from(t.count) * u64::from(t.size), cycles, first_latency: first_latency.unwrap_or(0), counters, wire, impaired: p.impair_stats() })
 }
 
 pub fn run_sim(a: SimRdmaArgs) -> Result<()> {
-    let t = Transfer { op: a.op, size: a.size, count: a.count, qps: a.qps, mtu: a.mtu, seed: a.seed, capture: a.wire.is_some() };
+    if let Some(kind) = a.attack {
+        let what = if a.sim.backend == BackendArg::Rtl { "Verilated RTL" } else { "behavioural model" };
+        println!("RDMA protection attack {kind:?} from host A on host B, {what}");
+        return run_attack(kind, &a.sim, a.config, a.seed);
+    }
+    let (op, size) = (a.op.expect("clap requires --op"), a.size.expect("clap requires --size"));
+    let impair = a.impair.config(a.seed);
+    let t = Transfer { op, size, count: a.count, qps: a.qps, mtu: a.mtu, seed: a.seed, capture: a.wire.is_some(), impair, psn_start: a.psn_start };
     let o = transfer(&t, &a.sim, a.config, [a.wave.clone(), a.wave_b.clone()])?;
     let what = if a.sim.backend == BackendArg::Rtl { "Verilated RTL" } else { "behavioural model (DMA instantaneous: wire-bound figures)" };
-    println!("RDMA {:?}, {} messages of {} bytes over {} QP(s), path MTU {}, {what}", a.op, a.count, a.size, a.qps, a.mtu);
+    println!("RDMA {:?}, {} messages of {} bytes over {} QP(s), path MTU {}, {what}", op, a.count, size, a.qps, a.mtu);
     println!("  every byte checked: ok");
     println!("  payload bytes: {} in {} cycles: goodput {:.1}% of 10 GbE at 156.25 MHz", o.bytes, o.cycles, o.goodput_pct());
     println!("  latency of the first message, doorbell to CQE: {} cycles", o.first_latency);
+    if impair.active() {
+        let w = o.impaired;
+        println!("  the wire: {} frames offered, {} lost, {} cut, {} duplicated, {} reordered, {} corrupted", w.offered, w.lost, w.cut, w.duplicated, w.reordered, w.corrupted);
+    }
     for (name, c) in [("A", &o.counters[0]), ("B", &o.counters[1])] {
         let text: Vec<String> = c.iter().filter(|(_, v)| *v != 0).map(|(n, v)| format!("{n} {v}")).collect();
         println!("  NIC {name}: {}", text.join(", "));
@@ -249,7 +332,7 @@ pub fn run_bench(a: BenchRdmaArgs) -> Result<()> {
                 for size in [64u32, 4096, 1 << 20] {
                     // about a mebibyte per run, at least one message per QP
                     let count = ((1u32 << 20) / size).clamp(qps, 256 * qps);
-                    let t = Transfer { op, size, count, qps, mtu, seed: 1, capture: false };
+                    let t = Transfer { op, size, count, qps, mtu, seed: 1, capture: false, impair: ImpairConfig::clean(), psn_start: None };
                     // a case that fails is reported and the others still run; the bench
                     // then exits non-zero
                     let o = transfer(&t, &a.sim, a.config, [None, None]).map_err(|e| format!("{e:#}"));
@@ -260,7 +343,7 @@ pub fn run_bench(a: BenchRdmaArgs) -> Result<()> {
     }
     let mut lat = Vec::new();
     for op in [OpArg::Write, OpArg::Read] {
-        let t = Transfer { op, size: 64, count: 1, qps: 1, mtu: 1024, seed: 2, capture: false };
+        let t = Transfer { op, size: 64, count: 1, qps: 1, mtu: 1024, seed: 2, capture: false, impair: ImpairConfig::clean(), psn_start: None };
         lat.push((op, transfer(&t, &a.sim, a.config, [None, None])?.first_latency));
     }
     if a.json {

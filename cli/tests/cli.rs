@@ -310,3 +310,35 @@ fn sim_rdma_checks_bytes_and_writes_a_wire_tshark_decodes() {
         assert!(err.contains(needle), "{args:?}: stderr lacks `{needle}`:\n{err}");
     }
 }
+
+/// `nic sim rdma --attack KIND` on the RTL: each attack is refused with REM_ACCESS_ERR
+/// and leaves the target's memory unchanged (exit 0, "target memory unchanged: yes"); a
+/// wire that duplicates frames changes nothing delivered; bad impairment rates and an
+/// attack beside a transfer's options are refused with a reason.
+#[test]
+fn sim_rdma_attacks_are_refused_and_impaired_wires_reported() {
+    for kind in ["rkey", "pd", "range", "access", "dereg"] {
+        let (code, out, err) = nic(&["sim", "rdma", "--attack", kind]);
+        assert_eq!(code, 0, "--attack {kind}: {out}\n{err}");
+        assert!(out.contains("RemAccessErr") && out.contains("target memory unchanged: yes") && !out.contains("unchanged: NO"), "--attack {kind}:\n{out}");
+        assert!(out.contains("refused, memory unchanged: ok"), "--attack {kind}:\n{out}");
+    }
+    let (code, out, err) = nic(&["sim", "rdma", "--op", "write", "--size", "20000", "--count", "8", "--qps", "2", "--dup", "0.3", "--seed", "4"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("every byte checked: ok"), "{out}");
+    let wire = out.lines().find(|l| l.contains("the wire:")).expect("the wire's line");
+    let duplicated: u32 = wire.split(", ").find_map(|f| f.strip_suffix(" duplicated")).and_then(|n| n.parse().ok()).expect("N duplicated");
+    assert!(duplicated > 10, "{wire}");
+    assert!(out.contains("RX_DUPLICATES"), "the target saw duplicates:\n{out}");
+    for (args, needle) in [
+        (vec!["sim", "rdma", "--op", "write", "--size", "10", "--loss", "1.5"], "not a rate"),
+        (vec!["sim", "rdma", "--op", "write", "--size", "10", "--dup", "x"], "not a number"),
+        (vec!["sim", "rdma", "--attack", "rkey", "--op", "write"], "cannot be used with"),
+        (vec!["sim", "rdma", "--attack", "everything"], "invalid value"),
+        (vec!["sim", "rdma", "--op", "write", "--size", "10", "--cut-at", "5"], "--cut-for"),
+    ] {
+        let (code, _, err) = nic(&args);
+        assert_ne!(code, 0, "{args:?}");
+        assert!(err.contains(needle), "{args:?}: stderr lacks `{needle}`:\n{err}");
+    }
+}

@@ -56,12 +56,13 @@ registers!(REGS {
     RX_DROP_ICRC @ 0xD0 : Ro = 0, "RoCEv2 packets dropped: bad ICRC.";
     RX_DROP_MALFORMED @ 0xD4 : Ro = 0, "RoCEv2 packets dropped: malformed (lengths, BTH version, pad, truncated headers).";
     RX_DROP_QP @ 0xD8 : Ro = 0, "RoCEv2 packets dropped: destination QP out of range, or in a state that receives nothing (RESET, INIT, ERR), or a request to a QP that sends its requests elsewhere (source address or port mismatch is not checked).";
-    RX_DROP_PSN @ 0xDC : Ro = 0, "RoCEv2 packets dropped: a request out of sequence (duplicate or ahead), or a response no request waits for.";
+    RX_DROP_PSN @ 0xDC : Ro = 0, "RoCEv2 packets dropped: a request ahead of the expected PSN (the first of a gap is answered by a NAK PSN sequence error), or a response no request waits for.";
     TX_ACKS @ 0xE0 : Ro = 0, "ACKs sent.";
-    TX_NAKS @ 0xE4 : Ro = 0, "NAKs sent (invalid request, remote access error, remote operational error, RNR).";
+    TX_NAKS @ 0xE4 : Ro = 0, "NAKs sent (PSN sequence error, invalid request, remote access error, remote operational error, RNR).";
     RX_NAKS @ 0xE8 : Ro = 0, "NAKs received.";
     CQ_OVERFLOWS @ 0xEC : Ro = 0, "CQEs lost because their CQ was full (the CQ stops: its OVERFLOW bit).";
     RX_DROP_NOBUF @ 0xF0 : Ro = 0, "RoCEv2 packets dropped: the engine's receive buffers were full (packets arriving faster than the responder or completer takes them; the sender's retransmission recovers, issue 19).";
+    RX_DUPLICATES @ 0xF4 : Ro = 0, "Duplicate requests (a PSN before the expected one): answered again, never executed twice (a SEND or WRITE by an ACK of the last PSN received, a READ by its response read again from memory).";
 });
 
 /// `FEATURES.RDMA`: the build has this block.
@@ -134,6 +135,7 @@ pub mod qpc {
         PD: 0 [16;16] false "protection domain: the MRs this QP may use carry the same";
         DEST_QPN: 1 [0;24] false "the remote QP's number";
         ACCESS: 1 [24;3] false "remote operations this QP accepts (`access` bits: 2 REMOTE_WRITE, 4 REMOTE_READ; bit 0 unused)";
+        MIN_RNR_TIMER: 1 [27;5] false "the RNR NAK's timer code (IBTA table 45: 1 0.01 ms .. 31 491.52 ms, 0 655.36 ms): how long the requester should wait before resending a SEND that found no receive WQE";
         SQ_PSN: 2 [0;24] true "PSN of the next request packet";
         RQ_PSN: 3 [0;24] true "expected PSN of the next request packet from the remote QP";
         DEST_IPV4: 4 [0;32] false "the remote NIC's IPv4 address (a.b.c.d as 0xaabbccdd)";
@@ -327,8 +329,8 @@ impl WcStatus {
 pub mod syndrome {
     /// ACK; the low 5 bits are the credit count, 0x1f: credits not limited.
     pub const ACK: u8 = 0x1f;
-    /// RNR NAK; the low 5 bits encode the RNR timer (1: 0.01 ms).
-    pub const RNR_NAK: u8 = 0x21;
+    /// RNR NAK; the low 5 bits carry the QP's MIN_RNR_TIMER code (1: 0.01 ms).
+    pub const RNR_NAK: u8 = 0x20;
     pub const NAK_PSN_SEQUENCE: u8 = 0x60;
     pub const NAK_INVALID_REQUEST: u8 = 0x61;
     pub const NAK_REMOTE_ACCESS: u8 = 0x62;

@@ -157,6 +157,9 @@ pub struct QpAttr {
     pub dest_mac: Option<[u8; 6]>,
     pub dest_ipv4: Option<Ipv4Addr>,
     pub udp_sport: Option<u16>,
+    /// The RNR timer code this QP's RNR NAKs carry (0..=31, IBTA table 45; ibverbs'
+    /// `min_rnr_timer`).
+    pub min_rnr_timer: Option<u8>,
 }
 
 /// One scatter-gather entry.
@@ -505,6 +508,9 @@ impl<D: Device> Nic<D> {
         if (from, to) == (QpState::Rtr, QpState::Rts) {
             need(attr.sq_psn.is_some(), "sq_psn")?;
         }
+        if let Some(t) = attr.min_rnr_timer.filter(|&t| t > 31) {
+            return Err(RdmaError::InvalidArgument(format!("QP {qpn}: min_rnr_timer {t} is not a 5-bit timer code (0..=31)")).into());
+        }
         let sh = self.qp_shadow(qp)?;
         let mut w = sh.words;
         let mut mask = 1u32 << qpc::STATE.word;
@@ -536,6 +542,9 @@ impl<D: Device> Nic<D> {
         }
         if let Some(p) = attr.udp_sport {
             set(qpc::UDP_SPORT, u32::from(p), &mut mask);
+        }
+        if let Some(t) = attr.min_rnr_timer {
+            set(qpc::MIN_RNR_TIMER, u32::from(t), &mut mask);
         }
         qpc::STATE.set(&mut w, to as u32);
         if to == QpState::Reset {
@@ -763,7 +772,7 @@ impl<D: Device> Nic<D> {
     pub fn rdma_counters(&mut self) -> Result<Vec<(&'static str, u32)>, DriverError> {
         let base = self.rdma_state()?.base;
         let mut out = Vec::new();
-        for r in map::REGS.iter().filter(|r| (map::TX_PACKETS..=map::RX_DROP_NOBUF).contains(&r.offset)) {
+        for r in map::REGS.iter().filter(|r| (map::TX_PACKETS..=map::RX_DUPLICATES).contains(&r.offset)) {
             out.push((r.name, self.dev.get_reg32(base + r.offset)?));
         }
         Ok(out)

@@ -4,6 +4,8 @@
 //! * [`fcs`]: Ethernet FCS append/check and the receiver's residue check.
 //! * [`wire`]: header views in smoltcp's shape (Ethernet, VLAN, IPv4, IPv6, TCP, UDP).
 //! * [`gen`]: seeded random frames and scatter-gather splits.
+//! * [`impair`]: an impaired wire (loss, duplication, reordering, corruption, a cut
+//!   link), seeded, for the RDMA reliability tests.
 //! * [`pcap`]: a pcap writer and tshark's FCS verdicts, for independent judgement.
 //! * [`traffic`]: loopback through the real driver, checked byte for byte.
 //! * [`refnic`]: a behavioural model of the whole NIC behind the driver's `Device`
@@ -26,6 +28,7 @@ pub mod checksum;
 pub mod crc;
 pub mod fcs;
 pub mod gen;
+pub mod impair;
 pub mod pcap;
 pub mod rdma_pair;
 pub mod refnic;

@@ -3,6 +3,7 @@
 //! ordinary Ethernet alike), driven only through the driver's verbs. The suites,
 //! `nic sim rdma` and `nic bench rdma` build on it.
 
+use crate::impair::{ImpairConfig, ImpairStats, Impairment};
 use crate::traffic::WireAccess;
 use nic_driver::verbs::{Cq, Mr, Mtu, Pd, Qp, QpAttr, QpCaps, QpState, Wc};
 use nic_driver::{Device, DmaRegion, DriverError, MacFilter, Nic, NicConfig};
@@ -35,11 +36,13 @@ pub struct PairConfig {
     pub cq_log2: u32,
     /// Cycles both NICs run between two passes over the wire.
     pub step: u64,
+    /// The first PSN of every QP both ways (else PSNs differ per QP and direction).
+    pub psn_start: Option<u32>,
 }
 
 impl Default for PairConfig {
     fn default() -> Self {
-        PairConfig { mtu: Mtu::M1024, qps: 1, buf_len: 1 << 20, queue_log2: 6, cq_log2: 10, step: 16 }
+        PairConfig { mtu: Mtu::M1024, qps: 1, buf_len: 1 << 20, queue_log2: 6, cq_log2: 10, step: 16, psn_start: None }
     }
 }
 
@@ -60,6 +63,8 @@ pub struct Pair<A: Device + WireAccess, B: Device + WireAccess> {
     /// Every frame that crossed, when `capture` is set.
     pub capture: bool,
     pub wire: Vec<WireFrame>,
+    /// What the wire does to frames from A to B (`[0]`) and from B to A (`[1]`).
+    pub impair: [Impairment; 2],
 }
 
 fn open_side<D: Device + WireAccess>(dev: D, index: u8, cfg: &PairConfig) -> Result<Side<D>, DriverError> {
@@ -96,12 +101,25 @@ impl<A: Device + WireAccess, B: Device + WireAccess> Pair<A, B> {
         let mut a = open_side(dev_a, 0, &cfg)?;
         let mut b = open_side(dev_b, 1, &cfg)?;
         for i in 0..cfg.qps {
-            let psn_ab = (0xff_fff0 + 0x1_2345 * i as u32) & 0xff_ffff;
-            let psn_ba = (0x10 + 0x5_4321 * i as u32) & 0xff_ffff;
+            let psn_ab = cfg.psn_start.unwrap_or((0xff_fff0 + 0x1_2345 * i as u32) & 0xff_ffff);
+            let psn_ba = cfg.psn_start.unwrap_or((0x10 + 0x5_4321 * i as u32) & 0xff_ffff);
             connect(&mut a.nic, a.qps[i], b.qps[i], b.mac, b.ip, cfg.mtu, psn_ab, psn_ba)?;
             connect(&mut b.nic, b.qps[i], a.qps[i], a.mac, a.ip, cfg.mtu, psn_ba, psn_ab)?;
         }
-        Ok(Pair { a, b, cfg, capture: false, wire: Vec::new() })
+        let clean = || Impairment::new(ImpairConfig::clean());
+        Ok(Pair { a, b, cfg, capture: false, wire: Vec::new(), impair: [clean(), clean()] })
+    }
+
+    /// Impairs the wire: each direction gets `cfg` with a seed of its own.
+    pub fn set_impairment(&mut self, cfg: ImpairConfig) {
+        self.impair = [Impairment::new(cfg), Impairment::new(ImpairConfig { seed: cfg.seed ^ 0x5eed_b2a0, ..cfg })];
+    }
+
+    /// What the wire did, both directions summed.
+    pub fn impair_stats(&self) -> ImpairStats {
+        let mut s = self.impair[0].stats;
+        s.add(&self.impair[1].stats);
+        s
     }
 
     /// Runs both NICs `cycles` cycles, in steps, carrying frames across after each step.
@@ -119,12 +137,21 @@ impl<A: Device + WireAccess, B: Device + WireAccess> Pair<A, B> {
         moved
     }
 
-    /// Carries what each NIC sent since the last call to the other.
+    /// Carries what each NIC sent since the last call to the other, through the wire's
+    /// impairment (frames it holds back arrive at a later call). Returns the frames sent.
     pub fn carry(&mut self) -> usize {
         let cycle = self.a.nic.device().cycles();
-        let from_a = self.a.nic.device_mut().take_tx_frames();
-        let from_b = self.b.nic.device_mut().take_tx_frames();
-        let n = from_a.len() + from_b.len();
+        let sent_a = self.a.nic.device_mut().take_tx_frames();
+        let sent_b = self.b.nic.device_mut().take_tx_frames();
+        let n = sent_a.len() + sent_b.len();
+        for (f, err) in sent_a {
+            self.impair[0].offer(&f, err, cycle);
+        }
+        for (f, err) in sent_b {
+            self.impair[1].offer(&f, err, cycle);
+        }
+        let from_a = self.impair[0].deliver(cycle);
+        let from_b = self.impair[1].deliver(cycle);
         for (f, err) in from_a {
             self.b.nic.device_mut().inject_rx(&f, err);
             if self.capture {

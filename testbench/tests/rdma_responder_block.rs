@@ -5,14 +5,15 @@
 //! them out (payload beats, then the record 8 cycles after the frame), with faults mixed
 //! in: rkeys with a stale tag, ranges past the region, regions without remote write, the
 //! wrong PD, a QP without remote write, a Middle with no First, a First of the wrong
-//! length, duplicates (an old PSN), QPs in INIT, reserved and absent QPNs, bad-ICRC
-//! frames whose payload must go nowhere. The QP table answers through a simulated
+//! length, duplicates (an old PSN, and real packets sent again: ACKed, never written
+//! twice), packets ahead of a gap (one NAK PSN sequence error per gap), QPs in INIT,
+//! reserved and absent QPNs, bad-ICRC frames whose payload must go nowhere. The QP table answers through a simulated
 //! `RdmaTables` port with stalls, the DMA write port and the ACK output stall at random.
 //!
 //! Compared with the model fed the same frames: every byte written to host memory (and no
 //! other), the ACKs and NAKs owed per QP in order (PSN, syndrome, MSN), each QP's state and
 //! expected PSN at the end, and the counts of packets taken, dropped for the QP or the PSN,
-//! and NAKs.
+//! NAKs and duplicates.
 
 mod common;
 
@@ -120,6 +121,8 @@ fn traffic(rng: &mut StdRng, t: &Tables, messages: usize) -> Vec<(Vec<u8>, bool)
     let mut next_psn: Vec<u32> = t.qp.iter().map(|w| qpc::RQ_PSN.get(w)).collect();
     let mut pending: Vec<VecDeque<(RoceRepr, Vec<u8>)>> = vec![VecDeque::new(); 64];
     let mut frames = Vec::new();
+    // each QP's last packet sent, to be sent again as a duplicate
+    let mut last: Vec<Option<(RoceRepr, Vec<u8>)>> = vec![None; 64];
     let mut made = 0;
     let qps: Vec<usize> = (2..10).collect();
     while made < messages || pending.iter().any(|p| !p.is_empty()) {
@@ -169,7 +172,25 @@ fn traffic(rng: &mut StdRng, t: &Tables, messages: usize) -> Vec<(Vec<u8>, bool)
             continue;
         }
         let (r, p) = pending[q].pop_front().unwrap();
+        let mtu_q = mtu(&t.qp[q]);
         match rng.gen_range(0..150) {
+            // the last packet again (its ACK lost, the requester resent it), or two of
+            // them: answered by ACKs, never written twice
+            5 | 6 => {
+                if let Some((lr, lp)) = last[q].clone() {
+                    frames.push((lr.emit_frame(&lp), false));
+                    if rng.gen_bool(0.5) {
+                        frames.push((lr.emit_frame(&lp), false));
+                    }
+                }
+            }
+            // packets ahead of a gap (the real one was delayed behind them): the first
+            // NAKed PSN sequence error, the rest dropped
+            7 | 8 => {
+                for k in 1..=rng.gen_range(1..4u32) {
+                    frames.push((packet(q, opcode::RDMA_WRITE_MIDDLE, psn_add(r.bth.psn, k), rng.gen_bool(0.5), None).emit_frame(&vec![9u8; mtu_q]), false));
+                }
+            }
             // a duplicate of an earlier PSN, a Middle with nothing started, a bad ICRC,
             // reserved and absent QPNs: each before the real packet
             0 => frames.push((packet(q, opcode::RDMA_WRITE_ONLY, psn_add(r.bth.psn, 0xff_ffff), true, Some(RethRepr { virtual_addr: 0, rkey: 0, dma_len: 0 })).emit_frame(&[]), false)),
@@ -183,6 +204,7 @@ fn traffic(rng: &mut StdRng, t: &Tables, messages: usize) -> Vec<(Vec<u8>, bool)
             _ => {}
         }
         frames.push((r.emit_frame(&p), false));
+        last[q] = Some((r, p));
     }
     frames
 }
@@ -193,7 +215,7 @@ struct Outcome {
     acks: BTreeMap<usize, Vec<(u32, u8, u32)>>,
     mem: BTreeMap<u64, u8>,
     states: Vec<(u32, u32)>,
-    counts: [u32; 4],
+    counts: [u32; 5],
 }
 
 fn expect(t: &Tables, frames: &[(Vec<u8>, bool)]) -> Outcome {
@@ -218,7 +240,7 @@ fn expect(t: &Tables, frames: &[(Vec<u8>, bool)]) -> Outcome {
     }
     out.mem = mem.0;
     out.states = (0..64).map(|q| { let w = m.entry(map::TABLE_QP, q); (qpc::STATE.get(&w), qpc::RQ_PSN.get(&w)) }).collect();
-    out.counts = [map::RX_PACKETS, map::RX_DROP_QP, map::RX_DROP_PSN, map::TX_NAKS].map(|c| m.reg_read(c));
+    out.counts = [map::RX_PACKETS, map::RX_DROP_QP, map::RX_DROP_PSN, map::TX_NAKS, map::RX_DUPLICATES].map(|c| m.reg_read(c));
     out
 }
 
@@ -272,7 +294,7 @@ fn run(t: &Tables, sched: Vec<Input>, seed: u64) -> Outcome {
         }
         x.mr_wr.next = false;
         let mut port = TablePortSim::new(2);
-        let mut counts = [0u32; 4];
+        let mut counts = [0u32; 5];
         for input in sched.iter() {
             x.pay_valid.next = input.beat.is_some();
             if let Some((d, n)) = input.beat {
@@ -337,6 +359,7 @@ fn run(t: &Tables, sched: Vec<Input>, seed: u64) -> Outcome {
             counts[1] += u32::from(x.cnt_drop_qp.val());
             counts[2] += u32::from(x.cnt_drop_psn.val());
             counts[3] += u32::from(x.cnt_nak.val());
+            counts[4] += u32::from(x.cnt_duplicate.val());
             assert!(!x.cnt_drop_nobuf.val() && !x.cnt_drop_norecord.val(), "the responder fell behind the wire");
             wait_clock_cycle!(sim, clock, x);
         }
@@ -356,10 +379,12 @@ fn writes_acks_and_naks_equal_the_model() {
     // the case is worth running: bytes landed, ACKs and NAKs owed, drops of each kind
     assert!(want.mem.len() > 5000, "only {} bytes written", want.mem.len());
     assert!(want.acks.values().flatten().any(|a| a.1 == nic_regmap::rdma::syndrome::ACK));
-    assert!(want.counts[1] > 0 && want.counts[2] > 0 && want.counts[3] > 0, "counts {:?}", want.counts);
+    assert!(want.counts[1] > 0 && want.counts[2] > 0 && want.counts[3] > 0 && want.counts[4] > 0, "counts {:?}", want.counts);
+    let seq_naks = want.acks.values().flatten().filter(|a| a.1 == nic_regmap::rdma::syndrome::NAK_PSN_SEQUENCE).count();
+    assert!(seq_naks > 0 && (seq_naks as u32) < want.counts[2], "some PSN sequence NAKs, fewer than the packets ahead: {seq_naks}");
     let sched = schedule(&mut rng, &frames);
     let got = run(&t, sched, 19);
-    assert_eq!(got.counts, want.counts, "packets taken, dropped (QP), dropped (PSN), NAKs: rtl vs model");
+    assert_eq!(got.counts, want.counts, "packets taken, dropped (QP), dropped (PSN), NAKs, duplicates: rtl vs model");
     assert_eq!(got.acks, want.acks, "ACKs and NAKs per QP: (PSN, syndrome, MSN)");
     assert_eq!(got.states, want.states, "QP state and expected PSN");
     assert_eq!(got.mem.len(), want.mem.len(), "bytes written");

@@ -11,10 +11,11 @@
 //! operation, and READ requested by the model from an RTL target, so that the RTL's READ
 //! responses are also judged by an engine other than its own.
 
-use nic_driver::verbs::{access, Mtu, QpState, RecvWr, SendOp, SendWr, Sge, Wc, WcOpcode, WcStatus};
+use nic_driver::verbs::{access, Mtu, QpAttr, QpState, RecvWr, SendOp, SendWr, Sge, Wc, WcOpcode, WcStatus};
 use nic_driver::{Device, RegisterVerbs};
 use nic_regmap::rdma as map;
 use nic_testbench::backend::{Backend, HwSize, TestDevice};
+use nic_testbench::impair::{ImpairConfig, ImpairStats};
 use nic_testbench::rdma_pair::{Pair, PairConfig};
 use nic_testbench::refnic::{RefNic, RefNicConfig};
 use nic_testbench::roce::{opcode, RoceRepr};
@@ -219,14 +220,38 @@ fn one_mebibyte_write_read_and_send() {
 /// the memory of both hosts as the mirror says.
 #[test]
 fn random_mixes_on_many_qps_complete_in_order() {
-  for plan in Backend::selected().into_iter().flat_map(plans) {
-    let mut rng = StdRng::seed_from_u64(0xd1ff);
+    for plan in Backend::selected().into_iter().flat_map(plans) {
+        random_mixes(&plan, 0xd1ff, &[(4, Mtu::M512), (8, Mtu::M2048)], 3, ImpairConfig::clean());
+    }
+}
+
+/// The wire delivers a fifth of the frames twice (requests, ACKs and READ responses
+/// alike): the responder answers each duplicate request again and executes none twice
+/// (a duplicate READ is read again, its response dropped by the completer as one it
+/// no longer waits for), so the mixes complete exactly as on a clean wire.
+#[test]
+fn duplicated_frames_are_answered_never_executed_twice() {
+    for backend in Backend::selected() {
+        let plan = Plan { requester: backend, target: backend, ops: vec![Op::Write, Op::WriteImm, Op::Read, Op::Send] };
+        let impair = ImpairConfig { dup: 0.2, seed: 0xd0b1e, ..ImpairConfig::clean() };
+        let (mut p, wire) = random_mixes(&plan, 0xd0b, &[(4, Mtu::M1024)], 2, impair);
+        let dups = p.b.nic.rdma_counters().unwrap().iter().find(|(n, _)| *n == "RX_DUPLICATES").map(|c| c.1).unwrap();
+        assert!(wire.duplicated > 20 && dups > 5, "{backend:?}: the wire duplicated {} frames, the target saw {dups} duplicate requests", wire.duplicated);
+    }
+}
+
+/// Random operations on several QPs at once (see the test above) over a wire impaired
+/// as `impair` says; returns the last pair and what its wire did.
+fn random_mixes(plan: &Plan, seed: u64, configs: &[(usize, Mtu)], rounds: usize, impair: ImpairConfig) -> (NicPair, ImpairStats) {
+    let mut rng = StdRng::seed_from_u64(seed);
     let op_mix = plan.ops.clone();
-    for (qps, mtu) in [(4, Mtu::M512), (8, Mtu::M2048)] {
+    let mut last = None;
+    for &(qps, mtu) in configs {
         let mut p = pair_of(plan.clone(), PairConfig { mtu, qps, buf_len: 1 << 20, queue_log2: 5, ..PairConfig::default() });
+        p.set_impairment(impair);
         let mut m = Mirror::fill(&mut p, &mut rng);
         let slot = (1 << 20) / (qps * 8);
-        for round in 0..3 {
+        for round in 0..rounds {
             // each QP gets up to 8 operations on its own slots (no two touch the same bytes)
             let mut want_send: Vec<Vec<(u64, WcOpcode, u32)>> = vec![Vec::new(); qps];
             let mut want_recv: Vec<Vec<(u64, WcOpcode, u32, Option<u32>)>> = vec![Vec::new(); qps];
@@ -296,10 +321,14 @@ fn random_mixes_on_many_qps_complete_in_order() {
             }
             p.run(2_000);
             assert!(p.a.nic.poll_cq(p.a.send_cq, 64).unwrap().is_empty(), "a CQE no signalled WQE asked for");
+            assert!(p.b.nic.poll_cq(p.b.recv_cq, 64).unwrap().is_empty(), "a receive CQE no SEND asked for");
             m.check(&mut p, &format!("round {round}, {qps} QPs"));
         }
+        last = Some(p);
     }
-  }
+    let p = last.expect("a configuration");
+    let stats = p.impair_stats();
+    (p, stats)
 }
 
 /// While one QP moves a mebibyte, a small WRITE posted after it on another QP
@@ -367,6 +396,47 @@ fn protection_violations_complete_with_errors_and_move_nothing() {
 
 /// Local checks refuse a WQE before anything is sent: an lkey that misses, an SGE
 /// outside its region, a READ into a region without local write access.
+/// A region deregistered while a long WRITE into it is on the wire: `dereg_mr` returns
+/// only once no packet checked before it can still write (TABLE_STATUS stays BUSY until
+/// the responder is past them), and every later packet of the WRITE is checked again and
+/// refused. So the target's memory never changes after `dereg_mr` returns, the WRITE
+/// completes with REM_ACCESS_ERR, and the part that landed before is the WRITE's own
+/// bytes, from its start.
+#[test]
+fn a_region_deregistered_mid_write_takes_no_byte_more() {
+  for backend in Backend::selected() {
+    let mut rng = StdRng::seed_from_u64(0xde5e6);
+    let mut p = pair(backend, PairConfig { mtu: Mtu::M1024, buf_len: 1 << 19, ..PairConfig::default() });
+    let m = Mirror::fill(&mut p, &mut rng);
+    let len = 256 << 10;
+    let region = p.b.nic.reg_mr(p.b.pd, p.b.buf.bus_addr + (128 << 10), len, access::LOCAL_WRITE | access::REMOTE_WRITE).unwrap();
+    let sg = vec![Sge { addr: p.a.mr.addr, length: len as u32, lkey: p.a.mr.lkey }];
+    let op = SendOp::Write { remote_addr: region.addr, rkey: region.rkey };
+    p.a.nic.post_send(p.a.qps[0], &[SendWr { wr_id: 5, op, sg_list: sg, signaled: true, solicited: false }]).unwrap();
+    // until the first packet has landed
+    let at = 128 << 10;
+    let mut waited = 0;
+    while read_mem(p.b.nic.device_mut(), p.b.buf.bus_addr + at as u64, 1024) != m.a[..1024] {
+        p.run(200);
+        waited += 200;
+        assert!(waited < 200_000, "{}: the WRITE's first packet never landed", backend.name());
+    }
+    p.b.nic.dereg_mr(region).unwrap();
+    let after_dereg = read_mem(p.b.nic.device_mut(), p.b.buf.bus_addr, 1 << 19);
+    let got = p.collect(&[(true, p.a.send_cq)], 1, STALL).unwrap();
+    assert_eq!((got[0].1.wr_id, got[0].1.status), (5, WcStatus::RemAccessErr), "{}: the WRITE", backend.name());
+    p.run(5_000);
+    let end = read_mem(p.b.nic.device_mut(), p.b.buf.bus_addr, 1 << 19);
+    assert!(end == after_dereg, "{}: host B's memory changed after dereg_mr returned", backend.name());
+    // what landed is a prefix of the WRITE, and nothing outside the region changed
+    let landed = (0..len).find(|&i| end[at + i] != m.a[i]).unwrap_or(len);
+    assert!(landed >= 1024 && landed < len, "{}: {landed} bytes of {len} landed", backend.name());
+    assert!(end[at + landed..at + len] == m.b[at + landed..at + len], "{}: bytes past the landed prefix", backend.name());
+    assert!(end[..at] == m.b[..at] && end[at + len..] == m.b[at + len..], "{}: bytes outside the region", backend.name());
+    assert_eq!(p.b.nic.query_qp(p.b.qps[0]).unwrap(), QpState::Err, "{}: the responder's QP after its NAK", backend.name());
+  }
+}
+
 #[test]
 fn local_protection_errors_send_nothing() {
     for backend in Backend::selected() {
@@ -401,10 +471,13 @@ fn send_without_or_with_a_short_receive() {
   for backend in Backend::selected() {
     let pair = |cfg| pair(backend, cfg);
     let mut p = pair(PairConfig { buf_len: 1 << 16, ..PairConfig::default() });
+    // the responder's RNR NAKs carry its timer code (14: 1.92 ms)
+    p.b.nic.modify_qp(p.b.qps[0], QpState::Rts, &QpAttr { min_rnr_timer: Some(14), ..QpAttr::default() }).unwrap();
+    assert!(p.b.nic.modify_qp(p.b.qps[0], QpState::Rts, &QpAttr { min_rnr_timer: Some(32), ..QpAttr::default() }).is_err(), "a timer code past 5 bits");
     let sg = vec![Sge { addr: p.a.mr.addr, length: 300, lkey: p.a.mr.lkey }];
     p.a.nic.post_send(p.a.qps[0], &[SendWr { wr_id: 1, op: SendOp::Send, sg_list: sg.clone(), signaled: true, solicited: false }]).unwrap();
     let got = p.collect(&[(true, p.a.send_cq)], 1, STALL).unwrap();
-    assert_eq!((got[0].1.status, got[0].1.syndrome), (WcStatus::RnrRetryExcErr, map::syndrome::RNR_NAK));
+    assert_eq!((got[0].1.status, got[0].1.syndrome), (WcStatus::RnrRetryExcErr, map::syndrome::RNR_NAK | 14));
     assert_ne!(p.b.nic.query_qp(p.b.qps[0]).unwrap(), QpState::Err, "RNR leaves the responder as it is");
 
     let mut p = pair(PairConfig { buf_len: 1 << 16, ..PairConfig::default() });

@@ -54,10 +54,11 @@ pub const DECODED: [&str; 14] = [
 ];
 
 /// The counter registers, in `nic_regmap::rdma` order from `TX_PACKETS` (0xC0).
-pub const COUNTERS: [&str; 13] = [
+pub const COUNTERS: [&str; N_COUNTERS] = [
     "TX_PACKETS", "TX_BYTES", "RX_PACKETS", "RX_BYTES", "RX_DROP_ICRC", "RX_DROP_MALFORMED", "RX_DROP_QP", "RX_DROP_PSN", "TX_ACKS", "TX_NAKS", "RX_NAKS",
-    "CQ_OVERFLOWS", "RX_DROP_NOBUF",
+    "CQ_OVERFLOWS", "RX_DROP_NOBUF", "RX_DUPLICATES",
 ];
+pub const N_COUNTERS: usize = 14;
 
 #[derive(LogicBlock)]
 pub struct RdmaEngine {
@@ -131,7 +132,7 @@ pub struct RdmaEngine {
     // ---- registers ----
     control: DFF<Bit>,
     local_ip: DFF<Bits<32>>,
-    counters: [DFF<Bits<32>>; 13],
+    counters: [DFF<Bits<32>>; N_COUNTERS],
     // ---- arbitration ----
     /// The QP port's access in flight belongs to: 0 requester, 1 responder, 2 completer.
     qp_owner: DFF<Bits<2>>,
@@ -175,7 +176,7 @@ pub struct RdmaEngine {
     tx_ack: Signal<Local, Bit>,
     tx_fire: Signal<Local, Bit>,
     rd_or: Signal<Local, Bits<32>>,
-    inc: [Signal<Local, Bits<32>>; 13],
+    inc: [Signal<Local, Bits<32>>; N_COUNTERS],
     wdata_masked: Signal<Local, Bits<32>>,
     station_be: Signal<Local, Bits<48>>,
     // ---- constants ----
@@ -190,7 +191,7 @@ pub struct RdmaEngine {
     addr_sq_db: Constant<Bits<16>>,
     addr_rq_db: Constant<Bits<16>>,
     addr_cq_db: Constant<Bits<16>>,
-    addr_counter: [Constant<Bits<16>>; 13],
+    addr_counter: [Constant<Bits<16>>; N_COUNTERS],
     value_id: Constant<Bits<32>>,
     value_version: Constant<Bits<32>>,
     value_qp_count: Constant<Bits<32>>,
@@ -346,7 +347,7 @@ impl Logic for RdmaEngine {
     fn update(&mut self) {
         dff_setup!(self, clock, control, local_ip, qp_owner, qp_first, wr_owner, wr_mid, cqe_from_resp, pay_from_resp,
             px_pay_valid, px_pay_data, px_pay_nbytes, px_rec_valid, px_rec_status, px_rec_opcode, px_rec_ack_req, px_rec_solicited, px_rec_immdt, px_rec_dest_qp, px_rec_psn, px_rec_va, px_rec_rkey, px_rec_dma_len, px_rec_payload_len, px_rec_syndrome);
-        for i in 0..13 {
+        for i in 0..14 {
             self.counters[i].clock.next = self.clock.val();
             self.counters[i].d.next = self.counters[i].q.val();
         }
@@ -420,7 +421,7 @@ impl Logic for RdmaEngine {
         if self.bus_rd_addr.val() == self.addr_local_ipv4.val() {
             self.rd_or.next = self.rd_or.val() | self.local_ip.q.val();
         }
-        for i in 0..13 {
+        for i in 0..14 {
             if self.bus_rd_addr.val() == self.addr_counter[i].val() {
                 self.rd_or.next = self.rd_or.val() | self.counters[i].q.val();
             }
@@ -428,6 +429,7 @@ impl Logic for RdmaEngine {
         self.bus_rdata.next = self.rd_or.val();
         // ---- the tables' broadcasts ----
         self.responder.mr_wr.next = self.tables.mr_wr.val();
+        self.tables.mr_fence_done.next = self.responder.mr_fence_done.val();
         self.responder.mr_wr_index.next = self.tables.mr_wr_index.val();
         self.responder.mr_wr_entry.next = self.tables.mr_wr_entry.val();
         self.requester.mr_wr.next = self.tables.mr_wr.val();
@@ -777,7 +779,7 @@ impl Logic for RdmaEngine {
         self.tx_nbytes.next = self.tx_build.out_nbytes.val();
         self.tx_last.next = self.tx_build.out_last.val();
         // ---- counters (COUNTERS order) ----
-        for i in 0..13 {
+        for i in 0..14 {
             self.inc[i].next = 0.into();
         }
         if self.tx_fire.val() {
@@ -820,7 +822,8 @@ impl Logic for RdmaEngine {
         self.inc[12].next = bit_cast::<32, 1>(self.responder.cnt_drop_nobuf.val().into())
             + bit_cast::<32, 1>(self.responder.cnt_drop_norecord.val().into())
             + bit_cast::<32, 1>(self.completer.cnt_drop_norecord.val().into());
-        for i in 0..13 {
+        self.inc[13].next = bit_cast::<32, 1>(self.responder.cnt_duplicate.val().into());
+        for i in 0..14 {
             self.counters[i].d.next = self.counters[i].q.val() + self.inc[i].val();
         }
         if self.reset.val() {
@@ -834,7 +837,7 @@ impl Logic for RdmaEngine {
             self.pay_from_resp.d.next = false;
             self.px_pay_valid.d.next = false;
             self.px_rec_valid.d.next = false;
-            for i in 0..13 {
+            for i in 0..14 {
                 self.counters[i].d.next = 0.into();
             }
         }

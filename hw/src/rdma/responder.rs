@@ -8,8 +8,12 @@
 //!
 //! 1. the record's status (bad ICRC, malformed: dropped, counted by the engine from
 //!    `RdmaRxParse`), the QP (QPN in the table, state RTR or RTS: else dropped,
-//!    `cnt_drop_qp`), the PSN (not the expected one: dropped, `cnt_drop_psn`; issue 19
-//!    answers duplicates and gaps);
+//!    `cnt_drop_qp`), the PSN: a duplicate (before RQ_PSN on the circle) is answered
+//!    again and never executed (a SEND or WRITE by an ACK of RQ_PSN - 1, a READ by its
+//!    response, its RETH checked again; `cnt_duplicate`), a packet ahead of a gap is
+//!    dropped (`cnt_drop_psn`), the first one after the gap with a NAK PSN sequence
+//!    error for RQ_PSN (the message state's bit 4 remembers it was sent until a packet
+//!    is taken at RQ_PSN);
 //! 2. the sequence (a Middle or Last continues a message of its class, a First or Only
 //!    starts one) and the length (First and Middle carry exactly the path MTU): else a
 //!    NAK invalid request;
@@ -89,6 +93,8 @@ pub enum ResponderState {
     MrWait,
     Decide,
     RnrNak,
+    DupAnswer,
+    SeqNak,
     FetchAddr,
     Fetch,
     FetchData,
@@ -188,6 +194,11 @@ pub struct RdmaResponder {
     pub mr_wr: Signal<In, Bit>,
     pub mr_wr_index: Signal<In, Bits<6>>,
     pub mr_wr_entry: Signal<In, Bits<224>>,
+    /// Every packet checked against the MR table before the last MR store has finished
+    /// (the responder is back in Idle, its writes handed out): `RdmaTables` holds the
+    /// driver's TABLE_STATUS.BUSY until then, so `dereg_mr` returns only when no byte
+    /// can land in the region any more.
+    pub mr_fence_done: Signal<Out, Bit>,
     // ---- DMA reads: receive WQEs (128 bytes, answered in order, never held back) ----
     pub dma_rd_req_valid: Signal<Out, Bit>,
     pub dma_rd_req_ready: Signal<In, Bit>,
@@ -238,6 +249,8 @@ pub struct RdmaResponder {
     pub cnt_drop_norecord: Signal<Out, Bit>,
     pub cnt_nak: Signal<Out, Bit>,
     pub cnt_unsupported: Signal<Out, Bit>,
+    /// A duplicate request, answered again (`RX_DUPLICATES`).
+    pub cnt_duplicate: Signal<Out, Bit>,
     // ---- children ----
     /// Payload in 16-byte chunks, two beats paired on the way in (a packet's odd last beat
     /// alone), so the scatter lands a chunk a cycle, twice the wire's rate, and catches up
@@ -263,16 +276,29 @@ pub struct RdmaResponder {
     /// response is sent, and a requester may have many READs in flight (a full FIFO holds
     /// the responder, and its records back up behind it).
     acks: NicFifo<Bits<284>, 6, 7>,
-    /// Per QP: in a message 0, its class 3:1, MSN 31:8; a WRITE: next bus address 95:32,
+    /// Per QP: in a message 0, its class 3:1, a sequence NAK sent 4, MSN 31:8; a WRITE: next bus address 95:32,
     /// bytes to come 127:96, its whole length 159:128; a SEND: the bytes received so far
     /// 63:32, the receive WQE's id 127:64, its scatter-gather list's total 159:128.
     msg_ram: NicRam<Bits<160>, 6>,
+    /// Per QP: the WRITE in progress's rkey 31:0 and the virtual address its next packet
+    /// writes at 95:32, so each later packet is checked against the MR table as its first
+    /// was (a region deregistered mid-message takes no byte more).
+    wkey_ram: NicRam<Bits<96>, 6>,
     /// Per QP: the receive queue's producer index, as the last RQ_DOORBELL gave it.
     rq_pi_ram: NicRam<Bits<16>, 6>,
     /// The two RAMs' outputs for `r_qpn`, registered every cycle (the QP table answers at
     /// least three cycles after `r_qpn` is set, when they are loaded): the block RAMs'
     /// slow clock-to-out reaches a flip-flop and nothing else (156.25 MHz).
     msg_rd: DFF<Bits<160>>,
+    wkey_rd: DFF<Bits<96>>,
+    /// The MR check's question for the packet, loaded with the QP's context: a WRITE's
+    /// first packet (and a READ) asks about its RETH (rkey, virtual address, the whole
+    /// DMA length), a later WRITE packet about its own bytes at the message's next
+    /// address under the message's rkey; `upd_va` is where the packet after it writes.
+    k_key: DFF<Bits<32>>,
+    k_va: DFF<Bits<64>>,
+    k_len: DFF<Bits<32>>,
+    upd_va: DFF<Bits<64>>,
     rq_pi_rd: DFF<Bits<16>>,
     /// Per QP (address QPN * 16 + SGE) the receive WQE's checked scatter-gather list, kept
     /// from a SEND's first packet for the rest, and (QPN * 16 + 8 + SGE) the landing list
@@ -302,6 +328,8 @@ pub struct RdmaResponder {
     /// record reads the sum `orphans_now`, whole even the cycle after.
     orph_add: DFF<Bits<16>>,
     orphans_now: Signal<Local, Bits<16>>,
+    /// An MR store came since the responder was last in Idle.
+    fence_pending: DFF<Bit>,
     /// QPs stored in RESET since the responder last looked at them.
     forget: DFF<Bits<64>>,
     /// QPs that may have receive WQEs to flush (moved to ERR, or a doorbell rang), and the
@@ -423,6 +451,16 @@ pub struct RdmaResponder {
     // Check's verdicts
     v_state_ok: DFF<Bit>,
     v_psn_ok: DFF<Bit>,
+    /// The PSN is a duplicate's (in the half of the circle before RQ_PSN; else, when not
+    /// the expected one, it is ahead of a gap).
+    v_dup: DFF<Bit>,
+    /// RQ_PSN and RQ_PSN - 1, registered in Check: the PSN a sequence NAK and a
+    /// duplicate's ACK carry, picked in Decide by a mux.
+    v_exp: DFF<Bits<24>>,
+    v_exp_m1: DFF<Bits<24>>,
+    /// The PSN the entry written into `acks` carries: the packet's, but for the answers
+    /// to packets out of sequence.
+    a_psn: DFF<Bits<24>>,
     v_seq_ok: DFF<Bit>,
     v_starts: DFF<Bit>,
     v_ends: DFF<Bit>,
@@ -525,6 +563,7 @@ pub struct RdmaResponder {
     rq_ci_bits: Constant<Bits<384>>,
     local_write: Constant<Bits<3>>,
     syn_rnr: Constant<Bits<8>>,
+    syn_seq: Constant<Bits<8>>,
     syn_remote_op: Constant<Bits<8>>,
     st_loc_len: Constant<Bits<8>>,
     st_loc_qp_op: Constant<Bits<8>>,
@@ -552,6 +591,9 @@ pub struct RdmaResponder {
     state_err3: Constant<Bits<3>>,
     /// The message state with its in-a-message bit cleared.
     not_in_msg: Constant<Bits<160>>,
+    /// The message state's bit 4: a NAK PSN sequence error was sent for the gap.
+    seq_nak_sent: Constant<Bits<160>>,
+    psn_diff: Signal<Local, Bits<24>>,
     ones8: Constant<Bits<8>>,
     /// Path MTU code c is 128 << c bytes.
     bit_of_qp: [Constant<Bits<64>>; 64],
@@ -579,6 +621,8 @@ impl Default for RdmaResponder {
         let field = |f: nic_regmap::rdma::TableField| Bits::<384>::from(u64::from(f.mask())) << (32 * f.word as u64 + u64::from(f.lsb));
         assert!(qpc::STATE.word == 0 && qpc::PMTU.word == 0 && qpc::PMTU.lsb == 4 && qpc::PD.word == 0 && qpc::PD.lsb == 16);
         assert!(qpc::ACCESS.word == 1 && qpc::ACCESS.lsb == 24 && qpc::RQ_PSN.word == 3 && qpc::RQ_PSN.lsb == 0);
+        // the RNR NAK's timer code: bits 63:59 of the context
+        assert!(qpc::MIN_RNR_TIMER.word == 1 && qpc::MIN_RNR_TIMER.lsb == 27 && qpc::MIN_RNR_TIMER.width == 5);
         assert!(qpc::DEST_QPN.word == 1 && qpc::DEST_QPN.lsb == 0 && qpc::DEST_IPV4.word == 4 && qpc::DEST_MAC_LO.word == 5);
         assert!(qpc::RQ_BASE_LO.word == 9 && qpc::RQ_BASE_HI.word == 10 && qpc::RQ_LOG2.word == 10 && qpc::RQ_LOG2.lsb == 16 && qpc::RQ_CI.word == 11 && qpc::RQ_CI.lsb == 16);
         assert!(qpc::RECV_CQ.word == 0 && qpc::RECV_CQ.lsb == 12 && wqe::NUM_SGE == 10 && wqe::SGE == 32 && wqe::SGE_SIZE == 16 && wqe::MAX_SGE == 6);
@@ -637,6 +681,12 @@ impl Default for RdmaResponder {
             cqe_entry: Default::default(),
             rq_pi_ram: Default::default(),
             msg_rd: Default::default(),
+            wkey_ram: Default::default(),
+            wkey_rd: Default::default(),
+            k_key: Default::default(),
+            k_va: Default::default(),
+            k_len: Default::default(),
+            upd_va: Default::default(),
             rq_pi_rd: Default::default(),
             sge_ram: Default::default(),
             adv_wait: Default::default(),
@@ -721,6 +771,7 @@ impl Default for RdmaResponder {
             rq_ci_bits: Constant::new(field(qpc::RQ_CI)),
             local_write: Constant::new(u64::from(access::LOCAL_WRITE).into()),
             syn_rnr: Constant::new(u64::from(syndrome::RNR_NAK).into()),
+            syn_seq: Constant::new(u64::from(syndrome::NAK_PSN_SEQUENCE).into()),
             syn_remote_op: Constant::new(u64::from(syndrome::NAK_REMOTE_OPERATIONAL).into()),
             st_loc_len: Constant::new((WcStatus::LocLenErr as u64).into()),
             st_loc_qp_op: Constant::new((WcStatus::LocQpOpErr as u64).into()),
@@ -745,6 +796,8 @@ impl Default for RdmaResponder {
             qp_store_index: Default::default(),
             qp_store_state: Default::default(),
             mr_wr: Default::default(),
+            mr_fence_done: Default::default(),
+            fence_pending: Default::default(),
             mr_wr_index: Default::default(),
             mr_wr_entry: Default::default(),
             dma_wr_valid: Default::default(),
@@ -776,6 +829,7 @@ impl Default for RdmaResponder {
             cnt_drop_norecord: Default::default(),
             cnt_nak: Default::default(),
             cnt_unsupported: Default::default(),
+            cnt_duplicate: Default::default(),
             payload: Default::default(),
             pay_q: Default::default(),
             rec_out: RamOutReg::half_rate(),
@@ -815,6 +869,10 @@ impl Default for RdmaResponder {
             fresh: Default::default(),
             v_state_ok: Default::default(),
             v_psn_ok: Default::default(),
+            v_dup: Default::default(),
+            v_exp: Default::default(),
+            v_exp_m1: Default::default(),
+            a_psn: Default::default(),
             v_seq_ok: Default::default(),
             v_starts: Default::default(),
             v_ends: Default::default(),
@@ -862,6 +920,8 @@ impl Default for RdmaResponder {
             st_flush: Constant::new((WcStatus::WrFlushErr as u64).into()),
             state_err3: Constant::new((QpState::Err as u64).into()),
             not_in_msg: Constant::new(!Bits::<160>::from(1u64)),
+            seq_nak_sent: Constant::new(Bits::<160>::from(16u64)),
+            psn_diff: Default::default(),
             flush_bits: Default::default(),
             fscan: Default::default(),
             qp_err: Default::default(),
@@ -892,7 +952,7 @@ impl Logic for RdmaResponder {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, kept, lost, orphans, orph_add, forget, flush_bits, fscan, state, r_opcode, r_ack_req, r_status, r_lost, r_qpn, r_psn, r_va, r_rkey, r_dma_len,
-            msg_rd, rq_pi_rd, forget_hit, sgw_bus, w_over, w_short, v_not_mtu, send_sum, fhit, fhit_qp, r_len, r_kept, r_kept_nz, upd_bus, upd_rem, upd_msn, r_orphans, r_orphans_nz, qpc, msg, fresh, v_state_ok, v_psn_ok, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
+            fence_pending, msg_rd, wkey_rd, k_key, k_va, k_len, upd_va, rq_pi_rd, forget_hit, sgw_bus, w_over, w_short, v_not_mtu, send_sum, fhit, fhit_qp, r_len, r_kept, r_kept_nz, upd_bus, upd_rem, upd_msn, r_orphans, r_orphans_nz, qpc, msg, fresh, v_state_ok, v_psn_ok, v_dup, v_exp, v_exp_m1, a_psn, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
             remaining, syn, qp_asked, kept_p1, ask_key, ask_addr, ask_len, left, left_nz, in_lo, in_lo_strb, in_have, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci, rq_none, rq_one_left, send_over_first, send_over_later,
             took_new, recv_cqe, v_immdt, rq_mask, fetch_addr, rd_asked, fbeat, f_err, f_wr_id, f_nsge, f_total, sk, acc, rf_status, cqe_len, cur_delta,
             seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, sj_done, sj_inside, sr_done, sr_inside, sj_retired, sj_ok, sr_ok, c_valid, c_final, c_data, c_strb, k_valid, k_final, k_data, k_strb, c_off, v_need, owe_read, psn_step, rp_whole, rp_part, read_pkts, sge_q, sk_p1, sk_end, landing, l_pd, l_len, l_off, l_lost);
@@ -900,7 +960,7 @@ impl Logic for RdmaResponder {
             self.sge_next[i].clock.next = self.clock.val();
             self.sge_next[i].d.next = self.sge_next[i].q.val();
         }
-        clock!(self, clock, payload, pay_q, w_out, records, rec_out, acks, msg_ram, rq_pi_ram, sge_ram, mr_check);
+        clock!(self, clock, payload, pay_q, w_out, records, rec_out, acks, msg_ram, wkey_ram, rq_pi_ram, sge_ram, mr_check);
         self.payload.reset.next = self.reset.val();
         self.pay_q.reset.next = self.reset.val();
         self.w_out.reset.next = self.reset.val();
@@ -913,6 +973,13 @@ impl Logic for RdmaResponder {
         self.acks.reset.next = self.reset.val();
         self.mr_check.reset.next = self.reset.val();
         self.mr_check.mr_wr.next = self.mr_wr.val();
+        self.mr_fence_done.next = self.fence_pending.q.val() & (self.state.q.val() == ResponderState::Idle);
+        if self.mr_fence_done.val() {
+            self.fence_pending.d.next = false;
+        }
+        if self.mr_wr.val() {
+            self.fence_pending.d.next = true;
+        }
         self.mr_check.mr_wr_index.next = self.mr_wr_index.val();
         self.mr_check.mr_wr_entry.next = self.mr_wr_entry.val();
         // ---- intake: payload beats paired into chunks, the record with what was kept. A
@@ -999,6 +1066,12 @@ impl Logic for RdmaResponder {
         self.rq_one_left.d.next = (self.rq_ci.q.val() + 1) == self.rq_pi.q.val();
         self.r_kept_nz.d.next = self.r_kept.q.val().any();
         self.msg_rd.d.next = self.msg_ram.read_data.val();
+        self.wkey_rd.d.next = self.wkey_ram.read_data.val();
+        self.wkey_ram.read_address.next = self.r_qpn.q.val().get_bits::<6>(0);
+        self.wkey_ram.write_address.next = self.r_qpn.q.val().get_bits::<6>(0);
+        self.wkey_ram.write_enable.next = false;
+        self.wkey_ram.write_data.next = bit_cast::<96, 32>(self.k_key.q.val()) | (bit_cast::<96, 64>(self.upd_va.q.val()) << 32);
+        self.upd_va.d.next = self.k_va.q.val() + bit_cast::<64, 16>(self.r_len.q.val());
         self.rq_pi_rd.d.next = self.rq_pi_ram.read_data.val();
         self.upd_bus.d.next = self.bus.q.val() + bit_cast::<64, 16>(self.r_len.q.val());
         self.upd_rem.d.next = self.remaining.q.val() - bit_cast::<32, 16>(self.r_len.q.val());
@@ -1012,7 +1085,7 @@ impl Logic for RdmaResponder {
         self.send_over_later.d.next = self.send_sum.q.val() > bit_cast::<33, 32>(self.msg.q.val().get_bits::<32>(128));
         self.pay_q.m_ready.next = false;
         self.acks.write.next = false;
-        self.acks.data_in.next = bit_cast::<284, 6>(self.r_qpn.q.val().get_bits::<6>(0)) | (bit_cast::<284, 24>(self.r_psn.q.val()) << 8)
+        self.acks.data_in.next = bit_cast::<284, 6>(self.r_qpn.q.val().get_bits::<6>(0)) | (bit_cast::<284, 24>(self.a_psn.q.val()) << 8)
             | (bit_cast::<284, 8>(self.syn.q.val()) << 32) | (bit_cast::<284, 24>(self.msg.q.val().get_bits::<24>(8)) << 40)
             | (bit_cast::<284, 96>(self.qpc.q.val().get_bits::<96>(128)) << 64)
             | (bit_cast::<284, 24>(self.qpc.q.val().get_bits::<24>(32)) << 160);
@@ -1030,10 +1103,10 @@ impl Logic for RdmaResponder {
         self.msg_ram.write_enable.next = false;
         self.msg_ram.write_data.next = self.msg.q.val();
         self.mr_check.in_valid.next = false;
-        self.mr_check.in_key.next = self.r_rkey.q.val();
+        self.mr_check.in_key.next = self.k_key.q.val();
         self.mr_check.in_pd.next = self.qpc.q.val().get_bits::<16>(16);
-        self.mr_check.in_addr.next = self.r_va.q.val();
-        self.mr_check.in_len.next = self.r_dma_len.q.val();
+        self.mr_check.in_addr.next = self.k_va.q.val();
+        self.mr_check.in_len.next = self.k_len.q.val();
         // (the check is asked in Check, from the opcode's class)
         self.mr_check.in_need.next = self.remote_write.val();
         if self.op_info.op_class.val() == self.class_read_request.val() {
@@ -1140,6 +1213,8 @@ impl Logic for RdmaResponder {
         self.cnt_drop_nobuf.next = false;
         self.cnt_nak.next = false;
         self.cnt_unsupported.next = false;
+        self.cnt_duplicate.next = false;
+        self.psn_diff.next = self.r_psn.q.val() - self.qpc.q.val().get_bits::<24>(96);
         self.op_info.opcode.next = self.r_opcode.q.val();
         self.in_msg.next = self.msg.q.val().get_bit(0);
         self.pmtu.next = self.qpc.q.val().get_bits::<3>(4);
@@ -1264,6 +1339,14 @@ impl Logic for RdmaResponder {
                     self.rq_pi.d.next = self.rq_pi_rd.q.val();
                     self.fresh.d.next = self.forget_hit.q.val();
                     self.state.d.next = ResponderState::Check;
+                    self.k_key.d.next = self.r_rkey.q.val();
+                    self.k_va.d.next = self.r_va.q.val();
+                    self.k_len.d.next = self.r_dma_len.q.val();
+                    if !self.op_info.starts.val() {
+                        self.k_key.d.next = self.wkey_rd.q.val().get_bits::<32>(0);
+                        self.k_va.d.next = self.wkey_rd.q.val().get_bits::<64>(32);
+                        self.k_len.d.next = bit_cast::<32, 16>(self.r_len.q.val());
+                    }
                 }
             }
             ResponderState::Check => {
@@ -1277,6 +1360,11 @@ impl Logic for RdmaResponder {
                 }
                 self.v_state_ok.d.next = (self.qp_state.val() == self.state_rtr.val()) | (self.qp_state.val() == self.state_rts.val());
                 self.v_psn_ok.d.next = self.r_psn.q.val() == self.qpc.q.val().get_bits::<24>(96);
+                // (the model's psn_cmp: PSN - RQ_PSN with bit 23 set is before it)
+                self.v_dup.d.next = self.psn_diff.val().get_bit(23);
+                self.v_exp.d.next = self.qpc.q.val().get_bits::<24>(96);
+                self.v_exp_m1.d.next = self.qpc.q.val().get_bits::<24>(96) - 1;
+                self.a_psn.d.next = self.r_psn.q.val();
                 // in a message: the same class, not a start; else a start
                 self.v_seq_ok.d.next = self.op_info.starts.val();
                 if self.in_msg.val() {
@@ -1297,12 +1385,13 @@ impl Logic for RdmaResponder {
                 self.v_not_mtu.d.next = self.r_len.q.val() != self.path_mtu.bytes.val();
                 self.state.d.next = ResponderState::Decide;
                 self.mr_ok.d.next = true;
-                // a WRITE First or Only, a READ: ask the MR table about its RETH
+                // a WRITE First or Only, a READ: ask the MR table about its RETH; a later
+                // WRITE packet about its own bytes (`k_*`)
                 self.v_need.d.next = self.remote_write.val();
                 if self.op_info.op_class.val() == self.class_read_request.val() {
                     self.v_need.d.next = self.remote_read.val();
                 }
-                if ((self.op_info.op_class.val() == self.class_write.val()) | (self.op_info.op_class.val() == self.class_read_request.val())) & self.op_info.starts.val() {
+                if (self.op_info.op_class.val() == self.class_write.val()) | (self.op_info.op_class.val() == self.class_read_request.val()) {
                     self.mr_check.in_valid.next = true;
                     self.state.d.next = ResponderState::MrWait;
                 }
@@ -1311,11 +1400,15 @@ impl Logic for RdmaResponder {
                 if self.mr_check.out_valid.val() {
                     // the QP must accept remote writes too (for a non-empty write)
                     self.mr_ok.d.next = self.mr_check.out_ok.val()
-                        & (!self.r_dma_len.q.val().any() | ((self.qpc.q.val().get_bits::<3>(56) & self.v_need.q.val()) == self.v_need.q.val()));
-                    self.bus.d.next = self.mr_check.out_bus.val();
-                    self.remaining.d.next = self.r_dma_len.q.val();
-                    self.w_over.d.next = bit_cast::<32, 16>(self.r_len.q.val()) > self.r_dma_len.q.val();
-                    self.w_short.d.next = bit_cast::<32, 16>(self.r_len.q.val()) != self.r_dma_len.q.val();
+                        & (!self.k_len.q.val().any() | ((self.qpc.q.val().get_bits::<3>(56) & self.v_need.q.val()) == self.v_need.q.val()));
+                    // a later packet keeps the message's place and count (the same bus
+                    // address: a key names one registration)
+                    if self.v_starts.q.val() {
+                        self.bus.d.next = self.mr_check.out_bus.val();
+                        self.remaining.d.next = self.r_dma_len.q.val();
+                        self.w_over.d.next = bit_cast::<32, 16>(self.r_len.q.val()) > self.r_dma_len.q.val();
+                        self.w_short.d.next = bit_cast::<32, 16>(self.r_len.q.val()) != self.r_dma_len.q.val();
+                    }
                     self.state.d.next = ResponderState::Decide;
                 }
             }
@@ -1339,9 +1432,34 @@ impl Logic for RdmaResponder {
                 if !self.v_state_ok.q.val() {
                     self.cnt_drop_qp.next = true;
                     self.state.d.next = ResponderState::Discard;
+                } else if !self.v_psn_ok.q.val() & self.v_dup.q.val() {
+                    // a duplicate: answered again, never executed (the model's
+                    // `out_of_sequence`); a READ's response is read again from memory
+                    self.cnt_duplicate.next = true;
+                    self.syn.d.next = self.syn_ack.val();
+                    self.a_psn.d.next = self.v_exp_m1.q.val();
+                    self.state.d.next = ResponderState::DupAnswer;
+                    if self.v_class.q.val() == self.class_read_request.val() {
+                        self.a_psn.d.next = self.r_psn.q.val();
+                        self.owe_read.d.next = true;
+                        if !self.mr_ok.q.val() {
+                            self.owe_read.d.next = false;
+                            self.syn.d.next = self.syn_access.val();
+                            self.state.d.next = ResponderState::Nak;
+                        }
+                    }
                 } else if !self.v_psn_ok.q.val() {
+                    // ahead of a gap: the first such packet gets a NAK PSN sequence error
+                    // for the expected PSN (remembered in the message state's bit 4 until
+                    // the expected PSN comes), the rest are dropped
                     self.cnt_drop_psn.next = true;
                     self.state.d.next = ResponderState::Discard;
+                    if !self.msg.q.val().get_bit(4) {
+                        self.syn.d.next = self.syn_seq.val();
+                        self.a_psn.d.next = self.v_exp.q.val();
+                        self.msg.d.next = self.msg.q.val() | self.seq_nak_sent.val();
+                        self.state.d.next = ResponderState::SeqNak;
+                    }
                 } else if !self.v_seq_ok.q.val() | (!self.v_ends.q.val() & self.v_not_mtu.q.val()) {
                     self.syn.d.next = self.syn_invalid.val();
                     self.state.d.next = ResponderState::Nak;
@@ -1360,7 +1478,7 @@ impl Logic for RdmaResponder {
                     self.owe_read.d.next = self.v_class.q.val() == self.class_read_request.val();
                     if self.need_new.val() & self.rq_none.q.val() {
                         // no receive WQE posted: RNR NAK, the QP stays as it is
-                        self.syn.d.next = self.syn_rnr.val();
+                        self.syn.d.next = self.syn_rnr.val() | bit_cast::<8, 5>(self.qpc.q.val().get_bits::<5>(59));
                         self.state.d.next = ResponderState::RnrNak;
                     } else if self.need_new.val() {
                         self.took_new.d.next = true;
@@ -1372,6 +1490,22 @@ impl Logic for RdmaResponder {
                 self.acks.write.next = !self.acks.full.val();
                 if !self.acks.full.val() {
                     self.cnt_nak.next = true;
+                    self.state.d.next = ResponderState::Discard;
+                }
+            }
+            ResponderState::DupAnswer => {
+                // a duplicate's ACK, or its READ's response owed again; its payload dropped
+                self.acks.write.next = !self.acks.full.val();
+                if !self.acks.full.val() {
+                    self.state.d.next = ResponderState::Discard;
+                }
+            }
+            ResponderState::SeqNak => {
+                // the NAK owed, the message state's flag stored (`msg` has it)
+                self.acks.write.next = !self.acks.full.val();
+                if !self.acks.full.val() {
+                    self.cnt_nak.next = true;
+                    self.msg_ram.write_enable.next = true;
                     self.state.d.next = ResponderState::Discard;
                 }
             }
@@ -1702,6 +1836,7 @@ impl Logic for RdmaResponder {
             }
             ResponderState::UpdateWait => {
                 self.msg_ram.write_enable.next = !self.qp_asked.q.val();
+                self.wkey_ram.write_enable.next = !self.qp_asked.q.val();
                 self.qp_valid.next = !self.qp_asked.q.val();
                 self.qp_write.next = true;
                 self.qp_mask.next = self.rq_psn_bits.val();
@@ -1956,6 +2091,7 @@ impl Logic for RdmaResponder {
         if self.reset.val() {
             self.landing.d.next = false;
             self.state.d.next = ResponderState::Idle;
+            self.fence_pending.d.next = false;
             self.kept.d.next = 0.into();
             self.kept_p1.d.next = 1.into();
             self.lost.d.next = false;

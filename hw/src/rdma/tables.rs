@@ -82,6 +82,12 @@ pub struct RdmaTables {
     pub mr_wr: Signal<Out, Bit>,
     pub mr_wr_index: Signal<Out, Bits<6>>,
     pub mr_wr_entry: Signal<Out, Bits<224>>,
+    /// The responder has finished every packet checked before the last MR store (its
+    /// `mr_fence_done`): until then TABLE_STATUS.BUSY stays set, so a driver's
+    /// `dereg_mr` returns only when no byte can land in the region any more.
+    pub mr_fence_done: Signal<In, Bit>,
+    /// An MR store waits for `mr_fence_done`.
+    mr_fence: DFF<Bit>,
     /// A QP context was stored by the driver: its STATE after the store.
     pub qp_store: Signal<Out, Bit>,
     pub qp_store_index: Signal<Out, Bits<6>>,
@@ -179,6 +185,8 @@ impl Default for RdmaTables {
             mr_wr: Default::default(),
             mr_wr_index: Default::default(),
             mr_wr_entry: Default::default(),
+            mr_fence_done: Default::default(),
+            mr_fence: Default::default(),
             qp_store: Default::default(),
             cq_restart: Default::default(),
             cq_restart_index: Default::default(),
@@ -234,7 +242,7 @@ impl Logic for RdmaTables {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, cmd_pending, cmd_word, bad_index, state, op_by, op_table, op_index, op_write, op_mask, op_wdata,
-            op_cq_enable, old, qp_out, mr_out, cq_out, merged);
+            op_cq_enable, old, qp_out, mr_out, cq_out, merged, mr_fence);
         for w in 0..16 {
             self.data[w].clock.next = self.clock.val();
             self.data[w].d.next = self.data[w].q.val();
@@ -242,7 +250,8 @@ impl Logic for RdmaTables {
         clock!(self, clock, qp_ram, mr_ram, cq_ram);
         // ---- register bus: TABLE_DATA words (byte strobes apply), TABLE_CMD ----
         self.wmerge.next = self.bus_wdata.val() & self.bus_wmask.val();
-        self.host_busy.next = self.cmd_pending.q.val() | ((self.state.q.val() != TableOpState::Idle) & (self.op_by.q.val() == self.by_host.val()));
+        self.host_busy.next = self.cmd_pending.q.val() | ((self.state.q.val() != TableOpState::Idle) & (self.op_by.q.val() == self.by_host.val())) | self.mr_fence.q.val();
+
         if self.bus_wr.val() {
             for w in 0..16 {
                 if self.bus_addr.val() == self.addr_data[w].val() {
@@ -404,10 +413,18 @@ impl Logic for RdmaTables {
             self.qp_rvalid.next = self.op_by.q.val() == self.by_qp.val();
             self.cq_rvalid.next = self.op_by.q.val() == self.by_cq.val();
         }
+        // an MR store holds BUSY until the responder is past every packet checked before it
+        if self.mr_fence_done.val() {
+            self.mr_fence.d.next = false;
+        }
+        if self.mr_wr.val() {
+            self.mr_fence.d.next = true;
+        }
         if self.reset.val() {
             self.state.d.next = TableOpState::Idle;
             self.cmd_pending.d.next = false;
             self.bad_index.d.next = false;
+            self.mr_fence.d.next = false;
         }
     }
 }

@@ -10,8 +10,9 @@
 //! * [`completer`]: ACKs, NAKs and READ responses back at the requester, and CQEs.
 //!
 //! Timing is the refnic's: DMA is instantaneous, a packet holds the wire for a cycle per
-//! 8 bytes. Reliability (retransmission, duplicate and out-of-sequence handling beyond
-//! dropping and counting) is issue 19's; so are RNR retries.
+//! 8 bytes. The responder answers duplicates and gaps (`responder::out_of_sequence`);
+//! the requester's retransmission (timer, go-back-N, retry counts, RNR retries) is still
+//! to come (issue 19).
 
 pub mod completer;
 pub mod requester;
@@ -127,7 +128,7 @@ impl RdmaEngine {
             map::LOCAL_IPV4 => self.local_ipv4,
             map::TABLE_STATUS => self.table_status,
             o if (map::TABLE_DATA..map::TABLE_DATA + 64).contains(&o) => self.table_data[((o - map::TABLE_DATA) / 4) as usize],
-            o if (map::TX_PACKETS..=map::RX_DROP_NOBUF).contains(&o) => self.counters.get(&o).copied().unwrap_or(0),
+            o if (map::TX_PACKETS..=map::RX_DUPLICATES).contains(&o) => self.counters.get(&o).copied().unwrap_or(0),
             _ => 0,
         }
     }

@@ -1,7 +1,9 @@
 //! The responder: request packets into memory and receive WQEs, READ responses, ACKs
 //! and NAKs (rxe_resp.c's role).
 //!
-//! A request is taken only at the expected PSN and in a legal opcode sequence. Every
+//! A request is taken only at the expected PSN and in a legal opcode sequence (a
+//! duplicate is answered again without being executed, a request ahead of a gap gets
+//! one NAK PSN sequence error: `out_of_sequence`). Every
 //! access is checked before a byte moves: a WRITE's or READ's RETH against the MR its
 //! rkey names (key current, same PD, REMOTE_WRITE / REMOTE_READ granted by both the MR
 //! and the QP, the whole range inside the region), a SEND against the receive WQE's
@@ -14,7 +16,8 @@ use super::tables::{pmtu_bytes, RecvInProgress, WriteInProgress};
 use super::requester::packets;
 use super::{Cqe, HostPort, RdmaEngine, Response, Station};
 use crate::roce::opcode::{self, OpClass, OpInfo};
-use crate::roce::{position_of, psn_add, RoceRepr};
+use crate::roce::{position_of, psn_add, psn_cmp, RoceRepr};
+use std::cmp::Ordering;
 use crate::wire::aeth::{AethRepr, Syndrome};
 use nic_regmap::rdma::{access, cqe, qpc, syndrome, QpState, WcStatus};
 
@@ -23,7 +26,7 @@ impl RdmaEngine {
     /// the NAK still leaves).
     fn nak(&mut self, q: usize, psn: u32, syn: u8, host: &mut dyn HostPort, now: u64) {
         self.count(nic_regmap::rdma::TX_NAKS, 1);
-        if syn != syndrome::RNR_NAK {
+        if syn & 0xe0 != syndrome::RNR_NAK {
             self.to_error(q, host, now);
         }
         let msn = self.qp_run[q].msn;
@@ -59,7 +62,8 @@ impl RdmaEngine {
         let words = self.qp[q];
         let rq_ci = qpc::RQ_CI.get(&words) as u16;
         if rq_ci == self.qp_run[q].rq_pi {
-            self.nak(q, psn, syndrome::RNR_NAK, host, now);
+            let timer = qpc::MIN_RNR_TIMER.get(&self.qp[q]) as u8;
+            self.nak(q, psn, syndrome::RNR_NAK | timer, host, now);
             return None;
         }
         qpc::RQ_CI.set(&mut self.qp[q], u32::from(rq_ci.wrapping_add(1)));
@@ -81,9 +85,9 @@ impl RdmaEngine {
     pub(crate) fn responder_receive(&mut self, q: usize, repr: &RoceRepr, info: &OpInfo, payload: &[u8], host: &mut dyn HostPort, now: u64) {
         let words = self.qp[q];
         let psn = repr.bth.psn;
-        if psn != qpc::RQ_PSN.get(&words) {
-            // duplicates and packets ahead of a gap: issue 19 answers them
-            return self.count(nic_regmap::rdma::RX_DROP_PSN, 1);
+        let expected = qpc::RQ_PSN.get(&words);
+        if psn != expected {
+            return self.out_of_sequence(q, repr, info, expected, host, now);
         }
         let prev = self.qp_run[q].last_opcode.and_then(opcode::info);
         if !opcode::sequence_ok(prev, info) {
@@ -124,11 +128,17 @@ impl RdmaEngine {
                 if info.position.starts() {
                     let reth = repr.reth.expect("parse gave the RETH");
                     match self.check_remote(q, reth.rkey, reth.virtual_addr, reth.dma_len, access::REMOTE_WRITE) {
-                        Some(bus) => self.qp_run[q].write = Some(WriteInProgress { bus, remaining: reth.dma_len, total: reth.dma_len }),
+                        Some(bus) => self.qp_run[q].write = Some(WriteInProgress { bus, rkey: reth.rkey, va: reth.virtual_addr, remaining: reth.dma_len, total: reth.dma_len }),
                         None => return self.nak(q, psn, syndrome::NAK_REMOTE_ACCESS, host, now),
                     }
                 }
                 let w = self.qp_run[q].write.clone().expect("a write in progress");
+                // every later packet is checked again, its own bytes under the message's
+                // rkey: a region deregistered (or its QP's access taken away) mid-message
+                // takes no byte more
+                if !info.position.starts() && self.check_remote(q, w.rkey, w.va, len, access::REMOTE_WRITE).is_none() {
+                    return self.nak(q, psn, syndrome::NAK_REMOTE_ACCESS, host, now);
+                }
                 if len > w.remaining || (info.position.ends() && len != w.remaining) {
                     return self.nak(q, psn, syndrome::NAK_INVALID_REQUEST, host, now);
                 }
@@ -150,6 +160,7 @@ impl RdmaEngine {
                 } else {
                     let wp = self.qp_run[q].write.as_mut().unwrap();
                     wp.bus += u64::from(len);
+                    wp.va = wp.va.wrapping_add(u64::from(len));
                     wp.remaining -= len;
                 }
             }
@@ -168,9 +179,49 @@ impl RdmaEngine {
         }
         qpc::RQ_PSN.set(&mut self.qp[q], next_psn);
         self.qp_run[q].last_opcode = Some(repr.bth.opcode);
+        self.qp_run[q].nak_seq_sent = false;
         if repr.bth.ack_req && info.class != OpClass::ReadRequest {
             let msn = self.qp_run[q].msn;
             self.qp_run[q].resp.push_back(Response::Ack { psn, syndrome: syndrome::ACK, msn });
+        }
+    }
+
+    /// A request whose PSN is not the expected one (IBTA 9.7.5.1.2, rdma_rxe's
+    /// `duplicate_request` and `check_psn`).
+    ///
+    /// * A duplicate (a PSN in the half of the circle before `expected`) is never
+    ///   executed twice: a SEND or WRITE packet is answered by an ACK of the last PSN
+    ///   received (`expected - 1`), so a requester whose ACK was lost learns that all
+    ///   arrived; a READ request is executed again from its RETH, checked again, its
+    ///   response starting at its own PSN (a requester resuming a READ half-way sends
+    ///   the remaining range at the PSN of the first response it lacks). Neither moves
+    ///   RQ_PSN, the MSN or the message in progress.
+    /// * A request ahead of `expected` means packets were lost: the first one after
+    ///   the gap is answered by a NAK PSN sequence error for `expected` (which the
+    ///   requester takes as an ACK of everything before it, and a cue to resend from
+    ///   there), the rest dropped silently until the expected PSN arrives.
+    fn out_of_sequence(&mut self, q: usize, repr: &RoceRepr, info: &OpInfo, expected: u32, host: &mut dyn HostPort, now: u64) {
+        use nic_regmap::rdma::{RX_DROP_PSN, RX_DUPLICATES, TX_NAKS};
+        let psn = repr.bth.psn;
+        let msn = self.qp_run[q].msn;
+        if psn_cmp(psn, expected) == Ordering::Less {
+            self.count(RX_DUPLICATES, 1);
+            if info.class == OpClass::ReadRequest {
+                let reth = repr.reth.expect("parse gave the RETH");
+                let Some(bus) = self.check_remote(q, reth.rkey, reth.virtual_addr, reth.dma_len, access::REMOTE_READ) else {
+                    return self.nak(q, psn, syndrome::NAK_REMOTE_ACCESS, host, now);
+                };
+                self.qp_run[q].resp.push_back(Response::Read { psn, bus, len: reth.dma_len, sent: 0, msn });
+            } else {
+                self.qp_run[q].resp.push_back(Response::Ack { psn: psn_add(expected, 0xff_ffff), syndrome: syndrome::ACK, msn });
+            }
+            return;
+        }
+        self.count(RX_DROP_PSN, 1);
+        if !self.qp_run[q].nak_seq_sent {
+            self.qp_run[q].nak_seq_sent = true;
+            self.count(TX_NAKS, 1);
+            self.qp_run[q].resp.push_back(Response::Ack { psn: expected, syndrome: syndrome::NAK_PSN_SEQUENCE, msn });
         }
     }
 

@@ -105,10 +105,13 @@ pub struct RecvInProgress {
     pub received: u32,
 }
 
-/// A WRITE the responder is carrying out: where its next byte goes.
+/// A WRITE the responder is carrying out: where its next byte goes, and under which
+/// rkey and virtual address it is checked again.
 #[derive(Clone, Debug)]
 pub struct WriteInProgress {
     pub bus: u64,
+    pub rkey: u32,
+    pub va: u64,
     /// Bytes of the RETH's DMA length still to come.
     pub remaining: u32,
     pub total: u32,
@@ -130,6 +133,9 @@ pub struct QpRun {
     pub last_opcode: Option<u8>,
     pub msn: u32,
     pub resp: ResponseQueue,
+    /// A NAK PSN sequence error was sent for the gap before RQ_PSN: the packets behind
+    /// the gap are dropped silently until the expected PSN arrives.
+    pub nak_seq_sent: bool,
 }
 
 /// What the engine keeps of a CQ beside its table words.
