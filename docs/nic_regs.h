@@ -188,6 +188,7 @@
 #define NIC_RDMA_RX_NAKS 0x40e8u /* RO */
 #define NIC_RDMA_CQ_OVERFLOWS 0x40ecu /* RO */
 #define NIC_RDMA_RX_DROP_NOBUF 0x40f0u /* RO */
+#define NIC_RDMA_RX_DUPLICATES 0x40f4u /* RO */
 
 #define NIC_DESC_SIZE 16u
 #define NIC_DESC_TX_EOP 0x0001u
