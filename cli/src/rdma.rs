@@ -15,7 +15,7 @@ use clap::{Args, ValueEnum};
 use nic_driver::verbs::{Mtu, RecvWr, SendOp, SendWr, Sge, WcStatus};
 use nic_driver::Device;
 use nic_testbench::impair::{ImpairConfig, ImpairStats};
-use nic_testbench::rdma_pair::{Pair, PairConfig};
+use nic_testbench::rdma_pair::{Pair, PairConfig, Retransmit};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::path::PathBuf;
@@ -127,6 +127,11 @@ fn parse_mtu(s: &str) -> Result<u32, String> {
     Mtu::from_bytes(v).map(|_| v).ok_or_else(|| format!("path MTU {v}: one of 256, 512, 1024, 2048, 4096"))
 }
 
+/// The QPs' retransmission where the engines have it (CAPS.RETRANSMIT): a timeout of
+/// 640 << 10 cycles (4.2 ms at 156.25 MHz: longer than a mebibyte takes, since the
+/// responder ACKs a message at its end), 7 retries, RNR retries for ever at 0.01 ms.
+pub const RETRANSMIT: Retransmit = Retransmit { timeout: 10, retry_cnt: 7, rnr_retry: 7, min_rnr_timer: 1 };
+
 /// 10 GbE's payload-free line rate in bytes per cycle of a 156.25 MHz core clock.
 const LINE_BYTES_PER_CYCLE: f64 = 10e9 / 8.0 / 156.25e6;
 
@@ -155,6 +160,25 @@ pub struct Outcome {
     pub wire: Vec<Vec<u8>>,
     /// What the wire did to the frames.
     pub impaired: ImpairStats,
+    /// The QPs retransmit (both engines have CAPS.RETRANSMIT).
+    pub retransmits: bool,
+    /// Acknowledge packets delivered, by kind: ACK, NAK PSN sequence error, RNR NAK, NAK
+    /// invalid request, remote access error, remote operational error.
+    pub acks: [u64; 6],
+}
+
+/// The kinds of `Outcome::acks`, in order.
+pub const ACK_KINDS: [&str; 6] = ["ACK", "NAK PSN sequence", "RNR NAK", "NAK invalid request", "NAK remote access", "NAK remote operational"];
+
+fn ack_kind(syndrome: u8) -> usize {
+    match syndrome {
+        0x00..=0x1f => 0,
+        0x20..=0x3f => 2,
+        0x60 => 1,
+        0x61 | 0x64 => 3,
+        0x62 => 4,
+        _ => 5,
+    }
 }
 
 impl Outcome {
@@ -176,7 +200,7 @@ pub fn transfer(t: &Transfer, sim: &SimArgs, config: HwArg, waves: [Option<PathB
         bail!("{qps} QPs of {size}-byte messages need {buf_len} bytes of registered memory per host; at most 1 GiB");
     }
     let mtu = Mtu::from_bytes(t.mtu).expect("parsed");
-    let cfg = PairConfig { mtu, qps, buf_len, queue_log2: 8, cq_log2: 12, psn_start: t.psn_start, ..PairConfig::default() };
+    let cfg = PairConfig { mtu, qps, buf_len, queue_log2: 8, cq_log2: 12, psn_start: t.psn_start, retransmit: Some(RETRANSMIT), ..PairConfig::default() };
     let [wave_a, wave_b] = waves;
     let dev_a = open_device(sim, config, wave_a)?;
     let dev_b = open_device(sim, config, wave_b)?;
@@ -192,6 +216,9 @@ pub fn transfer(t: &Transfer, sim: &SimArgs, config: HwArg, waves: [Option<PathB
     let slot = buf_len / (2 * qps);
     let (mr_a, mr_b) = (p.a.mr, p.b.mr);
     let receiver = matches!(t.op, OpArg::Send | OpArg::WriteImm);
+    // cycles without a completion before the run is called stuck: on an impaired wire
+    // with retransmission, time for every retry's timeout besides
+    let stall = 2_000_000 + if p.retransmits() && t.impair.active() { (u64::from(RETRANSMIT.retry_cnt) + 1) * (640 << RETRANSMIT.timeout) } else { 0 };
     let start = p.a.nic.device().cycles();
     let mut first_latency = None;
     // the first message alone, with frames carried across and its CQ polled every cycle,
@@ -225,7 +252,7 @@ pub fn transfer(t: &Transfer, sim: &SimArgs, config: HwArg, waves: [Option<PathB
                 break;
             }
         }
-        let wcs = match p.collect(&[(true, p.a.send_cq)], 1, 2_000_000) {
+        let wcs = match p.collect(&[(true, p.a.send_cq)], 1, stall) {
             Ok(w) => w,
             Err(e) => {
                 // what both engines had done by then, for whoever looks into it
@@ -255,7 +282,7 @@ pub fn transfer(t: &Transfer, sim: &SimArgs, config: HwArg, waves: [Option<PathB
     }
     let cycles = p.a.nic.device().cycles() - start;
     if receiver {
-        let got = p.collect(&[(false, p.b.recv_cq)], t.count as usize, 2_000_000)?;
+        let got = p.collect(&[(false, p.b.recv_cq)], t.count as usize, stall)?;
         if let Some((_, w)) = got.iter().find(|(_, w)| w.status != WcStatus::Success || w.byte_len != t.size) {
             bail!("receive completion {:?}", w);
         }
@@ -277,7 +304,12 @@ pub fn transfer(t: &Transfer, sim: &SimArgs, config: HwArg, waves: [Option<PathB
     }
     let counters = [p.a.nic.rdma_counters()?, p.b.nic.rdma_counters()?];
     let wire = p.wire.iter().map(|f| f.frame.clone()).collect();
-    Ok(Outcome { bytes: u64::from(t.count) * u64::from(t.size), cycles, first_latency: first_latency.unwrap_or(0), counters, wire, impaired: p.impair_stats() })
+    let mut acks = [0u64; 6];
+    for (&s, &n) in &p.acks {
+        acks[ack_kind(s)] += n;
+    }
+    let retransmits = p.retransmits();
+    Ok(Outcome { bytes: u64::from(t.count) * u64::from(t.size), cycles, first_latency: first_latency.unwrap_or(0), counters, wire, impaired: p.impair_stats(), retransmits, acks })
 }
 
 pub fn run_sim(a: SimRdmaArgs) -> Result<()> {
@@ -299,6 +331,13 @@ pub fn run_sim(a: SimRdmaArgs) -> Result<()> {
         let w = o.impaired;
         println!("  the wire: {} frames offered, {} lost, {} cut, {} duplicated, {} reordered, {} corrupted", w.offered, w.lost, w.cut, w.duplicated, w.reordered, w.corrupted);
     }
+    if o.retransmits {
+        println!("  retransmission: on (timeout 640 << {} cycles, {} retries, RNR retries for ever)", RETRANSMIT.timeout, RETRANSMIT.retry_cnt);
+    } else {
+        println!("  retransmission: off (the engine has no CAPS.RETRANSMIT: a lost frame fails or stalls its QP)");
+    }
+    let acks: Vec<String> = ACK_KINDS.iter().zip(o.acks).filter(|(_, n)| *n > 0).map(|(k, n)| format!("{k} {n}")).collect();
+    println!("  acknowledgements delivered: {}", if acks.is_empty() { "none".to_string() } else { acks.join(", ") });
     for (name, c) in [("A", &o.counters[0]), ("B", &o.counters[1])] {
         let text: Vec<String> = c.iter().filter(|(_, v)| *v != 0).map(|(n, v)| format!("{n} {v}")).collect();
         println!("  NIC {name}: {}", text.join(", "));
@@ -319,11 +358,55 @@ pub struct BenchRdmaArgs {
     json: bool,
     #[command(flatten)]
     sim: SimArgs,
+    /// Instead of the grid: 1 MiB WRITEs and READs at MTU 4096 over a wire losing these
+    /// shares of frames (each 0 to 1, comma-separated), against the lossless figure.
+    #[arg(long, value_delimiter = ',', value_parser = parse_rate)]
+    loss: Vec<f64>,
+}
+
+/// `nic bench rdma --loss P,...`: goodput of 1 MiB WRITEs and READs (8 messages, one QP,
+/// MTU 4096) at each loss rate as a share of the lossless run's, and the payload bytes
+/// sent again per byte delivered (both engines' TX_BYTES beyond the messages' bytes).
+fn run_bench_loss(a: &BenchRdmaArgs) -> Result<()> {
+    let rtl = a.sim.backend == BackendArg::Rtl;
+    println!("RDMA goodput under loss, {} (1 MiB messages, 8 per run, one QP, MTU 4096; every byte checked)", if rtl { "Verilated RTL" } else { "behavioural model (DMA instantaneous: the protocol's cost alone)" });
+    println!("{:<6} {:>7} {:>10} {:>9} {:>12} {:>8} {:>15}", "op", "loss", "cycles", "goodput", "of lossless", "retries", "resent/useful");
+    let mut failed = 0;
+    for op in [OpArg::Write, OpArg::Read] {
+        let mut lossless = None;
+        for loss in std::iter::once(0.0).chain(a.loss.iter().copied()) {
+            let impair = ImpairConfig { loss, seed: 7, ..ImpairConfig::clean() };
+            let t = Transfer { op, size: 1 << 20, count: 8, qps: 1, mtu: 4096, seed: 1, capture: false, impair, psn_start: None };
+            match transfer(&t, &a.sim, a.config, [None, None]) {
+                Ok(o) => {
+                    let g = o.goodput_pct();
+                    let base = *lossless.get_or_insert(g);
+                    let get = |side: usize, name: &str| o.counters[side].iter().find(|(n, _)| *n == name).map_or(0, |c| c.1);
+                    // payload goes A to B for a WRITE, B to A (READ responses) for a READ;
+                    // ACKs and READ requests carry none
+                    let sent = u64::from(get(0, "TX_BYTES")) + u64::from(get(1, "TX_BYTES"));
+                    let resent = sent.saturating_sub(o.bytes) as f64 / o.bytes.max(1) as f64;
+                    println!("{:<6} {:>6.2}% {:>10} {:>8.1}% {:>11.1}% {:>8} {:>15.4}", format!("{op:?}"), 100.0 * loss, o.cycles, g, 100.0 * g / base, get(0, "TX_RETRIES"), resent);
+                }
+                Err(e) => {
+                    failed += 1;
+                    println!("{:<6} {:>6.2}% FAILED: {e:#}", format!("{op:?}"), 100.0 * loss);
+                }
+            }
+        }
+    }
+    if failed > 0 {
+        bail!("{failed} runs failed");
+    }
+    Ok(())
 }
 
 /// `nic bench rdma`: goodput per operation, message size, path MTU and QP count, and the
 /// latency of a 64-byte WRITE and READ; every run checks its bytes and completions.
 pub fn run_bench(a: BenchRdmaArgs) -> Result<()> {
+    if !a.loss.is_empty() {
+        return run_bench_loss(&a);
+    }
     let rtl = a.sim.backend == BackendArg::Rtl;
     let mut rows = Vec::new();
     for op in [OpArg::Write, OpArg::Read, OpArg::Send] {

@@ -34,6 +34,9 @@ registers!(REGS {
         BUSY [0;1] "a TABLE_CMD is running: wait for 0 before touching TABLE_DATA or writing the next command",
         BAD_INDEX [1;1] "the last command named an entry or table this build does not have; it did nothing",
     };
+    CAPS @ 0x28 : Ro = 0, "What this engine implements beyond the base transport." {
+        RETRANSMIT [0;1] "the requester retransmits (timeouts, go-back-N on PSN sequence NAKs, RNR waits): the QP's TIMEOUT, RETRY_CNT and RNR_RETRY are honoured; clear, the driver refuses them (the RTL engine: issue 19)",
+    };
     TABLE_DATA[16; 4] @ 0x40 : Rw = 0, "Table access: word i of the entry (layouts: `nic_regmap::rdma::{QP_FIELDS, MR_FIELDS, CQ_FIELDS}`, docs/rdma.md).";
     SQ_DOORBELL @ 0x80 : Wo = 0, "Send queue doorbell." {
         QPN [0;8] "queue pair",
@@ -63,6 +66,8 @@ registers!(REGS {
     CQ_OVERFLOWS @ 0xEC : Ro = 0, "CQEs lost because their CQ was full (the CQ stops: its OVERFLOW bit).";
     RX_DROP_NOBUF @ 0xF0 : Ro = 0, "RoCEv2 packets dropped: the engine's receive buffers were full (packets arriving faster than the responder or completer takes them; the sender's retransmission recovers, issue 19).";
     RX_DUPLICATES @ 0xF4 : Ro = 0, "Duplicate requests (a PSN before the expected one): answered again, never executed twice (a SEND or WRITE by an ACK of the last PSN received, a READ by its response read again from memory).";
+    TX_RETRIES @ 0xF8 : Ro = 0, "Times a requester went back to resend (a timeout, a PSN sequence NAK, a READ response after a gap, an RNR NAK's wait over).";
+    TX_RESENT @ 0xFC : Ro = 0, "Request packets sent again after going back.";
 });
 
 /// `FEATURES.RDMA`: the build has this block.
@@ -74,6 +79,8 @@ pub const TABLE_MR: u32 = 1;
 pub const TABLE_CQ: u32 = 2;
 pub const TABLE_CMD_WRITE: u32 = 1 << 15;
 pub const TABLE_STATUS_BUSY: u32 = 1 << 0;
+/// `CAPS.RETRANSMIT`.
+pub const CAPS_RETRANSMIT: u32 = 1 << 0;
 pub const TABLE_STATUS_BAD_INDEX: u32 = 1 << 1;
 /// First interrupt vector of the CQs (global IRQ_STATUS bit 16 + c).
 pub const CQ_IRQ_BASE: u32 = 16;
@@ -145,6 +152,9 @@ pub mod qpc {
         SQ_BASE_LO: 7 [0;32] false "send queue bus address bits 31:0 (128-byte aligned)";
         SQ_BASE_HI: 8 [0;12] false "send queue bus address bits 43:32";
         SQ_LOG2: 8 [16;4] false "log2 of the send queue's WQEs (0: no send queue)";
+        TIMEOUT: 8 [20;5] false "local ACK timeout (IBTA): the requester goes back to the first unacknowledged PSN after 4.096 us x 2^TIMEOUT (640 << TIMEOUT cycles at 156.25 MHz) without progress; 0: never. Needs CAPS.RETRANSMIT";
+        RETRY_CNT: 8 [25;3] false "times the requester goes back after a timeout or a PSN sequence NAK before the WQE fails with RETRY_EXC_ERR (reset by every ACK that makes progress). Needs CAPS.RETRANSMIT for more than 0";
+        RNR_RETRY: 8 [28;3] false "times the requester resends after an RNR NAK (waiting the NAK's timer) before the WQE fails with RNR_RETRY_EXC_ERR; 7: for ever. Needs CAPS.RETRANSMIT for more than 0";
         RQ_BASE_LO: 9 [0;32] false "receive queue bus address bits 31:0 (128-byte aligned)";
         RQ_BASE_HI: 10 [0;12] false "receive queue bus address bits 43:32";
         RQ_LOG2: 10 [16;4] false "log2 of the receive queue's WQEs (0: no receive queue)";
@@ -304,7 +314,9 @@ pub enum WcStatus {
     RemAccessErr = 10,
     /// The remote QP could not complete the request (NAK remote operational error).
     RemOpErr = 11,
-    /// The remote QP had no receive WQE (RNR NAK); retries are issue 19's.
+    /// No ACK came in the QP's TIMEOUT, or a PSN sequence NAK, RETRY_CNT + 1 times in a row.
+    RetryExcErr = 12,
+    /// The remote QP had no receive WQE (RNR NAK), RNR_RETRY + 1 times in a row.
     RnrRetryExcErr = 13,
 }
 
@@ -319,6 +331,7 @@ impl WcStatus {
             9 => Self::RemInvReqErr,
             10 => Self::RemAccessErr,
             11 => Self::RemOpErr,
+            12 => Self::RetryExcErr,
             13 => Self::RnrRetryExcErr,
             _ => return None,
         })

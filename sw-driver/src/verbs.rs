@@ -160,6 +160,20 @@ pub struct QpAttr {
     /// The RNR timer code this QP's RNR NAKs carry (0..=31, IBTA table 45; ibverbs'
     /// `min_rnr_timer`).
     pub min_rnr_timer: Option<u8>,
+    /// Local ACK timeout code (0..=31: 4.096 us x 2^timeout; 0: none), retries after a
+    /// timeout or a PSN sequence NAK (0..=7), and after an RNR NAK (0..=7, 7: for ever):
+    /// ibverbs' `timeout`, `retry_cnt`, `rnr_retry`. Only an engine with CAPS.RETRANSMIT
+    /// takes values other than 0.
+    pub timeout: Option<u8>,
+    pub retry_cnt: Option<u8>,
+    pub rnr_retry: Option<u8>,
+}
+
+/// Whether the engine retransmits (CAPS.RETRANSMIT), as `rdma_open` read it.
+impl<D: Device> Nic<D> {
+    pub fn rdma_retransmits(&mut self) -> Result<bool, DriverError> {
+        Ok(self.rdma_state()?.retransmit)
+    }
 }
 
 /// One scatter-gather entry.
@@ -261,6 +275,8 @@ pub struct RdmaState {
     mr: Vec<Option<Mr>>,
     cq: Vec<Option<CqShadow>>,
     qp: Vec<Option<QpShadow>>,
+    /// CAPS.RETRANSMIT: the engine honours TIMEOUT, RETRY_CNT and RNR_RETRY.
+    retransmit: bool,
 }
 
 /// Most register polls a table command may take.
@@ -286,8 +302,9 @@ impl<D: Device> Nic<D> {
         if qps > 256 || mrs > 256 || cqs > map::MAX_CQS || qps <= map::FIRST_QPN || mrs == 0 || cqs == 0 {
             return Err(DriverError::NicMisbehaved(format!("RDMA table sizes QP {qps}, MR {mrs}, CQ {cqs} outside the map's room")));
         }
+        let retransmit = self.dev.get_reg32(base + map::CAPS)? & map::CAPS_RETRANSMIT != 0;
         self.dev.set_reg32(base + map::CONTROL, 0)?;
-        self.rdma = Some(RdmaState { base, qps, mrs, cqs, next_pd: 1, key_tag: 0, mr: vec![None; mrs as usize], cq: vec![None; cqs as usize], qp: vec![None; qps as usize] });
+        self.rdma = Some(RdmaState { base, qps, mrs, cqs, next_pd: 1, key_tag: 0, mr: vec![None; mrs as usize], cq: vec![None; cqs as usize], qp: vec![None; qps as usize], retransmit });
         let zero = [0u32; 16];
         for q in 0..qps {
             self.table_store(map::TABLE_QP, q, &zero[..qpc::WORDS], u32::MAX)?;
@@ -511,6 +528,15 @@ impl<D: Device> Nic<D> {
         if let Some(t) = attr.min_rnr_timer.filter(|&t| t > 31) {
             return Err(RdmaError::InvalidArgument(format!("QP {qpn}: min_rnr_timer {t} is not a 5-bit timer code (0..=31)")).into());
         }
+        for (name, v, max) in [("timeout", attr.timeout, 31), ("retry_cnt", attr.retry_cnt, 7), ("rnr_retry", attr.rnr_retry, 7)] {
+            match v {
+                Some(v) if v > max => return Err(RdmaError::InvalidArgument(format!("QP {qpn}: {name} {v} is past its field (0..={max})")).into()),
+                Some(v) if v > 0 && !self.rdma_state()?.retransmit => {
+                    return Err(RdmaError::InvalidArgument(format!("QP {qpn}: {name} {v}: this engine does not retransmit (CAPS.RETRANSMIT clear)")).into())
+                }
+                _ => {}
+            }
+        }
         let sh = self.qp_shadow(qp)?;
         let mut w = sh.words;
         let mut mask = 1u32 << qpc::STATE.word;
@@ -545,6 +571,15 @@ impl<D: Device> Nic<D> {
         }
         if let Some(t) = attr.min_rnr_timer {
             set(qpc::MIN_RNR_TIMER, u32::from(t), &mut mask);
+        }
+        if let Some(t) = attr.timeout {
+            set(qpc::TIMEOUT, u32::from(t), &mut mask);
+        }
+        if let Some(r) = attr.retry_cnt {
+            set(qpc::RETRY_CNT, u32::from(r), &mut mask);
+        }
+        if let Some(r) = attr.rnr_retry {
+            set(qpc::RNR_RETRY, u32::from(r), &mut mask);
         }
         qpc::STATE.set(&mut w, to as u32);
         if to == QpState::Reset {
@@ -772,7 +807,7 @@ impl<D: Device> Nic<D> {
     pub fn rdma_counters(&mut self) -> Result<Vec<(&'static str, u32)>, DriverError> {
         let base = self.rdma_state()?.base;
         let mut out = Vec::new();
-        for r in map::REGS.iter().filter(|r| (map::TX_PACKETS..=map::RX_DUPLICATES).contains(&r.offset)) {
+        for r in map::REGS.iter().filter(|r| (map::TX_PACKETS..=map::TX_RESENT).contains(&r.offset)) {
             out.push((r.name, self.dev.get_reg32(base + r.offset)?));
         }
         Ok(out)

@@ -38,11 +38,23 @@ pub struct PairConfig {
     pub step: u64,
     /// The first PSN of every QP both ways (else PSNs differ per QP and direction).
     pub psn_start: Option<u32>,
+    /// The QPs' retransmission attributes, set where both engines have CAPS.RETRANSMIT
+    /// (`Pair::retransmits` says whether they were).
+    pub retransmit: Option<Retransmit>,
+}
+
+/// ibverbs' `timeout`, `retry_cnt`, `rnr_retry` and `min_rnr_timer` of every QP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Retransmit {
+    pub timeout: u8,
+    pub retry_cnt: u8,
+    pub rnr_retry: u8,
+    pub min_rnr_timer: u8,
 }
 
 impl Default for PairConfig {
     fn default() -> Self {
-        PairConfig { mtu: Mtu::M1024, qps: 1, buf_len: 1 << 20, queue_log2: 6, cq_log2: 10, step: 16, psn_start: None }
+        PairConfig { mtu: Mtu::M1024, qps: 1, buf_len: 1 << 20, queue_log2: 6, cq_log2: 10, step: 16, psn_start: None, retransmit: None }
     }
 }
 
@@ -65,6 +77,20 @@ pub struct Pair<A: Device + WireAccess, B: Device + WireAccess> {
     pub wire: Vec<WireFrame>,
     /// What the wire does to frames from A to B (`[0]`) and from B to A (`[1]`).
     pub impair: [Impairment; 2],
+    /// The AETH syndromes of the Acknowledge packets delivered (either way), by syndrome.
+    pub acks: std::collections::BTreeMap<u8, u64>,
+}
+
+/// The AETH syndrome of a RoCEv2 Acknowledge packet (untagged IPv4), else `None`.
+fn ack_syndrome(frame: &[u8]) -> Option<u8> {
+    use crate::roce::opcode::ACKNOWLEDGE;
+    if frame.len() < 14 + 20 + 8 + 16 || frame[12..14] != [0x08, 0x00] {
+        return None;
+    }
+    let ihl = usize::from(frame[14] & 0xf) * 4;
+    let udp = 14 + ihl;
+    let bth = udp + 8;
+    (frame.get(23) == Some(&17) && frame.get(udp + 2..udp + 4) == Some(&4791u16.to_be_bytes()[..]) && frame.get(bth) == Some(&ACKNOWLEDGE)).then(|| frame.get(bth + 12).copied()).flatten()
 }
 
 fn open_side<D: Device + WireAccess>(dev: D, index: u8, cfg: &PairConfig) -> Result<Side<D>, DriverError> {
@@ -86,12 +112,22 @@ fn open_side<D: Device + WireAccess>(dev: D, index: u8, cfg: &PairConfig) -> Res
 }
 
 /// Moves one QP through INIT and RTR to RTS, connected to `peer` at `peer_mac`/`peer_ip`.
-pub fn connect<D: Device>(nic: &mut Nic<D>, qp: Qp, peer: Qp, peer_mac: [u8; 6], peer_ip: Ipv4Addr, mtu: Mtu, psn_out: u32, psn_in: u32) -> Result<(), DriverError> {
+#[allow(clippy::too_many_arguments)]
+pub fn connect<D: Device>(nic: &mut Nic<D>, qp: Qp, peer: Qp, peer_mac: [u8; 6], peer_ip: Ipv4Addr, mtu: Mtu, psn_out: u32, psn_in: u32, retransmit: Option<Retransmit>) -> Result<(), DriverError> {
     use nic_driver::verbs::access::*;
     nic.modify_qp(qp, QpState::Init, &QpAttr { access: Some(REMOTE_WRITE | REMOTE_READ), ..QpAttr::default() })?;
-    let rtr = QpAttr { path_mtu: Some(mtu), dest_qpn: Some(peer.qpn), rq_psn: Some(psn_in), dest_mac: Some(peer_mac), dest_ipv4: Some(peer_ip), ..QpAttr::default() };
+    let rtr = QpAttr {
+        path_mtu: Some(mtu),
+        dest_qpn: Some(peer.qpn),
+        rq_psn: Some(psn_in),
+        dest_mac: Some(peer_mac),
+        dest_ipv4: Some(peer_ip),
+        min_rnr_timer: retransmit.map(|r| r.min_rnr_timer),
+        ..QpAttr::default()
+    };
     nic.modify_qp(qp, QpState::Rtr, &rtr)?;
-    nic.modify_qp(qp, QpState::Rts, &QpAttr { sq_psn: Some(psn_out), ..QpAttr::default() })
+    let rts = QpAttr { sq_psn: Some(psn_out), timeout: retransmit.map(|r| r.timeout), retry_cnt: retransmit.map(|r| r.retry_cnt), rnr_retry: retransmit.map(|r| r.rnr_retry), ..QpAttr::default() };
+    nic.modify_qp(qp, QpState::Rts, &rts)
 }
 
 impl<A: Device + WireAccess, B: Device + WireAccess> Pair<A, B> {
@@ -100,14 +136,21 @@ impl<A: Device + WireAccess, B: Device + WireAccess> Pair<A, B> {
     pub fn new(dev_a: A, dev_b: B, cfg: PairConfig) -> Result<Self, DriverError> {
         let mut a = open_side(dev_a, 0, &cfg)?;
         let mut b = open_side(dev_b, 1, &cfg)?;
+        // retransmission where the engine has it (CAPS.RETRANSMIT), on both sides alike
+        let retransmit = cfg.retransmit.filter(|_| a.nic.rdma_retransmits().unwrap_or(false) && b.nic.rdma_retransmits().unwrap_or(false));
         for i in 0..cfg.qps {
             let psn_ab = cfg.psn_start.unwrap_or((0xff_fff0 + 0x1_2345 * i as u32) & 0xff_ffff);
             let psn_ba = cfg.psn_start.unwrap_or((0x10 + 0x5_4321 * i as u32) & 0xff_ffff);
-            connect(&mut a.nic, a.qps[i], b.qps[i], b.mac, b.ip, cfg.mtu, psn_ab, psn_ba)?;
-            connect(&mut b.nic, b.qps[i], a.qps[i], a.mac, a.ip, cfg.mtu, psn_ba, psn_ab)?;
+            connect(&mut a.nic, a.qps[i], b.qps[i], b.mac, b.ip, cfg.mtu, psn_ab, psn_ba, retransmit)?;
+            connect(&mut b.nic, b.qps[i], a.qps[i], a.mac, a.ip, cfg.mtu, psn_ba, psn_ab, retransmit)?;
         }
         let clean = || Impairment::new(ImpairConfig::clean());
-        Ok(Pair { a, b, cfg, capture: false, wire: Vec::new(), impair: [clean(), clean()] })
+        Ok(Pair { a, b, cfg, capture: false, wire: Vec::new(), impair: [clean(), clean()], acks: Default::default() })
+    }
+
+    /// The QPs were given `PairConfig::retransmit` (both engines retransmit).
+    pub fn retransmits(&mut self) -> bool {
+        self.cfg.retransmit.is_some() && self.a.nic.rdma_retransmits().unwrap_or(false) && self.b.nic.rdma_retransmits().unwrap_or(false)
     }
 
     /// Impairs the wire: each direction gets `cfg` with a seed of its own.
@@ -152,6 +195,11 @@ impl<A: Device + WireAccess, B: Device + WireAccess> Pair<A, B> {
         }
         let from_a = self.impair[0].deliver(cycle);
         let from_b = self.impair[1].deliver(cycle);
+        for (f, _) in from_a.iter().chain(from_b.iter()) {
+            if let Some(s) = ack_syndrome(f) {
+                *self.acks.entry(s).or_default() += 1;
+            }
+        }
         for (f, err) in from_a {
             self.b.nic.device_mut().inject_rx(&f, err);
             if self.capture {

@@ -715,6 +715,7 @@ impl RefNic {
         self.irq_status |= fire;
         if let Some(e) = self.rdma.as_mut() {
             e.tick(now);
+            e.requester_timers_all(&mut EngineHost { mem: &mut self.mem, faults: &mut self.faults }, now);
             self.irq_status |= e.take_irq();
         }
     }

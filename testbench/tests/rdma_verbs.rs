@@ -16,7 +16,7 @@ use nic_driver::{Device, RegisterVerbs};
 use nic_regmap::rdma as map;
 use nic_testbench::backend::{Backend, HwSize, TestDevice};
 use nic_testbench::impair::{ImpairConfig, ImpairStats};
-use nic_testbench::rdma_pair::{Pair, PairConfig};
+use nic_testbench::rdma_pair::{Pair, PairConfig, Retransmit};
 use nic_testbench::refnic::{RefNic, RefNicConfig};
 use nic_testbench::roce::{opcode, RoceRepr};
 use nic_testbench::traffic::WireAccess;
@@ -221,7 +221,7 @@ fn one_mebibyte_write_read_and_send() {
 #[test]
 fn random_mixes_on_many_qps_complete_in_order() {
     for plan in Backend::selected().into_iter().flat_map(plans) {
-        random_mixes(&plan, 0xd1ff, &[(4, Mtu::M512), (8, Mtu::M2048)], 3, ImpairConfig::clean());
+        random_mixes(&plan, 0xd1ff, &[(4, Mtu::M512), (8, Mtu::M2048)], 3, ImpairConfig::clean(), PairConfig::default());
     }
 }
 
@@ -234,20 +234,129 @@ fn duplicated_frames_are_answered_never_executed_twice() {
     for backend in Backend::selected() {
         let plan = Plan { requester: backend, target: backend, ops: vec![Op::Write, Op::WriteImm, Op::Read, Op::Send] };
         let impair = ImpairConfig { dup: 0.2, seed: 0xd0b1e, ..ImpairConfig::clean() };
-        let (mut p, wire) = random_mixes(&plan, 0xd0b, &[(4, Mtu::M1024)], 2, impair);
+        let (mut p, wire) = random_mixes(&plan, 0xd0b, &[(4, Mtu::M1024)], 2, impair, PairConfig::default());
         let dups = p.b.nic.rdma_counters().unwrap().iter().find(|(n, _)| *n == "RX_DUPLICATES").map(|c| c.1).unwrap();
         assert!(wire.duplicated > 20 && dups > 5, "{backend:?}: the wire duplicated {} frames, the target saw {dups} duplicate requests", wire.duplicated);
     }
 }
 
+/// The backends that retransmit: the model always (the reference), and each selected RTL
+/// backend whose engine says CAPS.RETRANSMIT.
+fn retransmitting() -> Vec<Backend> {
+    let mut v = vec![Backend::Model];
+    for b in Backend::selected().into_iter().filter(|&b| b != Backend::Model) {
+        if pair(b, PairConfig { buf_len: 1 << 12, ..PairConfig::default() }).a.nic.rdma_retransmits().unwrap() {
+            v.push(b);
+        }
+    }
+    v
+}
+
+const RETRANSMIT: Retransmit = Retransmit { timeout: 7, retry_cnt: 7, rnr_retry: 7, min_rnr_timer: 1 };
+
+fn counter(p: &mut NicPair, side_a: bool, name: &str) -> u32 {
+    let c = if side_a { p.a.nic.rdma_counters() } else { p.b.nic.rdma_counters() };
+    c.unwrap().iter().find(|(n, _)| *n == name).map(|c| c.1).unwrap()
+}
+
+/// Over a wire that loses, duplicates, reorders and corrupts frames (up to 10% lost),
+/// random mixes of every operation on four QPs complete exactly as on a clean wire:
+/// each message once, in order, with its bytes; the requesters went back to resend
+/// (timeouts, PSN sequence NAKs, READ responses after a gap) and the responders
+/// answered the duplicates. One run starts every PSN just below 2^24, so the resends
+/// cross the wrap.
+#[test]
+fn impaired_wires_deliver_every_message_exactly_once() {
+    for backend in retransmitting() {
+        let plan = Plan { requester: backend, target: backend, ops: vec![Op::Write, Op::WriteImm, Op::Read, Op::Send] };
+        let cases: [(&str, ImpairConfig, Option<u32>); 5] = [
+            ("10% loss", ImpairConfig { loss: 0.1, ..ImpairConfig::clean() }, None),
+            ("2% loss", ImpairConfig { loss: 0.02, ..ImpairConfig::clean() }, None),
+            ("duplication and reordering", ImpairConfig { dup: 0.05, reorder: 0.1, reorder_window: 3_000, ..ImpairConfig::clean() }, None),
+            ("5% corruption", ImpairConfig { corrupt: 0.05, ..ImpairConfig::clean() }, None),
+            ("everything, PSNs across 2^24", ImpairConfig { loss: 0.03, dup: 0.03, reorder: 0.05, reorder_window: 2_000, corrupt: 0.03, ..ImpairConfig::clean() }, Some(0xff_ff80)),
+        ];
+        for (i, (name, impair, psn_start)) in cases.into_iter().enumerate() {
+            let impair = ImpairConfig { seed: 0x1055 + i as u64, ..impair };
+            let tmpl = PairConfig { retransmit: Some(RETRANSMIT), psn_start, ..PairConfig::default() };
+            let (mut p, wire) = random_mixes(&plan, 0x7e11 + i as u64, &[(4, Mtu::M1024)], 2, impair, tmpl);
+            let retries = counter(&mut p, true, "TX_RETRIES") + counter(&mut p, false, "TX_RETRIES");
+            let resent = counter(&mut p, true, "TX_RESENT") + counter(&mut p, false, "TX_RESENT");
+            eprintln!("{backend:?}, {name}: wire {wire:?}; retries {retries}, packets resent {resent}");
+            if wire.lost + wire.corrupted > 0 {
+                assert!(retries > 0 && resent > 0, "{backend:?}, {name}: frames were lost but nothing was resent");
+            }
+        }
+    }
+}
+
+/// A link cut for good: the requester goes back RETRY_CNT times on its timer, then the
+/// WQE completes with RETRY_EXC_ERR and the ones behind it with WR_FLUSH_ERR, the QP in
+/// ERR; the target's memory never changed.
+#[test]
+fn a_cut_link_exhausts_the_retries_and_flushes() {
+    for backend in retransmitting() {
+        let mut rng = StdRng::seed_from_u64(0xc07);
+        let retransmit = Retransmit { timeout: 4, retry_cnt: 2, ..RETRANSMIT };
+        let mut p = pair(backend, PairConfig { buf_len: 1 << 16, retransmit: Some(retransmit), ..PairConfig::default() });
+        let m = Mirror::fill(&mut p, &mut rng);
+        let now = p.a.nic.device().cycles();
+        p.set_impairment(ImpairConfig { cut_at: now, cut_for: 1 << 40, ..ImpairConfig::clean() });
+        let wrs: Vec<SendWr> = (0..3)
+            .map(|i| SendWr { wr_id: i, op: SendOp::Write { remote_addr: p.b.mr.addr + 4096 * i, rkey: p.b.mr.rkey }, sg_list: vec![Sge { addr: p.a.mr.addr, length: 3000, lkey: p.a.mr.lkey }], signaled: true, solicited: false })
+            .collect();
+        p.a.nic.post_send(p.a.qps[0], &wrs).unwrap();
+        let got = p.collect(&[(true, p.a.send_cq)], 3, STALL).unwrap();
+        let st: Vec<(u64, WcStatus)> = got.iter().map(|(_, w)| (w.wr_id, w.status)).collect();
+        assert_eq!(st, vec![(0, WcStatus::RetryExcErr), (1, WcStatus::WrFlushErr), (2, WcStatus::WrFlushErr)], "{backend:?}");
+        assert_eq!(p.a.nic.query_qp(p.a.qps[0]).unwrap(), QpState::Err, "{backend:?}");
+        assert_eq!(counter(&mut p, true, "TX_RETRIES"), 2, "{backend:?}: went back RETRY_CNT times");
+        // 2 x 640 << 4 cycles at least passed before the third timeout failed it
+        assert!(p.a.nic.device().cycles() - now >= 3 * (640 << 4), "{backend:?}");
+        m.check(&mut p, "a cut link");
+    }
+}
+
+/// A SEND that finds no receive WQE is sent again after the RNR NAK's timer, RNR_RETRY
+/// times: a receive posted late is found and the SEND completes; with none posted, the
+/// SEND completes with RNR_RETRY_EXC_ERR after RNR_RETRY + 1 NAKs.
+#[test]
+fn rnr_naks_are_waited_out_and_retried() {
+    for backend in retransmitting() {
+        let mut rng = StdRng::seed_from_u64(0x2e2);
+        let mut p = pair(backend, PairConfig { buf_len: 1 << 16, retransmit: Some(Retransmit { rnr_retry: 3, ..RETRANSMIT }), ..PairConfig::default() });
+        let mut m = Mirror::fill(&mut p, &mut rng);
+        let sg = vec![Sge { addr: p.a.mr.addr, length: 700, lkey: p.a.mr.lkey }];
+        p.a.nic.post_send(p.a.qps[0], &[SendWr { wr_id: 1, op: SendOp::Send, sg_list: sg, signaled: true, solicited: false }]).unwrap();
+        // two RNR NAKs' worth (min_rnr_timer 1: 0.01 ms, 1,562 cycles each), then a receive
+        p.run(4_000);
+        assert!(counter(&mut p, false, "TX_NAKS") >= 2, "{backend:?}: RNR NAKs before the receive");
+        p.b.nic.post_recv(p.b.qps[0], &[RecvWr { wr_id: 2, sg_list: vec![Sge { addr: p.b.mr.addr + 100, length: 800, lkey: p.b.mr.lkey }] }]).unwrap();
+        let got = p.collect(&[(true, p.a.send_cq), (false, p.b.recv_cq)], 2, STALL).unwrap();
+        for (side_a, w) in &got {
+            assert_eq!((w.status, w.byte_len), (WcStatus::Success, 700), "{backend:?}, side A {side_a}");
+        }
+        m.b[100..800].copy_from_slice(&m.a[..700].to_vec());
+        m.check(&mut p, "a SEND after RNR retries");
+
+        let mut p = pair(backend, PairConfig { buf_len: 1 << 16, retransmit: Some(Retransmit { rnr_retry: 1, ..RETRANSMIT }), ..PairConfig::default() });
+        let sg = vec![Sge { addr: p.a.mr.addr, length: 70, lkey: p.a.mr.lkey }];
+        p.a.nic.post_send(p.a.qps[0], &[SendWr { wr_id: 3, op: SendOp::Send, sg_list: sg, signaled: true, solicited: false }]).unwrap();
+        let got = p.collect(&[(true, p.a.send_cq)], 1, STALL).unwrap();
+        assert_eq!((got[0].1.wr_id, got[0].1.status), (3, WcStatus::RnrRetryExcErr), "{backend:?}");
+        assert_eq!(counter(&mut p, false, "TX_NAKS"), 2, "{backend:?}: RNR_RETRY 1: two RNR NAKs");
+    }
+}
+
 /// Random operations on several QPs at once (see the test above) over a wire impaired
-/// as `impair` says; returns the last pair and what its wire did.
-fn random_mixes(plan: &Plan, seed: u64, configs: &[(usize, Mtu)], rounds: usize, impair: ImpairConfig) -> (NicPair, ImpairStats) {
+/// as `impair` says, the pairs set up as `tmpl` says (its PSNs, its retransmission);
+/// returns the last pair and what its wire did.
+fn random_mixes(plan: &Plan, seed: u64, configs: &[(usize, Mtu)], rounds: usize, impair: ImpairConfig, tmpl: PairConfig) -> (NicPair, ImpairStats) {
     let mut rng = StdRng::seed_from_u64(seed);
     let op_mix = plan.ops.clone();
     let mut last = None;
     for &(qps, mtu) in configs {
-        let mut p = pair_of(plan.clone(), PairConfig { mtu, qps, buf_len: 1 << 20, queue_log2: 5, ..PairConfig::default() });
+        let mut p = pair_of(plan.clone(), PairConfig { mtu, qps, buf_len: 1 << 20, queue_log2: 5, ..tmpl });
         p.set_impairment(impair);
         let mut m = Mirror::fill(&mut p, &mut rng);
         let slot = (1 << 20) / (qps * 8);

@@ -569,10 +569,13 @@ impl Logic for RdmaCompleter {
         self.syn_ok.next = self.syndrome.q.val().get_bits::<3>(5) == 0;
         self.syn_nak.next = (self.syndrome.q.val().get_bits::<3>(5) == 1)
             | ((self.syndrome.q.val().get_bits::<3>(5) == 3) & (self.syndrome.q.val().get_bits::<5>(0) <= 4));
-        // RNR 13, remote access 10, invalid request / invalid RD request 9, others 11
+        // RNR 13, PSN sequence 12 (no retries: RETRY_CNT is 0 while CAPS.RETRANSMIT is
+        // clear), remote access 10, invalid request / invalid RD request 9, others 11
         self.nak_status.next = 11.into();
         if self.syndrome.q.val().get_bits::<3>(5) == 1 {
             self.nak_status.next = 13.into();
+        } else if self.syndrome.q.val().get_bits::<5>(0) == 0 {
+            self.nak_status.next = 12.into();
         } else if self.syndrome.q.val().get_bits::<5>(0) == 2 {
             self.nak_status.next = 10.into();
         } else if (self.syndrome.q.val().get_bits::<5>(0) == 1) | (self.syndrome.q.val().get_bits::<5>(0) == 4) {

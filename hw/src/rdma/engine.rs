@@ -48,17 +48,21 @@ pub const WR_TAG_DATA: u64 = 4;
 pub const WR_TAG_CQ: u64 = 5;
 
 /// The `rdma` block's registers this engine decodes (with `RdmaTables`: `TABLE_*`).
-pub const DECODED: [&str; 14] = [
+/// (CAPS reads 0, its reset value, as every address nothing else answers: this engine's
+/// requester does not retransmit yet, so the driver refuses TIMEOUT, RETRY_CNT and
+/// RNR_RETRY.)
+pub const DECODED: [&str; 15] = [
     "ID", "VERSION", "NEXT", "QP_COUNT", "MR_COUNT", "CQ_COUNT", "CONTROL", "LOCAL_IPV4", "TABLE_CMD", "TABLE_STATUS", "TABLE_DATA", "SQ_DOORBELL", "RQ_DOORBELL",
-    "CQ_DOORBELL",
+    "CQ_DOORBELL", "CAPS",
 ];
 
 /// The counter registers, in `nic_regmap::rdma` order from `TX_PACKETS` (0xC0).
 pub const COUNTERS: [&str; N_COUNTERS] = [
     "TX_PACKETS", "TX_BYTES", "RX_PACKETS", "RX_BYTES", "RX_DROP_ICRC", "RX_DROP_MALFORMED", "RX_DROP_QP", "RX_DROP_PSN", "TX_ACKS", "TX_NAKS", "RX_NAKS",
-    "CQ_OVERFLOWS", "RX_DROP_NOBUF", "RX_DUPLICATES",
+    "CQ_OVERFLOWS", "RX_DROP_NOBUF", "RX_DUPLICATES", "TX_RETRIES", "TX_RESENT",
 ];
-pub const N_COUNTERS: usize = 14;
+/// (TX_RETRIES and TX_RESENT stay 0: this engine's requester does not go back yet.)
+pub const N_COUNTERS: usize = 16;
 
 #[derive(LogicBlock)]
 pub struct RdmaEngine {
@@ -347,7 +351,7 @@ impl Logic for RdmaEngine {
     fn update(&mut self) {
         dff_setup!(self, clock, control, local_ip, qp_owner, qp_first, wr_owner, wr_mid, cqe_from_resp, pay_from_resp,
             px_pay_valid, px_pay_data, px_pay_nbytes, px_rec_valid, px_rec_status, px_rec_opcode, px_rec_ack_req, px_rec_solicited, px_rec_immdt, px_rec_dest_qp, px_rec_psn, px_rec_va, px_rec_rkey, px_rec_dma_len, px_rec_payload_len, px_rec_syndrome);
-        for i in 0..14 {
+        for i in 0..16 {
             self.counters[i].clock.next = self.clock.val();
             self.counters[i].d.next = self.counters[i].q.val();
         }
@@ -421,7 +425,7 @@ impl Logic for RdmaEngine {
         if self.bus_rd_addr.val() == self.addr_local_ipv4.val() {
             self.rd_or.next = self.rd_or.val() | self.local_ip.q.val();
         }
-        for i in 0..14 {
+        for i in 0..16 {
             if self.bus_rd_addr.val() == self.addr_counter[i].val() {
                 self.rd_or.next = self.rd_or.val() | self.counters[i].q.val();
             }
@@ -779,7 +783,7 @@ impl Logic for RdmaEngine {
         self.tx_nbytes.next = self.tx_build.out_nbytes.val();
         self.tx_last.next = self.tx_build.out_last.val();
         // ---- counters (COUNTERS order) ----
-        for i in 0..14 {
+        for i in 0..16 {
             self.inc[i].next = 0.into();
         }
         if self.tx_fire.val() {
@@ -823,7 +827,7 @@ impl Logic for RdmaEngine {
             + bit_cast::<32, 1>(self.responder.cnt_drop_norecord.val().into())
             + bit_cast::<32, 1>(self.completer.cnt_drop_norecord.val().into());
         self.inc[13].next = bit_cast::<32, 1>(self.responder.cnt_duplicate.val().into());
-        for i in 0..14 {
+        for i in 0..16 {
             self.counters[i].d.next = self.counters[i].q.val() + self.inc[i].val();
         }
         if self.reset.val() {
@@ -837,7 +841,7 @@ impl Logic for RdmaEngine {
             self.pay_from_resp.d.next = false;
             self.px_pay_valid.d.next = false;
             self.px_rec_valid.d.next = false;
-            for i in 0..14 {
+            for i in 0..16 {
                 self.counters[i].d.next = 0.into();
             }
         }

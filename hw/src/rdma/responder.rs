@@ -1359,7 +1359,7 @@ impl Logic for RdmaResponder {
                     }
                 }
                 self.v_state_ok.d.next = (self.qp_state.val() == self.state_rtr.val()) | (self.qp_state.val() == self.state_rts.val());
-                self.v_psn_ok.d.next = self.r_psn.q.val() == self.qpc.q.val().get_bits::<24>(96);
+                self.v_psn_ok.d.next = !self.psn_diff.val().any();
                 // (the model's psn_cmp: PSN - RQ_PSN with bit 23 set is before it)
                 self.v_dup.d.next = self.psn_diff.val().get_bit(23);
                 self.v_exp.d.next = self.qpc.q.val().get_bits::<24>(96);

@@ -11,8 +11,8 @@
 //!
 //! Timing is the refnic's: DMA is instantaneous, a packet holds the wire for a cycle per
 //! 8 bytes. The responder answers duplicates and gaps (`responder::out_of_sequence`);
-//! the requester's retransmission (timer, go-back-N, retry counts, RNR retries) is still
-//! to come (issue 19).
+//! the requester goes back on timeouts, sequence NAKs, READ response gaps and RNR NAKs
+//! (`completer::go_back`, `rewind`, `requester_timers`; `CAPS.RETRANSMIT`).
 
 pub mod completer;
 pub mod requester;
@@ -124,11 +124,13 @@ impl RdmaEngine {
             map::QP_COUNT => self.cfg.qps,
             map::MR_COUNT => self.cfg.mrs,
             map::CQ_COUNT => self.cfg.cqs,
+            // the model's requester retransmits (timeouts, go-back-N, RNR waits)
+            map::CAPS => map::CAPS_RETRANSMIT,
             map::CONTROL => self.control,
             map::LOCAL_IPV4 => self.local_ipv4,
             map::TABLE_STATUS => self.table_status,
             o if (map::TABLE_DATA..map::TABLE_DATA + 64).contains(&o) => self.table_data[((o - map::TABLE_DATA) / 4) as usize],
-            o if (map::TX_PACKETS..=map::RX_DUPLICATES).contains(&o) => self.counters.get(&o).copied().unwrap_or(0),
+            o if (map::TX_PACKETS..=map::TX_RESENT).contains(&o) => self.counters.get(&o).copied().unwrap_or(0),
             _ => 0,
         }
     }
@@ -237,6 +239,9 @@ impl RdmaEngine {
         // into packets too)
         let mut flushed_sq: Vec<u64> = run.outstanding.drain(..).map(|o| o.wqe.wr_id).collect();
         run.current = None;
+        run.timer = None;
+        run.rnr_wait = None;
+        run.resume = None;
         let mut sq_ci = qpc::SQ_CI.get(&words) as u16;
         while sq_ci != run.sq_pi {
             if let Some(w) = self.read_wqe(host, &words, true, sq_ci) {
@@ -309,6 +314,13 @@ impl RdmaEngine {
                     run.pending_since = Some(now);
                 }
             }
+        }
+    }
+
+    /// The requesters' retransmit and RNR timers at cycle `now`, every QP.
+    pub fn requester_timers_all(&mut self, host: &mut dyn HostPort, now: u64) {
+        for q in 0..self.qp_run.len() {
+            self.requester_timers(q, host, now);
         }
     }
 

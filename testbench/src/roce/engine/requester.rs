@@ -12,7 +12,8 @@
 use super::tables::{pmtu_bytes, Outstanding, SendJob};
 use super::{Cqe, HostPort, RdmaEngine, Station, MAX_OUTSTANDING};
 use crate::roce::opcode::{self, OpClass};
-use crate::roce::{position_of, psn_add, RoceRepr};
+use crate::roce::{position_of, psn_add, psn_cmp, RoceRepr};
+use std::cmp::Ordering;
 use crate::wire::reth::RethRepr;
 use nic_regmap::rdma::{cqe, qpc, wqe, QpState, WcStatus};
 
@@ -25,6 +26,15 @@ pub fn completion_opcode(wqe_opcode: u8) -> u8 {
     }
 }
 
+/// The QP's local ACK timeout in core cycles (4.096 us x 2^TIMEOUT at 156.25 MHz: 640
+/// cycles a unit), `None` for TIMEOUT 0 (no timer).
+pub fn transport_timeout(words: &[u32]) -> Option<u64> {
+    match qpc::TIMEOUT.get(words) {
+        0 => None,
+        t => Some(640u64 << t),
+    }
+}
+
 /// Packets a message of `len` bytes takes at path MTU `mtu`.
 pub fn packets(len: u32, mtu: u32) -> u32 {
     crate::roce::packet_count(len as usize, mtu as usize) as u32
@@ -33,13 +43,40 @@ pub fn packets(len: u32, mtu: u32) -> u32 {
 impl RdmaEngine {
     /// The next request packet of QP `q`, if it has one to send.
     pub(crate) fn requester_packet(&mut self, q: usize, host: &mut dyn HostPort, st: Station) -> Option<(RoceRepr, Vec<u8>)> {
-        if self.qp_state(q) != QpState::Rts {
+        if self.qp_state(q) != QpState::Rts || self.qp_run[q].rnr_wait.is_some() {
             return None;
         }
-        if self.qp_run[q].current.is_none() {
-            return self.start_wqe(q, host, st);
+        let packet = if self.qp_run[q].current.is_none() { self.start_wqe(q, host, st) } else { self.next_segment(q, host, st) };
+        if let Some((repr, _)) = &packet {
+            self.sent_request(q, repr, st.now);
         }
-        self.next_segment(q, host, st)
+        packet
+    }
+
+    /// Books a request packet sent: the retransmit timer runs from the first packet a
+    /// WQE waits on, and a PSN sent before is counted resent.
+    fn sent_request(&mut self, q: usize, repr: &RoceRepr, now: u64) {
+        let words = self.qp[q];
+        let psn = repr.bth.psn;
+        // a READ request takes a PSN per response packet
+        let span = match repr.reth {
+            Some(reth) if repr.bth.opcode == opcode::RDMA_READ_REQUEST => packets(reth.dma_len, pmtu_bytes(qpc::PMTU.get(&words))),
+            _ => 1,
+        };
+        let run = &mut self.qp_run[q];
+        if run.timer.is_none() {
+            run.timer = transport_timeout(&words).map(|t| now + t);
+        }
+        let end = psn_add(psn, span);
+        match run.next_new_psn {
+            Some(n) if psn_cmp(psn, n) == Ordering::Less => {
+                self.count(nic_regmap::rdma::TX_RESENT, 1);
+                if psn_cmp(end, n) == Ordering::Greater {
+                    self.qp_run[q].next_new_psn = Some(end);
+                }
+            }
+            _ => run.next_new_psn = Some(end),
+        }
     }
 
     /// Takes the next WQE: checks it, and sends a READ's request or a SEND/WRITE's
@@ -53,6 +90,8 @@ impl RdmaEngine {
         }
         let send_cq = qpc::SEND_CQ.get(&words) as usize;
         qpc::SQ_CI.set(&mut self.qp[q], u32::from(sq_ci.wrapping_add(1)));
+        // going back: the WQE it went back to starts where its acknowledged part ends
+        let resume = self.qp_run[q].resume.take().filter(|r| r.sq_index == sq_ci);
         let Some(w) = self.read_wqe(host, &words, true, sq_ci) else {
             // the WQE itself could not be read: nothing names it but its place
             self.post_cqe(host, send_cq, &Cqe { qpn: q as u32, status: WcStatus::LocQpOpErr, ..Cqe::default() }, st.now);
@@ -75,22 +114,24 @@ impl RdmaEngine {
             }
         };
         let len = local.len() as u32;
-        let first_psn = qpc::SQ_PSN.get(&words);
+        let offset = resume.map_or(0, |r| r.offset.min(len));
+        let first_psn = resume.map_or(qpc::SQ_PSN.get(&words), |r| r.first_psn);
+        let n = packets(len, pmtu_bytes(qpc::PMTU.get(&words)));
+        let last_psn = psn_add(first_psn, n - 1);
         if w.opcode == wqe::OP_READ {
-            let n = packets(len, pmtu_bytes(qpc::PMTU.get(&words)));
+            // (going back, the READ asks for the rest of its range at the PSN of the
+            // first response packet it lacks)
+            let psn = qpc::SQ_PSN.get(&words);
             qpc::SQ_PSN.set(&mut self.qp[q], psn_add(first_psn, n));
-            let mut repr = self.packet_header(q, st, opcode::RDMA_READ_REQUEST, first_psn, true, false);
-            repr.reth = Some(RethRepr { virtual_addr: w.remote_addr, rkey: w.rkey, dma_len: len });
-            let last_psn = psn_add(first_psn, n - 1);
-            self.qp_run[q].outstanding.push_back(Outstanding { wqe: w, local, len, first_psn, last_psn, received: 0 });
+            let mut repr = self.packet_header(q, st, opcode::RDMA_READ_REQUEST, psn, true, false);
+            repr.reth = Some(RethRepr { virtual_addr: w.remote_addr.wrapping_add(u64::from(offset)), rkey: w.rkey, dma_len: len - offset });
+            self.qp_run[q].outstanding.push_back(Outstanding { wqe: w, local, len, first_psn, last_psn, received: offset, sq_index: sq_ci });
             return Some((repr, Vec::new()));
         }
         // outstanding from its first packet on, so that a NAK for any of its packets
         // finds it (its last PSN is known from the length)
-        let n = packets(len, pmtu_bytes(qpc::PMTU.get(&words)));
-        let last_psn = psn_add(first_psn, n - 1);
-        self.qp_run[q].outstanding.push_back(Outstanding { wqe: w.clone(), local: local.clone(), len, first_psn, last_psn, received: 0 });
-        self.qp_run[q].current = Some(SendJob { wqe: w, local, len, sent: 0, first_psn });
+        self.qp_run[q].outstanding.push_back(Outstanding { wqe: w.clone(), local: local.clone(), len, first_psn, last_psn, received: 0, sq_index: sq_ci });
+        self.qp_run[q].current = Some(SendJob { wqe: w, local, len, sent: offset, first_psn });
         self.next_segment(q, host, st)
     }
 

@@ -211,6 +211,14 @@ impl RdmaEngine {
                 let Some(bus) = self.check_remote(q, reth.rkey, reth.virtual_addr, reth.dma_len, access::REMOTE_READ) else {
                     return self.nak(q, psn, syndrome::NAK_REMOTE_ACCESS, host, now);
                 };
+                // the READ this PSN falls in is asked for again (from this PSN on): what is
+                // still owed of its earlier response, the part being sent too, is dropped,
+                // so the new one does not wait behind a response the requester discards
+                let mtu = pmtu_bytes(qpc::PMTU.get(&self.qp[q]));
+                self.qp_run[q].resp.retain(|r| match *r {
+                    Response::Read { psn: p, len, .. } => !(psn_cmp(psn, p) != Ordering::Less && psn_cmp(psn, psn_add(p, packets(len, mtu))) == Ordering::Less),
+                    Response::Ack { .. } => true,
+                });
                 self.qp_run[q].resp.push_back(Response::Read { psn, bus, len: reth.dma_len, sent: 0, msn });
             } else {
                 self.qp_run[q].resp.push_back(Response::Ack { psn: psn_add(expected, 0xff_ffff), syndrome: syndrome::ACK, msn });

@@ -95,6 +95,19 @@ pub struct Outstanding {
     /// READ: bytes of the response received so far (and the next PSN expected is
     /// `first_psn + received / mtu`).
     pub received: u32,
+    /// Its place in the send queue (SQ_CI when it was taken): where the requester goes
+    /// back to.
+    pub sq_index: u16,
+}
+
+/// Where the requester starts again after going back: the WQE at `sq_index` (the first
+/// not wholly acknowledged), from byte `offset` (a whole number of path MTUs), whose
+/// first PSN was `first_psn`.
+#[derive(Clone, Copy, Debug)]
+pub struct Resume {
+    pub sq_index: u16,
+    pub offset: u32,
+    pub first_psn: u32,
 }
 
 /// A SEND (or the RQ WQE of a WRITE with immediate) the responder is filling.
@@ -136,6 +149,21 @@ pub struct QpRun {
     /// A NAK PSN sequence error was sent for the gap before RQ_PSN: the packets behind
     /// the gap are dropped silently until the expected PSN arrives.
     pub nak_seq_sent: bool,
+    /// Requester, going back (go-back-N): the retransmit timer's deadline (running while
+    /// WQEs are outstanding, restarted by every progress), the times it went back since
+    /// the last progress after a timeout or sequence NAK and after an RNR NAK, an RNR
+    /// NAK's wait (until the cycle, then back to the PSN), where to start again, the PSN
+    /// it last went back to (a second cue for the same gap is not a new loss), the
+    /// latest PSN acknowledged, and the PSN after the highest ever sent (what is sent
+    /// before it again is counted resent).
+    pub timer: Option<u64>,
+    pub retries: u8,
+    pub rnr_retries: u8,
+    pub rnr_wait: Option<(u64, u32)>,
+    pub resume: Option<Resume>,
+    pub went_back_to: Option<u32>,
+    pub acked: Option<u32>,
+    pub next_new_psn: Option<u32>,
 }
 
 /// What the engine keeps of a CQ beside its table words.
