@@ -37,6 +37,9 @@ registers!(REGS {
     CAPS @ 0x28 : Ro = 0, "What this engine implements beyond the base transport." {
         RETRANSMIT [0;1] "the requester retransmits (timeouts, go-back-N on PSN sequence NAKs, RNR waits): the QP's TIMEOUT, RETRY_CNT and RNR_RETRY are honoured; clear, the driver refuses them (the RTL engine: issue 19)",
     };
+    ACK_EVERY @ 0x2C : Rw = 0, "ACK coalescing: the responder ACKs a QP's requests at least every N it takes, asked (AckReq) or not, so a requester learns of progress inside a long message (its retransmit timer need not cover a whole message)." {
+        N [0;3] "1..=7; 0: only the requests that ask (the last of each message)",
+    };
     TABLE_DATA[16; 4] @ 0x40 : Rw = 0, "Table access: word i of the entry (layouts: `nic_regmap::rdma::{QP_FIELDS, MR_FIELDS, CQ_FIELDS}`, docs/rdma.md).";
     SQ_DOORBELL @ 0x80 : Wo = 0, "Send queue doorbell." {
         QPN [0;8] "queue pair",

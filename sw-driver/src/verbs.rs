@@ -174,6 +174,17 @@ impl<D: Device> Nic<D> {
     pub fn rdma_retransmits(&mut self) -> Result<bool, DriverError> {
         Ok(self.rdma_state()?.retransmit)
     }
+
+    /// ACK coalescing (ACK_EVERY): the responder ACKs a QP's requests at least every
+    /// `n` it takes (1..=7), besides those asking; 0: only those asking.
+    pub fn rdma_set_ack_every(&mut self, n: u8) -> Result<(), DriverError> {
+        if n > 7 {
+            return Err(RdmaError::InvalidArgument(format!("ACK_EVERY {n}: at most 7")).into());
+        }
+        let base = self.rdma_state()?.base;
+        self.dev.set_reg32(base + map::ACK_EVERY, u32::from(n))?;
+        Ok(())
+    }
 }
 
 /// One scatter-gather entry.

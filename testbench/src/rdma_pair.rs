@@ -38,6 +38,8 @@ pub struct PairConfig {
     pub step: u64,
     /// The first PSN of every QP both ways (else PSNs differ per QP and direction).
     pub psn_start: Option<u32>,
+    /// ACK coalescing on both sides (the driver's `rdma_set_ack_every`; else 0).
+    pub ack_every: Option<u8>,
     /// The QPs' retransmission attributes, set where both engines have CAPS.RETRANSMIT
     /// (`Pair::retransmits` says whether they were).
     pub retransmit: Option<Retransmit>,
@@ -54,7 +56,7 @@ pub struct Retransmit {
 
 impl Default for PairConfig {
     fn default() -> Self {
-        PairConfig { mtu: Mtu::M1024, qps: 1, buf_len: 1 << 20, queue_log2: 6, cq_log2: 10, step: 16, psn_start: None, retransmit: None }
+        PairConfig { mtu: Mtu::M1024, qps: 1, buf_len: 1 << 20, queue_log2: 6, cq_log2: 10, step: 16, psn_start: None, retransmit: None, ack_every: None }
     }
 }
 
@@ -100,6 +102,9 @@ fn open_side<D: Device + WireAccess>(dev: D, index: u8, cfg: &PairConfig) -> Res
     nic.set_mac(mac)?;
     nic.set_mac_filter(0, Some(MacFilter { addr: mac, steer_queue: None }))?;
     nic.rdma_open(ip)?;
+    if let Some(n) = cfg.ack_every {
+        nic.rdma_set_ack_every(n)?;
+    }
     let pd = nic.alloc_pd()?;
     let send_cq = nic.create_cq(cfg.cq_log2)?;
     let recv_cq = nic.create_cq(cfg.cq_log2)?;

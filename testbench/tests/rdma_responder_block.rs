@@ -13,7 +13,8 @@
 //! Compared with the model fed the same frames: every byte written to host memory (and no
 //! other), the ACKs and NAKs owed per QP in order (PSN, syndrome, MSN), each QP's state and
 //! expected PSN at the end, and the counts of packets taken, dropped for the QP or the PSN,
-//! NAKs and duplicates.
+//! NAKs and duplicates. The responder ACKs every third request of a QP (ACK_EVERY) besides
+//! those asking.
 
 mod common;
 
@@ -73,11 +74,15 @@ fn tables(rng: &mut StdRng) -> Tables {
     Tables { qp, mr }
 }
 
+/// ACK coalescing: a QP's requests are ACKed at least every third, asked or not.
+const ACK_EVERY: u32 = 3;
+
 fn model(t: &Tables) -> RdmaEngine {
     let mut m = RdmaEngine::new(EngineConfig { qps: 64, mrs: 64, cqs: 16 });
     let mut mem = SparseMem::default();
     m.reg_write(map::CONTROL, 1, &mut mem, 0); // ENABLE
     m.reg_write(map::LOCAL_IPV4, LOCAL_IP, &mut mem, 0);
+    m.reg_write(map::ACK_EVERY, ACK_EVERY, &mut mem, 0);
     let mut store = |m: &mut RdmaEngine, table: u32, index: usize, words: &[u32]| {
         for (w, &v) in words.iter().enumerate() {
             m.reg_write(map::TABLE_DATA + 4 * w as u32, v, &mut mem, 0);
@@ -284,6 +289,7 @@ fn run(t: &Tables, sched: Vec<Input>, seed: u64) -> Outcome {
         let mut out = Outcome::default();
         let mut mem = SparseMem::default();
         x.reset.next = true;
+        x.ack_every.next = Bits::<3>::from(u64::from(ACK_EVERY));
         wait_clock_cycle!(sim, clock, x);
         x.reset.next = false;
         for (i, w) in mr0.iter().enumerate() {

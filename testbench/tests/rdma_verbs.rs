@@ -505,6 +505,27 @@ fn protection_violations_complete_with_errors_and_move_nothing() {
 
 /// Local checks refuse a WQE before anything is sent: an lkey that misses, an SGE
 /// outside its region, a READ into a region without local write access.
+/// ACK coalescing (ACK_EVERY 3 on the target): a WRITE of ten packets is ACKed after
+/// its 3rd, 6th and 9th packets besides its last (which asks), and a READ request counts
+/// none; the driver refuses a count past the register's 3 bits.
+#[test]
+fn the_responder_acks_every_n_requests_when_asked() {
+    for backend in Backend::selected() {
+        let mut p = pair(backend, PairConfig { mtu: Mtu::M1024, buf_len: 1 << 16, ..PairConfig::default() });
+        assert!(p.b.nic.rdma_set_ack_every(8).is_err());
+        p.b.nic.rdma_set_ack_every(3).unwrap();
+        let sg = vec![Sge { addr: p.a.mr.addr, length: 10 * 1024, lkey: p.a.mr.lkey }];
+        let op = SendOp::Write { remote_addr: p.b.mr.addr + 16384, rkey: p.b.mr.rkey };
+        p.a.nic.post_send(p.a.qps[0], &[SendWr { wr_id: 1, op, sg_list: sg, signaled: true, solicited: false }]).unwrap();
+        let got = p.collect(&[(true, p.a.send_cq)], 1, STALL).unwrap();
+        assert_eq!(got[0].1.status, WcStatus::Success);
+        p.run(500);
+        let acks: u64 = p.acks.iter().filter(|(s, _)| **s < 0x20).map(|(_, n)| n).sum();
+        assert_eq!(acks, 4, "{}: ACKs of a 10-packet WRITE at ACK_EVERY 3", backend.name());
+        assert_eq!(counter(&mut p, false, "TX_ACKS"), 4, "{}", backend.name());
+    }
+}
+
 /// A region deregistered while a long WRITE into it is on the wire: `dereg_mr` returns
 /// only once no packet checked before it can still write (TABLE_STATUS stays BUSY until
 /// the responder is past them), and every later packet of the WRITE is checked again and

@@ -51,9 +51,9 @@ pub const WR_TAG_CQ: u64 = 5;
 /// (CAPS reads 0, its reset value, as every address nothing else answers: this engine's
 /// requester does not retransmit yet, so the driver refuses TIMEOUT, RETRY_CNT and
 /// RNR_RETRY.)
-pub const DECODED: [&str; 15] = [
+pub const DECODED: [&str; 16] = [
     "ID", "VERSION", "NEXT", "QP_COUNT", "MR_COUNT", "CQ_COUNT", "CONTROL", "LOCAL_IPV4", "TABLE_CMD", "TABLE_STATUS", "TABLE_DATA", "SQ_DOORBELL", "RQ_DOORBELL",
-    "CQ_DOORBELL", "CAPS",
+    "CQ_DOORBELL", "CAPS", "ACK_EVERY",
 ];
 
 /// The counter registers, in `nic_regmap::rdma` order from `TX_PACKETS` (0xC0).
@@ -136,6 +136,8 @@ pub struct RdmaEngine {
     // ---- registers ----
     control: DFF<Bit>,
     local_ip: DFF<Bits<32>>,
+    /// ACK_EVERY.N: the responder ACKs at least every N requests of a QP.
+    ack_every: DFF<Bits<3>>,
     counters: [DFF<Bits<32>>; N_COUNTERS],
     // ---- arbitration ----
     /// The QP port's access in flight belongs to: 0 requester, 1 responder, 2 completer.
@@ -192,6 +194,7 @@ pub struct RdmaEngine {
     addr_cq_count: Constant<Bits<16>>,
     addr_control: Constant<Bits<16>>,
     addr_local_ipv4: Constant<Bits<16>>,
+    addr_ack_every: Constant<Bits<16>>,
     addr_sq_db: Constant<Bits<16>>,
     addr_rq_db: Constant<Bits<16>>,
     addr_cq_db: Constant<Bits<16>>,
@@ -300,6 +303,7 @@ impl Default for RdmaEngine {
             tx_build: Default::default(),
             control: Default::default(),
             local_ip: Default::default(),
+            ack_every: Default::default(),
             counters: Default::default(),
             qp_owner: Default::default(),
             qp_first: Default::default(),
@@ -322,6 +326,7 @@ impl Default for RdmaEngine {
             addr_cq_count: a16("CQ_COUNT"),
             addr_control: a16("CONTROL"),
             addr_local_ipv4: a16("LOCAL_IPV4"),
+            addr_ack_every: a16("ACK_EVERY"),
             addr_sq_db: a16("SQ_DOORBELL"),
             addr_rq_db: a16("RQ_DOORBELL"),
             addr_cq_db: a16("CQ_DOORBELL"),
@@ -349,7 +354,7 @@ impl Default for RdmaEngine {
 impl Logic for RdmaEngine {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, control, local_ip, qp_owner, qp_first, wr_owner, wr_mid, cqe_from_resp, pay_from_resp,
+        dff_setup!(self, clock, control, local_ip, ack_every, qp_owner, qp_first, wr_owner, wr_mid, cqe_from_resp, pay_from_resp,
             px_pay_valid, px_pay_data, px_pay_nbytes, px_rec_valid, px_rec_status, px_rec_opcode, px_rec_ack_req, px_rec_solicited, px_rec_immdt, px_rec_dest_qp, px_rec_psn, px_rec_va, px_rec_rkey, px_rec_dma_len, px_rec_payload_len, px_rec_syndrome);
         for i in 0..16 {
             self.counters[i].clock.next = self.clock.val();
@@ -389,6 +394,9 @@ impl Logic for RdmaEngine {
             if self.bus_addr.val() == self.addr_local_ipv4.val() {
                 self.local_ip.d.next = (self.local_ip.q.val() & !self.bus_wmask.val()) | self.wdata_masked.val();
             }
+            if self.bus_addr.val() == self.addr_ack_every.val() {
+                self.ack_every.d.next = (self.ack_every.q.val() & !self.bus_wmask.val().get_bits::<3>(0)) | self.wdata_masked.val().get_bits::<3>(0);
+            }
             // doorbells are whole-word writes; a disabled engine serves none
             if self.control.q.val() & (self.bus_addr.val() == self.addr_sq_db.val()) {
                 self.requester.sq_db_valid.next = true;
@@ -425,6 +433,9 @@ impl Logic for RdmaEngine {
         if self.bus_rd_addr.val() == self.addr_local_ipv4.val() {
             self.rd_or.next = self.rd_or.val() | self.local_ip.q.val();
         }
+        if self.bus_rd_addr.val() == self.addr_ack_every.val() {
+            self.rd_or.next = self.rd_or.val() | bit_cast::<32, 3>(self.ack_every.q.val());
+        }
         for i in 0..16 {
             if self.bus_rd_addr.val() == self.addr_counter[i].val() {
                 self.rd_or.next = self.rd_or.val() | self.counters[i].q.val();
@@ -433,6 +444,7 @@ impl Logic for RdmaEngine {
         self.bus_rdata.next = self.rd_or.val();
         // ---- the tables' broadcasts ----
         self.responder.mr_wr.next = self.tables.mr_wr.val();
+        self.responder.ack_every.next = self.ack_every.q.val();
         self.tables.mr_fence_done.next = self.responder.mr_fence_done.val();
         self.responder.mr_wr_index.next = self.tables.mr_wr_index.val();
         self.responder.mr_wr_entry.next = self.tables.mr_wr_entry.val();
@@ -833,6 +845,7 @@ impl Logic for RdmaEngine {
         if self.reset.val() {
             self.control.d.next = false;
             self.local_ip.d.next = 0.into();
+            self.ack_every.d.next = 0.into();
             self.qp_owner.d.next = 0.into();
             self.qp_first.d.next = 0.into();
             self.wr_owner.d.next = 0.into();

@@ -174,6 +174,9 @@ pub struct RdmaResponder {
     pub rq_db_valid: Signal<In, Bit>,
     pub rq_db_qpn: Signal<In, Bits<8>>,
     pub rq_db_pi: Signal<In, Bits<16>>,
+    /// The ACK_EVERY register: a QP's requests taken since its last ACK are ACKed at the
+    /// N-th even without AckReq (1..=7; 0: only those asking).
+    pub ack_every: Signal<In, Bits<3>>,
     // ---- the QP table (an `RdmaTables` QP port) ----
     pub qp_valid: Signal<Out, Bit>,
     pub qp_ready: Signal<In, Bit>,
@@ -354,6 +357,13 @@ pub struct RdmaResponder {
     op_rr_only: Constant<Bits<8>>,
     r_opcode: DFF<Bits<8>>,
     r_ack_req: DFF<Bit>,
+    /// The packet taken is ACKed (it asked, or it is the ACK_EVERY-th since the last
+    /// ACK), decided in Update; the count since the last ACK is the message state's bits
+    /// 7:5, its next value `ack_cnt_next`.
+    ack_now: DFF<Bit>,
+    ack_inc: Signal<Local, Bits<3>>,
+    ack_due: Signal<Local, Bit>,
+    ack_cnt_next: Signal<Local, Bits<3>>,
     r_solicited: DFF<Bit>,
     r_immdt: DFF<Bits<32>>,
     r_status: DFF<Bits<2>>,
@@ -849,6 +859,11 @@ impl Default for RdmaResponder {
             state: Default::default(),
             r_opcode: Default::default(),
             r_ack_req: Default::default(),
+            ack_every: Default::default(),
+            ack_now: Default::default(),
+            ack_inc: Default::default(),
+            ack_due: Default::default(),
+            ack_cnt_next: Default::default(),
             r_status: Default::default(),
             r_lost: Default::default(),
             r_qpn: Default::default(),
@@ -951,7 +966,7 @@ impl Default for RdmaResponder {
 impl Logic for RdmaResponder {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, kept, lost, orphans, orph_add, forget, flush_bits, fscan, state, r_opcode, r_ack_req, r_status, r_lost, r_qpn, r_psn, r_va, r_rkey, r_dma_len,
+        dff_setup!(self, clock, kept, lost, orphans, orph_add, forget, flush_bits, fscan, state, r_opcode, r_ack_req, ack_now, r_status, r_lost, r_qpn, r_psn, r_va, r_rkey, r_dma_len,
             fence_pending, msg_rd, wkey_rd, k_key, k_va, k_len, upd_va, rq_pi_rd, forget_hit, sgw_bus, w_over, w_short, v_not_mtu, send_sum, fhit, fhit_qp, r_len, r_kept, r_kept_nz, upd_bus, upd_rem, upd_msn, r_orphans, r_orphans_nz, qpc, msg, fresh, v_state_ok, v_psn_ok, v_dup, v_exp, v_exp_m1, a_psn, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
             remaining, syn, qp_asked, kept_p1, ask_key, ask_addr, ask_len, left, left_nz, in_lo, in_lo_strb, in_have, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci, rq_none, rq_one_left, send_over_first, send_over_later,
             took_new, recv_cqe, v_immdt, rq_mask, fetch_addr, rd_asked, fbeat, f_err, f_wr_id, f_nsge, f_total, sk, acc, rf_status, cqe_len, cur_delta,
@@ -1214,6 +1229,17 @@ impl Logic for RdmaResponder {
         self.cnt_nak.next = false;
         self.cnt_unsupported.next = false;
         self.cnt_duplicate.next = false;
+        // requests since the last ACK (a READ, answered by its response, counts none)
+        self.ack_inc.next = self.msg.q.val().get_bits::<3>(5) + 1;
+        self.ack_due.next = self.r_ack_req.q.val() | (self.ack_every.val().any() & (self.ack_inc.val() >= self.ack_every.val()));
+        self.ack_cnt_next.next = self.ack_inc.val();
+        if self.ack_due.val() {
+            self.ack_cnt_next.next = 0.into();
+        }
+        if self.v_class.q.val() == self.class_read_request.val() {
+            self.ack_due.next = false;
+            self.ack_cnt_next.next = self.msg.q.val().get_bits::<3>(5);
+        }
         self.psn_diff.next = self.r_psn.q.val() - self.qpc.q.val().get_bits::<24>(96);
         self.op_info.opcode.next = self.r_opcode.q.val();
         self.in_msg.next = self.msg.q.val().get_bit(0);
@@ -1818,7 +1844,8 @@ impl Logic for RdmaResponder {
                     self.msg_new.next = (bit_cast::<160, 3>(self.v_class.q.val()) << 1)
                         | (bit_cast::<160, 24>(self.upd_msn.q.val()) << 8);
                 }
-                self.msg.d.next = self.msg_new.val();
+                self.msg.d.next = self.msg_new.val() | (bit_cast::<160, 3>(self.ack_cnt_next.val()) << 5);
+                self.ack_now.d.next = self.ack_due.val();
                 // the receive CQE's byte count: a SEND's bytes received, a WRITE's whole length
                 self.cqe_len.d.next = self.upd_bus.q.val().get_bits::<32>(0);
                 if self.v_class.q.val() == self.class_write.val() {
@@ -1852,7 +1879,7 @@ impl Logic for RdmaResponder {
                     self.state.d.next = ResponderState::Idle;
                     if self.recv_cqe.q.val() {
                         self.state.d.next = ResponderState::CqeOut;
-                    } else if self.r_ack_req.q.val() | self.owe_read.q.val() {
+                    } else if self.ack_now.q.val() | self.owe_read.q.val() {
                         // a READ owes its response (never an ACK of its own)
                         self.state.d.next = ResponderState::AckOwed;
                     }
@@ -1873,7 +1900,7 @@ impl Logic for RdmaResponder {
                 }
                 if self.cqe_ready.val() {
                     self.state.d.next = ResponderState::Idle;
-                    if self.r_ack_req.q.val() {
+                    if self.ack_now.q.val() {
                         self.state.d.next = ResponderState::AckOwed;
                     }
                 }

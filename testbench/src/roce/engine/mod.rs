@@ -55,6 +55,8 @@ pub struct RdmaEngine {
     pub cfg: EngineConfig,
     control: u32,
     local_ipv4: u32,
+    /// ACK_EVERY.N.
+    pub(crate) ack_every: u8,
     table_data: [u32; 16],
     table_status: u32,
     pub(crate) qp: Vec<[u32; qpc::WORDS]>,
@@ -82,6 +84,7 @@ impl RdmaEngine {
             cfg,
             control: 0,
             local_ipv4: 0,
+            ack_every: 0,
             table_data: [0; 16],
             table_status: 0,
             qp: vec![[0; qpc::WORDS]; cfg.qps as usize],
@@ -128,6 +131,7 @@ impl RdmaEngine {
             map::CAPS => map::CAPS_RETRANSMIT,
             map::CONTROL => self.control,
             map::LOCAL_IPV4 => self.local_ipv4,
+            map::ACK_EVERY => u32::from(self.ack_every),
             map::TABLE_STATUS => self.table_status,
             o if (map::TABLE_DATA..map::TABLE_DATA + 64).contains(&o) => self.table_data[((o - map::TABLE_DATA) / 4) as usize],
             o if (map::TX_PACKETS..=map::TX_RESENT).contains(&o) => self.counters.get(&o).copied().unwrap_or(0),
@@ -140,6 +144,7 @@ impl RdmaEngine {
         match off {
             map::CONTROL => self.control = v & 1,
             map::LOCAL_IPV4 => self.local_ipv4 = v,
+            map::ACK_EVERY => self.ack_every = (v & 7) as u8,
             map::TABLE_CMD => self.table_cmd(v, host, now),
             o if (map::TABLE_DATA..map::TABLE_DATA + 64).contains(&o) => self.table_data[((o - map::TABLE_DATA) / 4) as usize] = v,
             map::SQ_DOORBELL | map::RQ_DOORBELL => {

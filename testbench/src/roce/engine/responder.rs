@@ -180,9 +180,18 @@ impl RdmaEngine {
         qpc::RQ_PSN.set(&mut self.qp[q], next_psn);
         self.qp_run[q].last_opcode = Some(repr.bth.opcode);
         self.qp_run[q].nak_seq_sent = false;
-        if repr.bth.ack_req && info.class != OpClass::ReadRequest {
-            let msn = self.qp_run[q].msn;
-            self.qp_run[q].resp.push_back(Response::Ack { psn, syndrome: syndrome::ACK, msn });
+        // ACKed when it asks, or as the ACK_EVERY-th request since the last ACK (a READ
+        // is answered by its response and counts none)
+        if info.class != OpClass::ReadRequest {
+            let n = self.ack_every;
+            let run = &mut self.qp_run[q];
+            let inc = (run.unacked + 1) & 7;
+            let due = repr.bth.ack_req || (n > 0 && inc >= n);
+            run.unacked = if due { 0 } else { inc };
+            if due {
+                let msn = run.msn;
+                run.resp.push_back(Response::Ack { psn, syndrome: syndrome::ACK, msn });
+            }
         }
     }
 
@@ -212,14 +221,18 @@ impl RdmaEngine {
                     return self.nak(q, psn, syndrome::NAK_REMOTE_ACCESS, host, now);
                 };
                 // the READ this PSN falls in is asked for again (from this PSN on): what is
-                // still owed of its earlier response, the part being sent too, is dropped,
-                // so the new one does not wait behind a response the requester discards
+                // still owed of its earlier response is dropped, and the new response goes
+                // before those of later READs (even one being sent), in PSN order, as
+                // rdma_rxe restarts the READ's resource: a requester that went back waits
+                // for this one first and discards the rest meanwhile
                 let mtu = pmtu_bytes(qpc::PMTU.get(&self.qp[q]));
-                self.qp_run[q].resp.retain(|r| match *r {
+                let resp = &mut self.qp_run[q].resp;
+                resp.retain(|r| match *r {
                     Response::Read { psn: p, len, .. } => !(psn_cmp(psn, p) != Ordering::Less && psn_cmp(psn, psn_add(p, packets(len, mtu))) == Ordering::Less),
                     Response::Ack { .. } => true,
                 });
-                self.qp_run[q].resp.push_back(Response::Read { psn, bus, len: reth.dma_len, sent: 0, msn });
+                let at = resp.iter().position(|r| matches!(*r, Response::Read { psn: p, .. } if psn_cmp(p, psn) == Ordering::Greater)).unwrap_or(resp.len());
+                resp.insert(at, Response::Read { psn, bus, len: reth.dma_len, sent: 0, msn });
             } else {
                 self.qp_run[q].resp.push_back(Response::Ack { psn: psn_add(expected, 0xff_ffff), syndrome: syndrome::ACK, msn });
             }

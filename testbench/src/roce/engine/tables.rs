@@ -149,6 +149,8 @@ pub struct QpRun {
     /// A NAK PSN sequence error was sent for the gap before RQ_PSN: the packets behind
     /// the gap are dropped silently until the expected PSN arrives.
     pub nak_seq_sent: bool,
+    /// Requests taken since the last ACK (modulo 8, as the RTL's 3-bit count).
+    pub unacked: u8,
     /// Requester, going back (go-back-N): the retransmit timer's deadline (running while
     /// WQEs are outstanding, restarted by every progress), the times it went back since
     /// the last progress after a timeout or sequence NAK and after an RNR NAK, an RNR
