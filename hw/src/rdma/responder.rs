@@ -286,14 +286,24 @@ pub struct RdmaResponder {
     /// Per QP: the WRITE in progress's rkey 31:0 and the virtual address its next packet
     /// writes at 95:32, so each later packet is checked against the MR table as its first
     /// was (a region deregistered mid-message takes no byte more).
-    wkey_ram: NicRam<Bits<96>, 6>,
+    wkey_ram: NicRam<Bits<128>, 6>,
     /// Per QP: the receive queue's producer index, as the last RQ_DOORBELL gave it.
     rq_pi_ram: NicRam<Bits<16>, 6>,
     /// The two RAMs' outputs for `r_qpn`, registered every cycle (the QP table answers at
     /// least three cycles after `r_qpn` is set, when they are loaded): the block RAMs'
     /// slow clock-to-out reaches a flip-flop and nothing else (156.25 MHz).
     msg_rd: DFF<Bits<160>>,
-    wkey_rd: DFF<Bits<96>>,
+    wkey_rd: DFF<Bits<128>>,
+    /// Counts MR and QP stores: a later WRITE packet is checked again only when the
+    /// epoch kept with its message (bits 127:96 of `wkey_ram`, the epoch when the
+    /// message was last checked) is not the current one. Without stores in between the
+    /// check could only pass again (the same key, PD, access and a range inside the one
+    /// checked), so ordinary traffic pays nothing for it.
+    mr_epoch: DFF<Bits<32>>,
+    /// The epoch the packet's check saw (Check), kept with the message.
+    w_epoch: DFF<Bits<32>>,
+    /// `wkey_rd`'s epoch is the current one and no store came in the cycle before.
+    epoch_same: DFF<Bit>,
     /// The MR check's question for the packet, loaded with the QP's context: a WRITE's
     /// first packet (and a READ) asks about its RETH (rkey, virtual address, the whole
     /// DMA length), a later WRITE packet about its own bytes at the message's next
@@ -693,6 +703,9 @@ impl Default for RdmaResponder {
             msg_rd: Default::default(),
             wkey_ram: Default::default(),
             wkey_rd: Default::default(),
+            mr_epoch: Default::default(),
+            w_epoch: Default::default(),
+            epoch_same: Default::default(),
             k_key: Default::default(),
             k_va: Default::default(),
             k_len: Default::default(),
@@ -967,7 +980,7 @@ impl Logic for RdmaResponder {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, kept, lost, orphans, orph_add, forget, flush_bits, fscan, state, r_opcode, r_ack_req, ack_now, r_status, r_lost, r_qpn, r_psn, r_va, r_rkey, r_dma_len,
-            fence_pending, msg_rd, wkey_rd, k_key, k_va, k_len, upd_va, rq_pi_rd, forget_hit, sgw_bus, w_over, w_short, v_not_mtu, send_sum, fhit, fhit_qp, r_len, r_kept, r_kept_nz, upd_bus, upd_rem, upd_msn, r_orphans, r_orphans_nz, qpc, msg, fresh, v_state_ok, v_psn_ok, v_dup, v_exp, v_exp_m1, a_psn, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
+            fence_pending, msg_rd, wkey_rd, mr_epoch, w_epoch, epoch_same, k_key, k_va, k_len, upd_va, rq_pi_rd, forget_hit, sgw_bus, w_over, w_short, v_not_mtu, send_sum, fhit, fhit_qp, r_len, r_kept, r_kept_nz, upd_bus, upd_rem, upd_msn, r_orphans, r_orphans_nz, qpc, msg, fresh, v_state_ok, v_psn_ok, v_dup, v_exp, v_exp_m1, a_psn, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
             remaining, syn, qp_asked, kept_p1, ask_key, ask_addr, ask_len, left, left_nz, in_lo, in_lo_strb, in_have, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci, rq_none, rq_one_left, send_over_first, send_over_later,
             took_new, recv_cqe, v_immdt, rq_mask, fetch_addr, rd_asked, fbeat, f_err, f_wr_id, f_nsge, f_total, sk, acc, rf_status, cqe_len, cur_delta,
             seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, sj_done, sj_inside, sr_done, sr_inside, sj_retired, sj_ok, sr_ok, c_valid, c_final, c_data, c_strb, k_valid, k_final, k_data, k_strb, c_off, v_need, owe_read, psn_step, rp_whole, rp_part, read_pkts, sge_q, sk_p1, sk_end, landing, l_pd, l_len, l_off, l_lost);
@@ -1085,7 +1098,11 @@ impl Logic for RdmaResponder {
         self.wkey_ram.read_address.next = self.r_qpn.q.val().get_bits::<6>(0);
         self.wkey_ram.write_address.next = self.r_qpn.q.val().get_bits::<6>(0);
         self.wkey_ram.write_enable.next = false;
-        self.wkey_ram.write_data.next = bit_cast::<96, 32>(self.k_key.q.val()) | (bit_cast::<96, 64>(self.upd_va.q.val()) << 32);
+        self.wkey_ram.write_data.next = bit_cast::<128, 32>(self.k_key.q.val()) | (bit_cast::<128, 64>(self.upd_va.q.val()) << 32) | (bit_cast::<128, 32>(self.w_epoch.q.val()) << 96);
+        if self.mr_wr.val() | self.qp_store.val() {
+            self.mr_epoch.d.next = self.mr_epoch.q.val() + 1;
+        }
+        self.epoch_same.d.next = (self.wkey_rd.q.val().get_bits::<32>(96) == self.mr_epoch.q.val()) & !self.mr_wr.val() & !self.qp_store.val();
         self.upd_va.d.next = self.k_va.q.val() + bit_cast::<64, 16>(self.r_len.q.val());
         self.rq_pi_rd.d.next = self.rq_pi_ram.read_data.val();
         self.upd_bus.d.next = self.bus.q.val() + bit_cast::<64, 16>(self.r_len.q.val());
@@ -1417,7 +1434,10 @@ impl Logic for RdmaResponder {
                 if self.op_info.op_class.val() == self.class_read_request.val() {
                     self.v_need.d.next = self.remote_read.val();
                 }
-                if (self.op_info.op_class.val() == self.class_write.val()) | (self.op_info.op_class.val() == self.class_read_request.val()) {
+                self.w_epoch.d.next = self.mr_epoch.q.val();
+                if ((self.op_info.op_class.val() == self.class_write.val()) & (self.op_info.starts.val() | !self.epoch_same.q.val()))
+                    | (self.op_info.op_class.val() == self.class_read_request.val())
+                {
                     self.mr_check.in_valid.next = true;
                     self.state.d.next = ResponderState::MrWait;
                 }
