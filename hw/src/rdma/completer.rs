@@ -74,6 +74,27 @@ use rust_hdl::prelude::*;
 /// at most one WQE after it looked): 13 + 1 + 1 + 1 = 16.
 pub const SQ_FULL_AT: u64 = 14;
 
+/// The status of the requester's report that it went back (`out_status`): it has set the
+/// QP's SQ_CI and SQ_PSN back as this block asked (`rw_*`) and dropped its WQE in progress;
+/// every report before it names a WQE that will be sent and reported again.
+pub const REPORT_WENT_BACK: u64 = 0xff;
+
+/// IBTA table 45: the RNR NAK timer codes' waits in core cycles at 156.25 MHz (hundredths
+/// of a millisecond x 1,562.5), as the model's `rnr_wait_cycles`.
+const RNR_WAIT: [u64; 32] = {
+    const HUNDREDTHS: [u64; 32] = [
+        65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576,
+        32768, 49152,
+    ];
+    let mut t = [0; 32];
+    let mut i = 0;
+    while i < 32 {
+        t[i] = HUNDREDTHS[i] * 15_625 / 10;
+        i += 1;
+    }
+    t
+};
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
 pub enum CompleterState {
     Idle,
@@ -103,6 +124,17 @@ pub enum CompleterState {
     RdDrop,
     RdGo,
     RdResult,
+    TmCheck,
+    Gb0,
+    Gb1,
+    Gb2,
+    Gb3,
+    Gb4,
+    Gb5,
+    Gb6,
+    GbPost,
+    RnrStart,
+    RnrArm,
 }
 
 #[derive(LogicBlock)]
@@ -123,8 +155,24 @@ pub struct RdmaCompleter {
     /// again from there when its response starts to land.
     pub out_sq_index: Signal<In, Bits<16>>,
     pub out_len: Signal<In, Bits<32>>,
-    /// 0: outstanding; else the WQE failed with this `WcStatus`.
+    /// 0: outstanding; else the WQE failed with this `WcStatus`; `REPORT_WENT_BACK`: the
+    /// requester went back as asked.
     pub out_status: Signal<In, Bits<8>>,
+    /// The bytes of the WQE already done when it is sent again from the middle (a READ
+    /// going back asks for the rest: they have landed).
+    pub out_offset: Signal<In, Bits<32>>,
+    // ---- going back: the requester sets SQ_CI to `rw_sq_index` (the WQE of the first
+    // PSN not acknowledged, whose first PSN is `rw_first_psn`) and SQ_PSN to `rw_psn`, and
+    // sends that WQE again from byte `rw_offset` ----
+    pub rw_valid: Signal<Out, Bit>,
+    pub rw_ready: Signal<In, Bit>,
+    pub rw_qpn: Signal<Out, Bits<6>>,
+    pub rw_sq_index: Signal<Out, Bits<16>>,
+    pub rw_first_psn: Signal<Out, Bits<24>>,
+    pub rw_psn: Signal<Out, Bits<24>>,
+    pub rw_offset: Signal<Out, Bits<32>>,
+    /// QPs waiting out an RNR NAK's timer: the requester sends nothing for them.
+    pub sq_hold: Signal<Out, Bits<64>>,
     // ---- from RdmaRxParse: the records (this block takes the responses) ----
     pub rec_valid: Signal<In, Bit>,
     pub rec_status: Signal<In, Bits<2>>,
@@ -189,6 +237,8 @@ pub struct RdmaCompleter {
     pub cnt_drop_malformed: Signal<Out, Bit>,
     pub cnt_drop_norecord: Signal<Out, Bit>,
     pub cnt_nak: Signal<Out, Bit>,
+    /// A QP went back (TX_RETRIES).
+    pub cnt_retry: Signal<Out, Bit>,
     // ---- children ----
     /// Responses: QPN 23:0, PSN 47:24, syndrome 55:48, opcode 63:56, payload length 79:64.
     /// Responses waiting (1,024: see the module comment for why that is enough).
@@ -207,14 +257,90 @@ pub struct RdmaCompleter {
     /// The requester's reports, held while this block is busy (a READ waits here for its
     /// landing, some 50 cycles, and the requester's next WQE waited with it): QPN 5:0,
     /// wr_id 69:6, opcode 72:70, SIGNALED 73, first PSN 97:74, last PSN 121:98, SQ index
-    /// 137:122, length 169:138, status 177:170. It holds one (`almost_full` refuses the
+    /// 137:122, length 169:138, status 177:170, offset 209:178. It holds one (`almost_full` refuses the
     /// second), which `SQ_FULL_AT` counts.
-    reports: NicFifo<Bits<178>, 1, 2>,
+    reports: NicFifo<Bits<210>, 1, 2>,
     /// The outstanding rings, entry {QPN, slot}: wr_id 63:0, opcode 66:64, SIGNALED 67,
     /// last PSN 91:68, length 123:92, first PSN 147:124, SQ index 163:148.
     ring: NicRam<Bits<164>, 10>,
-    /// Per QP: ring head 3:0, WQEs outstanding 8:4, the head READ's bytes landed 40:9.
-    ptr_ram: NicRam<Bits<41>, 6>,
+    /// Per QP: ring head 3:0, WQEs outstanding 8:4, the head READ's bytes landed 40:9,
+    /// then going back's state: the latest PSN acknowledged 64:41 (valid 65), the PSN last
+    /// gone back to with no progress since 89:66 (valid 90), retries 93:91, RNR retries
+    /// 96:94, the timer armed 97 (an RNR wait 98) until cycle 146:99, going back (reports
+    /// dropped until the requester's `REPORT_WENT_BACK`) 147, the RNR NAK's PSN 171:148.
+    ptr_ram: NicRam<Bits<172>, 6>,
+    /// The timers, for the scan (armed 0, deadline 48:1): written with `ptr_ram`.
+    timer_ram: NicRam<Bits<49>, 6>,
+    /// The core cycle.
+    now: DFF<Bits<48>>,
+    /// The scan of the timers, a QP a cycle: the address read, the QP whose word is out,
+    /// the word registered and its QP, a QP found late; the one handed to the event loop
+    /// (it stops the scan until taken; the event checks it again).
+    tscan: DFF<Bits<6>>,
+    t_q: DFF<Bits<6>>,
+    t_word: DFF<Bits<49>>,
+    t_qpn: DFF<Bits<6>>,
+    t_hit: DFF<Bit>,
+    t_hit_qpn: DFF<Bits<6>>,
+    to_valid: DFF<Bit>,
+    to_qpn: DFF<Bits<6>>,
+    t_late: Signal<Local, Bits<48>>,
+    tm_gap: Signal<Local, Bits<48>>,
+    ack_gap: Signal<Local, Bits<24>>,
+    nak_gap: Signal<Local, Bits<24>>,
+    gb_d3: Signal<Local, Bits<24>>,
+    gb_d4: Signal<Local, Bits<24>>,
+    rd_gap_d: Signal<Local, Bits<24>>,
+    /// The READ response is past the PSN its READ expects (a packet was lost).
+    rd_gap: DFF<Bit>,
+    // ---- going back, the event's copy of the QP's words ----
+    acked: DFF<Bits<24>>,
+    acked_v: DFF<Bit>,
+    gb_to: DFF<Bits<24>>,
+    gb_v: DFF<Bit>,
+    retries: DFF<Bits<3>>,
+    rnr_retries: DFF<Bits<3>>,
+    armed: DFF<Bit>,
+    rnr_mode: DFF<Bit>,
+    deadline: DFF<Bits<48>>,
+    rewinding: DFF<Bit>,
+    rnr_psn: DFF<Bits<24>>,
+    /// The event made progress (a WQE completed, the ACKed PSN moved, a READ packet
+    /// landed): the retry counts start again, the timer too.
+    progress: DFF<Bit>,
+    /// 640 << TIMEOUT (the QP's transport timer), and TIMEOUT is not 0.
+    t_cycles: DFF<Bits<48>>,
+    t_on: DFF<Bit>,
+    /// The QP's timer is past its deadline (a timer event's check).
+    tm_late: DFF<Bit>,
+    /// A response's cue after the walk: 1 a PSN sequence NAK (back to its PSN), 2 an RNR NAK.
+    cue: DFF<Bits<2>>,
+    /// Going back: to this PSN (`gb_una`: to the first not acknowledged), after an RNR
+    /// wait (`gb_rnr`: no retry counted); the head WQE's first PSN past what landed, the
+    /// first PSN not acknowledged, the PSN gone back to and its byte offset in the WQE.
+    gb_psn: DFF<Bits<24>>,
+    gb_una_only: DFF<Bit>,
+    gb_rnr: DFF<Bit>,
+    gb_base: DFF<Bits<24>>,
+    gb_una: DFF<Bits<24>>,
+    gb_target: DFF<Bits<24>>,
+    gb_offset: DFF<Bits<32>>,
+    /// The wait of the RNR NAK's timer code.
+    rnr_cycles: DFF<Bits<28>>,
+    rnr_rom: [Constant<Bits<28>>; 32],
+    rnr_code: [Constant<Bits<5>>; 32],
+    hold: DFF<Bits<64>>,
+    r_offset: DFF<Bits<32>>,
+    armed_w: Signal<Local, Bit>,
+    deadline_w: Signal<Local, Bits<48>>,
+    rnr_w: Signal<Local, Bit>,
+    gb_d1: Signal<Local, Bits<24>>,
+    gb_d2: Signal<Local, Bits<24>>,
+    retry_cnt: Signal<Local, Bits<3>>,
+    rnr_retry: Signal<Local, Bits<3>>,
+    went_back: Constant<Bits<8>>,
+    ev_timer: Constant<Bits<2>>,
+    nak_seq: Constant<Bits<8>>,
     // ---- the event ----
     state: DFF<CompleterState>,
     after: DFF<CompleterState>,
@@ -311,6 +437,7 @@ pub struct RdmaCompleter {
     ev_store: Constant<Bits<2>>,
     ev_report: Constant<Bits<2>>,
     ev_response: Constant<Bits<2>>,
+    ptr_w: Signal<Local, Bits<172>>,
 }
 
 impl Default for RdmaCompleter {
@@ -318,6 +445,7 @@ impl Default for RdmaCompleter {
         // the bit positions the update below reads
         assert!(qpc::STATE.word == 0 && qpc::STATE.lsb == 0 && qpc::STATE.width == 3);
         assert!(qpc::SIG_ALL.word == 0 && qpc::SIG_ALL.lsb == 7 && qpc::SEND_CQ.word == 0 && qpc::SEND_CQ.lsb == 8);
+        assert!(qpc::TIMEOUT.word == 8 && qpc::TIMEOUT.lsb == 20 && qpc::RETRY_CNT.word == 8 && qpc::RETRY_CNT.lsb == 25 && qpc::RNR_RETRY.word == 8 && qpc::RNR_RETRY.lsb == 28);
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -461,6 +589,73 @@ impl Default for RdmaCompleter {
             ev_report: Constant::new(1.into()),
             ev_response: Constant::new(2.into()),
             paylen: Default::default(),
+            out_offset: Default::default(),
+            rw_valid: Default::default(),
+            rw_ready: Default::default(),
+            rw_qpn: Default::default(),
+            rw_sq_index: Default::default(),
+            rw_first_psn: Default::default(),
+            rw_psn: Default::default(),
+            rw_offset: Default::default(),
+            sq_hold: Default::default(),
+            cnt_retry: Default::default(),
+            timer_ram: Default::default(),
+            now: Default::default(),
+            tscan: Default::default(),
+            t_q: Default::default(),
+            t_word: Default::default(),
+            t_qpn: Default::default(),
+            t_hit: Default::default(),
+            t_hit_qpn: Default::default(),
+            to_valid: Default::default(),
+            to_qpn: Default::default(),
+            t_late: Default::default(),
+            tm_gap: Default::default(),
+            ack_gap: Default::default(),
+            nak_gap: Default::default(),
+            gb_d3: Default::default(),
+            gb_d4: Default::default(),
+            rd_gap_d: Default::default(),
+            rd_gap: Default::default(),
+            acked: Default::default(),
+            acked_v: Default::default(),
+            gb_to: Default::default(),
+            gb_v: Default::default(),
+            retries: Default::default(),
+            rnr_retries: Default::default(),
+            armed: Default::default(),
+            rnr_mode: Default::default(),
+            deadline: Default::default(),
+            rewinding: Default::default(),
+            rnr_psn: Default::default(),
+            progress: Default::default(),
+            t_cycles: Default::default(),
+            t_on: Default::default(),
+            tm_late: Default::default(),
+            cue: Default::default(),
+            gb_psn: Default::default(),
+            gb_una_only: Default::default(),
+            gb_rnr: Default::default(),
+            gb_base: Default::default(),
+            gb_una: Default::default(),
+            gb_target: Default::default(),
+            gb_offset: Default::default(),
+            rnr_cycles: Default::default(),
+            rnr_rom: std::array::from_fn(|i| Constant::new(RNR_WAIT[i].into())),
+            rnr_code: std::array::from_fn(|i| Constant::new(Bits::<5>::from(i as u64))),
+            hold: Default::default(),
+            r_offset: Default::default(),
+            armed_w: Default::default(),
+            deadline_w: Default::default(),
+            rnr_w: Default::default(),
+            gb_d1: Default::default(),
+            gb_d2: Default::default(),
+            retry_cnt: Default::default(),
+            rnr_retry: Default::default(),
+            went_back: Constant::new(REPORT_WENT_BACK.into()),
+            ev_timer: Constant::new(3.into()),
+            nak_seq: Constant::new(u64::from(nic_regmap::rdma::syndrome::NAK_PSN_SEQUENCE).into()),
+            ptr_w: Default::default(),
         }
     }
 }
@@ -470,8 +665,10 @@ impl Logic for RdmaCompleter {
     fn update(&mut self) {
         dff_setup!(self, clock, rec_full_q, state, after, ev, asked, qpn, store_state, r_wr_id, r_opcode, r_signalled, r_last_psn, r_first_psn, r_sq_index, r_len, r_status, psn,
             syndrome, paylen, ctx, qp_state, sig_all, send_cq, head, count, limit, nak, full, e_wr_id, e_len, e_opcode, e_status, e_syndrome, entry,
-            after_tail, past_limit, rh_valid, rh_data, rh_bad_qp, rh_checked, recv, rd, rd_ends, rd_psn_ok, rd_fits, rd_wqe_addr, rd_expect, rd_landed, rd_head_read);
-        clock!(self, clock, records, stores, reports, ring, ptr_ram);
+            after_tail, past_limit, rh_valid, rh_data, rh_bad_qp, rh_checked, recv, rd, rd_ends, rd_psn_ok, rd_fits, rd_wqe_addr, rd_expect, rd_landed, rd_head_read,
+            now, tscan, t_q, t_word, t_qpn, t_hit, t_hit_qpn, to_valid, to_qpn, acked, acked_v, gb_to, gb_v, retries, rnr_retries, armed, rnr_mode, deadline, rewinding, rnr_psn,
+            progress, t_cycles, t_on, tm_late, cue, gb_psn, gb_una_only, gb_rnr, gb_base, gb_una, gb_target, gb_offset, rnr_cycles, hold, r_offset, rd_gap);
+        clock!(self, clock, records, stores, reports, ring, ptr_ram, timer_ram);
         self.records.reset.next = self.reset.val();
         self.stores.reset.next = self.reset.val();
         self.reports.reset.next = self.reset.val();
@@ -488,15 +685,16 @@ impl Logic for RdmaCompleter {
             self.out_ready.next = (self.state.q.val() == CompleterState::Idle) & self.reports.empty.val() & self.stores.empty.val();
         }
         self.reports.write.next = self.out_valid.val() & self.out_ready.val();
-        self.reports.data_in.next = bit_cast::<178, 6>(self.out_qpn.val())
-            | (bit_cast::<178, 64>(self.out_wr_id.val()) << 6)
-            | (bit_cast::<178, 3>(self.out_opcode.val()) << 70)
-            | (bit_cast::<178, 1>(self.out_signalled.val().into()) << 73)
-            | (bit_cast::<178, 24>(self.out_first_psn.val()) << 74)
-            | (bit_cast::<178, 24>(self.out_last_psn.val()) << 98)
-            | (bit_cast::<178, 16>(self.out_sq_index.val()) << 122)
-            | (bit_cast::<178, 32>(self.out_len.val()) << 138)
-            | (bit_cast::<178, 8>(self.out_status.val()) << 170);
+        self.reports.data_in.next = bit_cast::<210, 6>(self.out_qpn.val())
+            | (bit_cast::<210, 64>(self.out_wr_id.val()) << 6)
+            | (bit_cast::<210, 3>(self.out_opcode.val()) << 70)
+            | (bit_cast::<210, 1>(self.out_signalled.val().into()) << 73)
+            | (bit_cast::<210, 24>(self.out_first_psn.val()) << 74)
+            | (bit_cast::<210, 24>(self.out_last_psn.val()) << 98)
+            | (bit_cast::<210, 16>(self.out_sq_index.val()) << 122)
+            | (bit_cast::<210, 32>(self.out_len.val()) << 138)
+            | (bit_cast::<210, 8>(self.out_status.val()) << 170)
+            | (bit_cast::<210, 32>(self.out_offset.val()) << 178);
         self.reports.read.next = false;
         // ---- intake: responses with a good status (bad ones are the parser's to count) ----
         self.is_response.next = (self.rec_opcode.val() >= self.op_rr_first.val()) & (self.rec_opcode.val() <= self.op_ack.val());
@@ -546,8 +744,76 @@ impl Logic for RdmaCompleter {
         self.entry.d.next = self.ring.read_data.val();
         self.ptr_ram.read_address.next = self.qpn.q.val();
         self.ptr_ram.write_address.next = self.qpn.q.val();
-        self.ptr_ram.write_data.next = bit_cast::<41, 4>(self.head.q.val()) | (bit_cast::<41, 5>(self.count.q.val()) << 4) | (bit_cast::<41, 32>(self.recv.q.val()) << 9);
+        // the timer as the event leaves it: stopped with nothing outstanding or the QP out of
+        // RTS; an RNR wait runs on; else (re)started from now by progress, or if it was not
+        // running
+        self.armed_w.next = self.armed.q.val();
+        self.deadline_w.next = self.deadline.q.val();
+        self.rnr_w.next = self.rnr_mode.q.val();
+        if (self.count.q.val() == 0) | (self.qp_state.q.val() != self.state_rts.val()) {
+            self.armed_w.next = false;
+            self.rnr_w.next = false;
+        } else if !self.rnr_mode.q.val() & (self.progress.q.val() | !self.armed.q.val()) {
+            self.armed_w.next = self.t_on.q.val();
+            self.deadline_w.next = self.now.q.val() + self.t_cycles.q.val();
+        }
+        self.ptr_w.next = bit_cast::<172, 4>(self.head.q.val())
+            | (bit_cast::<172, 5>(self.count.q.val()) << 4)
+            | (bit_cast::<172, 32>(self.recv.q.val()) << 9)
+            | (bit_cast::<172, 24>(self.acked.q.val()) << 41)
+            | (bit_cast::<172, 1>(self.acked_v.q.val().into()) << 65)
+            | (bit_cast::<172, 24>(self.gb_to.q.val()) << 66)
+            | (bit_cast::<172, 1>(self.gb_v.q.val().into()) << 90)
+            | (bit_cast::<172, 3>(self.retries.q.val()) << 91)
+            | (bit_cast::<172, 3>(self.rnr_retries.q.val()) << 94)
+            | (bit_cast::<172, 1>(self.armed_w.val().into()) << 97)
+            | (bit_cast::<172, 1>(self.rnr_w.val().into()) << 98)
+            | (bit_cast::<172, 48>(self.deadline_w.val()) << 99)
+            | (bit_cast::<172, 1>(self.rewinding.q.val().into()) << 147)
+            | (bit_cast::<172, 24>(self.rnr_psn.q.val()) << 148);
+        self.ptr_ram.write_data.next = self.ptr_w.val();
         self.ptr_ram.write_enable.next = false;
+        self.timer_ram.write_address.next = self.qpn.q.val();
+        self.timer_ram.write_data.next = bit_cast::<49, 1>(self.armed_w.val().into()) | (bit_cast::<49, 48>(self.deadline_w.val()) << 1);
+        self.timer_ram.write_enable.next = false;
+        // ---- the timers' scan: a QP a cycle, one found late handed to the event loop ----
+        self.now.d.next = self.now.q.val() + 1;
+        self.timer_ram.read_address.next = self.tscan.q.val();
+        self.t_q.d.next = self.tscan.q.val();
+        self.t_word.d.next = self.timer_ram.read_data.val();
+        self.t_qpn.d.next = self.t_q.q.val();
+        // (late: now - deadline is not negative; 48 bits do not wrap in a simulation's life)
+        self.t_late.next = self.now.q.val() - self.t_word.q.val().get_bits::<48>(1);
+        self.t_hit.d.next = self.t_word.q.val().get_bit(0) & !self.t_late.val().get_bit(47);
+        self.t_hit_qpn.d.next = self.t_qpn.q.val();
+        if !self.to_valid.q.val() {
+            self.tscan.d.next = self.tscan.q.val() + 1;
+            if self.t_hit.q.val() {
+                self.to_valid.d.next = true;
+                self.to_qpn.d.next = self.t_hit_qpn.q.val();
+            }
+        }
+        // the event's checks of its QP's timer and TIMEOUT
+        self.tm_gap.next = self.now.q.val() - self.deadline.q.val();
+        self.tm_late.d.next = !self.tm_gap.val().get_bit(47);
+        self.t_cycles.d.next = Bits::<48>::from(640u64) << bit_cast::<48, 5>(self.ctx.q.val().get_bits::<5>(276));
+        self.t_on.d.next = self.ctx.q.val().get_bits::<5>(276).any();
+        self.retry_cnt.next = self.ctx.q.val().get_bits::<3>(281);
+        self.rnr_retry.next = self.ctx.q.val().get_bits::<3>(284);
+        self.rnr_cycles.d.next = 0.into();
+        for i in 0..32 {
+            if self.syndrome.q.val().get_bits::<5>(0) == self.rnr_code[i].val() {
+                self.rnr_cycles.d.next = self.rnr_rom[i].val();
+            }
+        }
+        self.sq_hold.next = self.hold.q.val();
+        self.cnt_retry.next = false;
+        self.rw_valid.next = false;
+        self.rw_qpn.next = self.qpn.q.val();
+        self.rw_sq_index.next = self.entry.q.val().get_bits::<16>(148);
+        self.rw_first_psn.next = self.entry.q.val().get_bits::<24>(124);
+        self.rw_psn.next = self.gb_target.q.val();
+        self.rw_offset.next = self.gb_offset.q.val();
         // ---- the CQE out: the model's `Cqe::bytes` layout ----
         self.cqe_valid.next = false;
         self.cqe_cq.next = self.send_cq.q.val();
@@ -587,6 +853,14 @@ impl Logic for RdmaCompleter {
         self.limit_gap.next = self.entry.q.val().get_bits::<24>(68) - self.limit.q.val();
         self.after_tail.d.next = self.tail_gap.val().any() & !self.tail_gap.val().get_bit(23);
         self.past_limit.d.next = self.limit_gap.val().any() & !self.limit_gap.val().get_bit(23);
+        // going back's PSN order tests (a after b: a - b non-zero, below 2^23)
+        self.ack_gap.next = self.psn.q.val() - self.acked.q.val();
+        self.nak_gap.next = self.psn.q.val() - 1 - self.acked.q.val();
+        self.gb_d1.next = self.acked.q.val() - self.gb_base.q.val();
+        self.gb_d2.next = self.entry.q.val().get_bits::<24>(68) - self.acked.q.val();
+        self.gb_d3.next = self.gb_psn.q.val() - self.gb_una.q.val();
+        self.gb_d4.next = self.gb_target.q.val() - self.entry.q.val().get_bits::<24>(124);
+        self.rd_gap_d.next = self.psn.q.val() - self.rd_expect.q.val();
         self.qp_valid.next = false;
         self.qp_index.next = self.qpn.q.val();
         self.qp_write.next = false;
@@ -614,6 +888,8 @@ impl Logic for RdmaCompleter {
         match self.state.q.val() {
             CompleterState::Idle => {
                 self.asked.d.next = false;
+                self.progress.d.next = false;
+                self.cue.d.next = 0.into();
                 self.state.d.next = CompleterState::Ctx;
                 if !self.stores.empty.val() {
                     self.stores.read.next = true;
@@ -634,6 +910,14 @@ impl Logic for RdmaCompleter {
                     self.r_sq_index.d.next = self.reports.data_out.val().get_bits::<16>(122);
                     self.r_len.d.next = self.reports.data_out.val().get_bits::<32>(138);
                     self.r_status.d.next = self.reports.data_out.val().get_bits::<8>(170);
+                    self.r_offset.d.next = self.reports.data_out.val().get_bits::<32>(178);
+                } else if self.to_valid.q.val() {
+                    // a QP's timer ran out (checked again once its words are read)
+                    self.to_valid.d.next = false;
+                    self.ev.d.next = self.ev_timer.val();
+                    self.qpn.d.next = self.to_qpn.q.val();
+                    self.syndrome.d.next = 0.into();
+                    self.rd.d.next = false;
                 } else if self.rh_valid.q.val() & self.rh_checked.q.val() {
                     self.rh_valid.d.next = false;
                     self.ev.d.next = self.ev_response.val();
@@ -670,6 +954,17 @@ impl Logic for RdmaCompleter {
                     self.head.d.next = self.ptr_ram.read_data.val().get_bits::<4>(0);
                     self.count.d.next = self.ptr_ram.read_data.val().get_bits::<5>(4);
                     self.recv.d.next = self.ptr_ram.read_data.val().get_bits::<32>(9);
+                    self.acked.d.next = self.ptr_ram.read_data.val().get_bits::<24>(41);
+                    self.acked_v.d.next = self.ptr_ram.read_data.val().get_bit(65);
+                    self.gb_to.d.next = self.ptr_ram.read_data.val().get_bits::<24>(66);
+                    self.gb_v.d.next = self.ptr_ram.read_data.val().get_bit(90);
+                    self.retries.d.next = self.ptr_ram.read_data.val().get_bits::<3>(91);
+                    self.rnr_retries.d.next = self.ptr_ram.read_data.val().get_bits::<3>(94);
+                    self.armed.d.next = self.ptr_ram.read_data.val().get_bit(97);
+                    self.rnr_mode.d.next = self.ptr_ram.read_data.val().get_bit(98);
+                    self.deadline.d.next = self.ptr_ram.read_data.val().get_bits::<48>(99);
+                    self.rewinding.d.next = self.ptr_ram.read_data.val().get_bit(147);
+                    self.rnr_psn.d.next = self.ptr_ram.read_data.val().get_bits::<24>(148);
                     self.state.d.next = CompleterState::Dispatch;
                 }
             }
@@ -681,6 +976,12 @@ impl Logic for RdmaCompleter {
                         self.head.d.next = 0.into();
                         self.count.d.next = 0.into();
                         self.recv.d.next = 0.into();
+                        self.acked_v.d.next = false;
+                        self.gb_v.d.next = false;
+                        self.retries.d.next = 0.into();
+                        self.rnr_retries.d.next = 0.into();
+                        self.rnr_mode.d.next = false;
+                        self.rewinding.d.next = false;
                     } else {
                         self.state.d.next = CompleterState::Flush;
                     }
@@ -697,7 +998,12 @@ impl Logic for RdmaCompleter {
                     }
                     self.e_status.d.next = self.r_status.q.val();
                     self.e_syndrome.d.next = 0.into();
-                    if self.qp_state.q.val() == self.state_reset.val() {
+                    if self.r_status.q.val() == self.went_back.val() {
+                        // the requester went back: what it reports from now on is outstanding
+                        self.rewinding.d.next = false;
+                    } else if self.rewinding.q.val() {
+                        // reported before it went back: it will be reported again
+                    } else if self.qp_state.q.val() == self.state_reset.val() {
                         self.state.d.next = CompleterState::Idle;
                     } else if (self.r_status.q.val() == self.status_flush.val()) | ((self.r_status.q.val() == 0) & (self.qp_state.q.val() == self.state_err.val())) {
                         self.e_opcode.d.next = 0.into();
@@ -709,6 +1015,16 @@ impl Logic for RdmaCompleter {
                         self.after.d.next = CompleterState::StoreErr;
                     } else {
                         self.state.d.next = CompleterState::Report;
+                    }
+                } else if self.ev.q.val() == self.ev_timer.val() {
+                    // a timer that ran out (the scan's word may be stale: checked again)
+                    // (one armed with nothing to time, or out of RTS, is stopped: SavePtr)
+                    self.state.d.next = CompleterState::Idle;
+                    if self.armed.q.val() {
+                        self.state.d.next = CompleterState::SavePtr;
+                        if (self.qp_state.q.val() == self.state_rts.val()) & !self.rewinding.q.val() & (self.count.q.val() != 0) {
+                            self.state.d.next = CompleterState::TmCheck;
+                        }
                     }
                 } else {
                     // (a dropped READ response still gets its verdict: RdDrop, then `after`)
@@ -737,6 +1053,10 @@ impl Logic for RdmaCompleter {
             }
             CompleterState::Report => {
                 self.ring.write_enable.next = true;
+                // (a READ going back is the head: its landed bytes)
+                if (self.count.q.val() == 0) & (self.r_opcode.q.val() == self.wqe_op_read.val()) {
+                    self.recv.d.next = self.r_offset.q.val();
+                }
                 self.count.d.next = self.count.q.val() + 1;
                 self.state.d.next = CompleterState::SavePtr;
             }
@@ -767,11 +1087,38 @@ impl Logic for RdmaCompleter {
                     self.limit.d.next = self.psn.q.val();
                     self.nak.d.next = false;
                     self.state.d.next = CompleterState::Walk;
+                    // an ACK past the latest is progress (inside a WQE too)
+                    if !self.acked_v.q.val() | (self.ack_gap.val().any() & !self.ack_gap.val().get_bit(23)) {
+                        self.acked.d.next = self.psn.q.val();
+                        self.acked_v.d.next = true;
+                        self.progress.d.next = true;
+                        self.retries.d.next = 0.into();
+                        self.rnr_retries.d.next = 0.into();
+                        self.gb_v.d.next = false;
+                    }
                 } else if self.syn_nak.val() {
                     self.cnt_nak.next = true;
                     self.limit.d.next = self.psn.q.val() - 1;
                     self.nak.d.next = true;
                     self.state.d.next = CompleterState::Walk;
+                    if self.syndrome.q.val() == self.nak_seq.val() {
+                        // a PSN sequence NAK acknowledges what is before its PSN, and
+                        // cues going back to it
+                        self.nak.d.next = false;
+                        self.cue.d.next = 1.into();
+                        if !self.acked_v.q.val() | (self.nak_gap.val().any() & !self.nak_gap.val().get_bit(23)) {
+                            self.acked.d.next = self.psn.q.val() - 1;
+                            self.acked_v.d.next = true;
+                            self.progress.d.next = true;
+                            self.retries.d.next = 0.into();
+                            self.rnr_retries.d.next = 0.into();
+                            self.gb_v.d.next = false;
+                        }
+                    } else if self.syndrome.q.val().get_bits::<3>(5) == 1 {
+                        // an RNR NAK: a wait, then back to its PSN
+                        self.nak.d.next = false;
+                        self.cue.d.next = 2.into();
+                    }
                 } else {
                     self.cnt_drop_malformed.next = true;
                 }
@@ -813,9 +1160,25 @@ impl Logic for RdmaCompleter {
                     if self.rd.q.val() {
                         self.state.d.next = CompleterState::RdCheck;
                     }
+                    // a PSN sequence NAK: back to its PSN, unless already gone back there
+                    // with no progress since (the packets behind one loss cue it again) or
+                    // waiting out an RNR NAK (which goes back there anyway)
+                    if (self.cue.q.val() == 1) & !self.rnr_mode.q.val() & !(self.gb_v.q.val() & (self.gb_to.q.val() == self.psn.q.val())) {
+                        self.gb_psn.d.next = self.psn.q.val();
+                        self.gb_una_only.d.next = false;
+                        self.gb_rnr.d.next = false;
+                        self.state.d.next = CompleterState::Gb0;
+                    }
+                    if self.cue.q.val() == 2 {
+                        self.state.d.next = CompleterState::RnrStart;
+                    }
                 } else {
                     self.head.d.next = self.head.q.val() + 1;
                     self.count.d.next = self.count.q.val() - 1;
+                    self.progress.d.next = true;
+                    self.retries.d.next = 0.into();
+                    self.rnr_retries.d.next = 0.into();
+                    self.gb_v.d.next = false;
                     self.state.d.next = CompleterState::Walk;
                     if self.entry.q.val().get_bit(67) | self.sig_all.q.val() {
                         self.state.d.next = CompleterState::Emit;
@@ -875,11 +1238,16 @@ impl Logic for RdmaCompleter {
             }
             CompleterState::SavePtr => {
                 self.ptr_ram.write_enable.next = true;
+                self.timer_ram.write_enable.next = true;
                 for q in 0..64 {
                     if self.qpn.q.val() == self.qp_id[q].val() {
                         self.full.d.next = self.full.q.val() & !self.bit_of_qp[q].val();
                         if self.count.q.val() >= self.sq_full_at.val() {
                             self.full.d.next = self.full.q.val() | self.bit_of_qp[q].val();
+                        }
+                        self.hold.d.next = self.hold.q.val() & !self.bit_of_qp[q].val();
+                        if self.rnr_w.val() {
+                            self.hold.d.next = self.hold.q.val() | self.bit_of_qp[q].val();
                         }
                     }
                 }
@@ -918,6 +1286,7 @@ impl Logic for RdmaCompleter {
                 // the PSN, and the fit: a Last or Only ends the READ exactly, a First or
                 // Middle carries the MTU and leaves some to come
                 self.rd_psn_ok.d.next = self.rd_head_read.q.val() & (self.psn.q.val() == self.rd_expect.q.val());
+                self.rd_gap.d.next = self.rd_gap_d.val().any() & !self.rd_gap_d.val().get_bit(23);
                 self.rd_fits.d.next = (self.paylen.q.val() == self.path_mtu.bytes.val()) & (self.rd_landed.q.val() < self.entry.q.val().get_bits::<32>(92));
                 if self.rd_ends.q.val() {
                     self.rd_fits.d.next = self.rd_landed.q.val() == self.entry.q.val().get_bits::<32>(92);
@@ -930,6 +1299,15 @@ impl Logic for RdmaCompleter {
                 if !self.rd_psn_ok.q.val() {
                     self.cnt_drop_psn.next = true;
                     self.state.d.next = CompleterState::RdDrop;
+                    // a packet of the READ's response was lost: the READ is asked again
+                    // from the one it lacks (once per gap, as a sequence NAK's cue)
+                    if self.rd_head_read.q.val() & self.rd_gap.q.val() & !self.rnr_mode.q.val() & !(self.gb_v.q.val() & (self.gb_to.q.val() == self.rd_expect.q.val())) {
+                        self.after.d.next = CompleterState::Gb0;
+                        self.gb_psn.d.next = self.rd_expect.q.val();
+                        self.gb_una_only.d.next = false;
+                        self.gb_rnr.d.next = false;
+                        self.syndrome.d.next = self.nak_seq.val();
+                    }
                 } else if !self.rd_fits.q.val() {
                     self.cnt_drop_malformed.next = true;
                     self.state.d.next = CompleterState::RdDrop;
@@ -966,6 +1344,10 @@ impl Logic for RdmaCompleter {
                         self.after.d.next = CompleterState::StoreErr;
                     } else if self.rd_ends.q.val() {
                         // the READ's last byte landed: it completes
+                        self.progress.d.next = true;
+                        self.retries.d.next = 0.into();
+                        self.rnr_retries.d.next = 0.into();
+                        self.gb_v.d.next = false;
                         self.e_len.d.next = self.entry.q.val().get_bits::<32>(92);
                         self.e_status.d.next = 0.into();
                         self.head.d.next = self.head.q.val() + 1;
@@ -976,8 +1358,115 @@ impl Logic for RdmaCompleter {
                         }
                     } else {
                         self.recv.d.next = self.rd_landed.q.val();
+                        self.progress.d.next = true;
+                        self.retries.d.next = 0.into();
+                        self.rnr_retries.d.next = 0.into();
+                        self.gb_v.d.next = false;
                     }
                 }
+            }
+            // ---- going back ----
+            CompleterState::TmCheck => {
+                // the timer did run out: an RNR wait's end goes back to the NAK's PSN; the
+                // transport timer's, to the first PSN not acknowledged (a new loss, even
+                // where it went back before)
+                self.state.d.next = CompleterState::Idle;
+                if self.tm_late.q.val() {
+                    self.gb_rnr.d.next = self.rnr_mode.q.val();
+                    self.gb_una_only.d.next = !self.rnr_mode.q.val();
+                    self.gb_psn.d.next = self.rnr_psn.q.val();
+                    if !self.rnr_mode.q.val() {
+                        self.gb_v.d.next = false;
+                    }
+                    self.rnr_mode.d.next = false;
+                    self.state.d.next = CompleterState::Gb0;
+                }
+            }
+            CompleterState::Gb0 => {
+                // the head WQE (the ring's read address is {q, head})
+                self.state.d.next = CompleterState::Gb1;
+            }
+            CompleterState::Gb1 => {
+                self.state.d.next = CompleterState::Gb2;
+            }
+            CompleterState::Gb2 => {
+                // its first PSN not landed (a READ's), and its CQE should it fail
+                self.gb_base.d.next = self.entry.q.val().get_bits::<24>(124) + self.path_mtu.whole.val();
+                self.e_wr_id.d.next = self.entry.q.val().get_bits::<64>(0);
+                self.e_len.d.next = 0.into();
+                self.e_opcode.d.next = self.cqe_op.val();
+                self.state.d.next = CompleterState::Gb3;
+            }
+            CompleterState::Gb3 => {
+                // the first PSN not acknowledged: past the latest ACK where it fell inside
+                // the head (never a READ's: an ACK does not cover its data)
+                self.gb_una.d.next = self.gb_base.q.val();
+                if self.acked_v.q.val() & (self.entry.q.val().get_bits::<3>(64) != 4) & !self.gb_d1.val().get_bit(23) & self.gb_d2.val().any() & !self.gb_d2.val().get_bit(23) {
+                    self.gb_una.d.next = self.acked.q.val() + 1;
+                }
+                self.state.d.next = CompleterState::Gb4;
+            }
+            CompleterState::Gb4 => {
+                // never past what the head lacks
+                self.gb_target.d.next = self.gb_psn.q.val();
+                if self.gb_una_only.q.val() | (self.gb_d3.val().any() & !self.gb_d3.val().get_bit(23)) {
+                    self.gb_target.d.next = self.gb_una.q.val();
+                }
+                self.state.d.next = CompleterState::Gb5;
+            }
+            CompleterState::Gb5 => {
+                // nor before its first
+                if self.gb_d4.val().get_bit(23) {
+                    self.gb_target.d.next = self.entry.q.val().get_bits::<24>(124);
+                }
+                self.state.d.next = CompleterState::Gb6;
+            }
+            CompleterState::Gb6 => {
+                // the byte it resumes at; RETRY_CNT times back in a row at most (an RNR
+                // wait's end counts none: the NAK did)
+                self.gb_offset.d.next = bit_cast::<32, 24>(self.gb_target.q.val() - self.entry.q.val().get_bits::<24>(124)) << bit_cast::<32, 4>(self.path_mtu.log2.val());
+                self.state.d.next = CompleterState::GbPost;
+                if !self.gb_rnr.q.val() {
+                    if self.retries.q.val() >= self.retry_cnt.val() {
+                        // RETRY_EXC_ERR (the syndrome 0 of a timeout, or the NAK's)
+                        self.state.d.next = CompleterState::FailHead;
+                    } else {
+                        self.retries.d.next = self.retries.q.val() + 1;
+                    }
+                }
+            }
+            CompleterState::GbPost => {
+                // the requester goes back; every WQE is outstanding again as it is reported
+                // again (the reports before it went back are dropped)
+                self.rw_valid.next = true;
+                if self.rw_ready.val() {
+                    self.cnt_retry.next = true;
+                    self.count.d.next = 0.into();
+                    self.recv.d.next = 0.into();
+                    self.rewinding.d.next = true;
+                    self.gb_v.d.next = true;
+                    self.gb_to.d.next = self.gb_target.q.val();
+                    self.state.d.next = CompleterState::SavePtr;
+                }
+            }
+            CompleterState::RnrStart => {
+                // an RNR NAK: wait its timer, RNR_RETRY times (7: for ever), then back to it
+                self.state.d.next = CompleterState::FailHead;
+                if self.rnr_mode.q.val() {
+                    self.state.d.next = CompleterState::SavePtr;
+                } else if (self.rnr_retries.q.val() != 7) & (self.rnr_retries.q.val() < self.rnr_retry.val()) {
+                    if self.rnr_retry.val() != 7 {
+                        self.rnr_retries.d.next = self.rnr_retries.q.val() + 1;
+                    }
+                    self.rnr_mode.d.next = true;
+                    self.rnr_psn.d.next = self.psn.q.val();
+                    self.state.d.next = CompleterState::RnrArm;
+                }
+            }
+            CompleterState::RnrArm => {
+                self.armed.d.next = true;
+                self.deadline.d.next = self.now.q.val() + bit_cast::<48, 28>(self.rnr_cycles.q.val());
+                self.state.d.next = CompleterState::SavePtr;
             }
             _ => {
                 self.state.d.next = CompleterState::Idle;
@@ -985,6 +1474,9 @@ impl Logic for RdmaCompleter {
         }
         if self.reset.val() {
             self.rh_valid.d.next = false;
+            self.to_valid.d.next = false;
+            self.t_hit.d.next = false;
+            self.hold.d.next = 0.into();
             self.state.d.next = CompleterState::Idle;
             self.full.d.next = 0.into();
         }

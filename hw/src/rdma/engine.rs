@@ -48,9 +48,8 @@ pub const WR_TAG_DATA: u64 = 4;
 pub const WR_TAG_CQ: u64 = 5;
 
 /// The `rdma` block's registers this engine decodes (with `RdmaTables`: `TABLE_*`).
-/// (CAPS reads 0, its reset value, as every address nothing else answers: this engine's
-/// requester does not retransmit yet, so the driver refuses TIMEOUT, RETRY_CNT and
-/// RNR_RETRY.)
+/// (CAPS reads RETRANSMIT: the requester goes back on timeouts, PSN sequence NAKs, READ
+/// response gaps and RNR NAKs.)
 pub const DECODED: [&str; 16] = [
     "ID", "VERSION", "NEXT", "QP_COUNT", "MR_COUNT", "CQ_COUNT", "CONTROL", "LOCAL_IPV4", "TABLE_CMD", "TABLE_STATUS", "TABLE_DATA", "SQ_DOORBELL", "RQ_DOORBELL",
     "CQ_DOORBELL", "CAPS", "ACK_EVERY",
@@ -61,7 +60,6 @@ pub const COUNTERS: [&str; N_COUNTERS] = [
     "TX_PACKETS", "TX_BYTES", "RX_PACKETS", "RX_BYTES", "RX_DROP_ICRC", "RX_DROP_MALFORMED", "RX_DROP_QP", "RX_DROP_PSN", "TX_ACKS", "TX_NAKS", "RX_NAKS",
     "CQ_OVERFLOWS", "RX_DROP_NOBUF", "RX_DUPLICATES", "TX_RETRIES", "TX_RESENT",
 ];
-/// (TX_RETRIES and TX_RESENT stay 0: this engine's requester does not go back yet.)
 pub const N_COUNTERS: usize = 16;
 
 #[derive(LogicBlock)]
@@ -195,6 +193,8 @@ pub struct RdmaEngine {
     addr_control: Constant<Bits<16>>,
     addr_local_ipv4: Constant<Bits<16>>,
     addr_ack_every: Constant<Bits<16>>,
+    addr_caps: Constant<Bits<16>>,
+    value_caps: Constant<Bits<32>>,
     addr_sq_db: Constant<Bits<16>>,
     addr_rq_db: Constant<Bits<16>>,
     addr_cq_db: Constant<Bits<16>>,
@@ -327,6 +327,8 @@ impl Default for RdmaEngine {
             addr_control: a16("CONTROL"),
             addr_local_ipv4: a16("LOCAL_IPV4"),
             addr_ack_every: a16("ACK_EVERY"),
+            addr_caps: a16("CAPS"),
+            value_caps: c32(nic_regmap::rdma::CAPS_RETRANSMIT),
             addr_sq_db: a16("SQ_DOORBELL"),
             addr_rq_db: a16("RQ_DOORBELL"),
             addr_cq_db: a16("CQ_DOORBELL"),
@@ -435,6 +437,9 @@ impl Logic for RdmaEngine {
         }
         if self.bus_rd_addr.val() == self.addr_ack_every.val() {
             self.rd_or.next = self.rd_or.val() | bit_cast::<32, 3>(self.ack_every.q.val());
+        }
+        if self.bus_rd_addr.val() == self.addr_caps.val() {
+            self.rd_or.next = self.rd_or.val() | self.value_caps.val();
         }
         for i in 0..16 {
             if self.bus_rd_addr.val() == self.addr_counter[i].val() {
@@ -622,6 +627,15 @@ impl Logic for RdmaEngine {
         self.completer.out_len.next = self.requester.out_len.val();
         self.completer.out_status.next = self.requester.out_status.val();
         self.requester.sq_full.next = self.completer.sq_full.val();
+        self.completer.out_offset.next = self.requester.out_offset.val();
+        self.requester.sq_hold.next = self.completer.sq_hold.val();
+        self.requester.rw_valid.next = self.completer.rw_valid.val();
+        self.completer.rw_ready.next = self.requester.rw_ready.val();
+        self.requester.rw_qpn.next = self.completer.rw_qpn.val();
+        self.requester.rw_sq_index.next = self.completer.rw_sq_index.val();
+        self.requester.rw_first_psn.next = self.completer.rw_first_psn.val();
+        self.requester.rw_psn.next = self.completer.rw_psn.val();
+        self.requester.rw_offset.next = self.completer.rw_offset.val();
         // ---- completer and responder → CQ writer, in turn when both have one ----
         self.cqe_pick_resp.next = self.responder.cqe_valid.val() & (!self.completer.cqe_valid.val() | !self.cqe_from_resp.q.val());
         self.cq_writer.cqe_valid.next = self.completer.cqe_valid.val() | self.responder.cqe_valid.val();
@@ -839,6 +853,8 @@ impl Logic for RdmaEngine {
             + bit_cast::<32, 1>(self.responder.cnt_drop_norecord.val().into())
             + bit_cast::<32, 1>(self.completer.cnt_drop_norecord.val().into());
         self.inc[13].next = bit_cast::<32, 1>(self.responder.cnt_duplicate.val().into());
+        self.inc[14].next = bit_cast::<32, 1>(self.completer.cnt_retry.val().into());
+        self.inc[15].next = bit_cast::<32, 1>(self.requester.cnt_resent.val().into());
         for i in 0..16 {
             self.counters[i].d.next = self.counters[i].q.val() + self.inc[i].val();
         }

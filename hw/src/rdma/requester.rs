@@ -60,6 +60,10 @@ pub enum RequesterState {
     Reads,
     Advance,
     Save,
+    Rewind,
+    RewindMark,
+    SeekA,
+    SeekB,
 }
 
 #[derive(LogicBlock)]
@@ -129,8 +133,24 @@ pub struct RdmaRequester {
     /// The WQE's index in the send queue (SQ_CI as it was taken).
     pub out_sq_index: Signal<Out, Bits<16>>,
     pub out_len: Signal<Out, Bits<32>>,
-    /// 0: outstanding; else the WQE failed with this `WcStatus`.
+    /// 0: outstanding; else the WQE failed with this `WcStatus`; `REPORT_WENT_BACK`: the
+    /// QP went back as the completer asked.
     pub out_status: Signal<Out, Bits<8>>,
+    /// The WQE's bytes done before this sending (going back, it resumes there).
+    pub out_offset: Signal<Out, Bits<32>>,
+    // ---- from the completer: go back (SQ_CI to the WQE at `rw_sq_index`, whose first
+    // PSN is `rw_first_psn`, SQ_PSN to `rw_psn`, that WQE resumed at byte `rw_offset`) ----
+    pub rw_valid: Signal<In, Bit>,
+    pub rw_ready: Signal<Out, Bit>,
+    pub rw_qpn: Signal<In, Bits<6>>,
+    pub rw_sq_index: Signal<In, Bits<16>>,
+    pub rw_first_psn: Signal<In, Bits<24>>,
+    pub rw_psn: Signal<In, Bits<24>>,
+    pub rw_offset: Signal<In, Bits<32>>,
+    /// QPs waiting out an RNR NAK: nothing is sent for them.
+    pub sq_hold: Signal<In, Bits<64>>,
+    /// A request packet with a PSN sent before (TX_RESENT).
+    pub cnt_resent: Signal<Out, Bit>,
     // ---- children ----
     mr_check: RdmaMrCheck,
     packer: BytePacker,
@@ -141,6 +161,41 @@ pub struct RdmaRequester {
     /// The job written back stays active (Save, its message not yet out).
     job_keep: Signal<Local, Bit>,
     list_ram: NicRam<Bits<456>, 6>,
+    /// Per QP, where the completer last asked it to go back: SQ index 15:0, the WQE's
+    /// first PSN 39:16, the PSN 63:40, the byte offset 95:64; read with the others.
+    resume_ram: NicRam<Bits<96>, 6>,
+    resume_rd: DFF<Bits<96>>,
+    resume: DFF<Bits<96>>,
+    /// Per QP, the PSN after the furthest request sent (bit 24: one was), for TX_RESENT.
+    fresh_ram: NicRam<Bits<25>, 6>,
+    fresh_rd: DFF<Bits<25>>,
+    fresh: DFF<Bits<25>>,
+    /// QPs asked to go back, not yet gone (`rewind`), and whose WQE is to resume at an
+    /// offset, not yet taken (`resume_on`); their bits picked for `scan` each cycle, then
+    /// a cycle later again (so the bit a turn loads is no newer than `resume_rd`).
+    rewind: DFF<Bits<64>>,
+    resume_on: DFF<Bits<64>>,
+    rewind_bit: DFF<Bit>,
+    rewind_bit2: DFF<Bit>,
+    resume_bit: DFF<Bit>,
+    resume_bit2: DFF<Bit>,
+    hold_bit: DFF<Bit>,
+    /// The turn resumes its new WQE at an offset.
+    resume_now: DFF<Bit>,
+    /// The turn took a new WQE (its first packet advances SQ_CI).
+    took: DFF<Bit>,
+    /// Seeking the resumed WQE's byte in its pieces: the bytes left to pass, the piece's length.
+    seek_r: DFF<Bits<32>>,
+    sk_len: DFF<Bits<32>>,
+    rewind_next: Signal<Local, Bits<64>>,
+    resume_next: Signal<Local, Bits<64>>,
+    j_sent: Signal<Local, Bits<32>>,
+    j_first: Signal<Local, Bits<24>>,
+    j_raddr: Signal<Local, Bits<64>>,
+    adv_end: Signal<Local, Bits<24>>,
+    fresh_gap: Signal<Local, Bits<24>>,
+    end_gap: Signal<Local, Bits<24>>,
+    went_back: Constant<Bits<8>>,
     /// The three per-QP RAMs' outputs, registered every cycle for the QP being scanned
     /// (Ctx waits at least three cycles for the QP table, so they are current when it
     /// loads them): the block RAMs' slow clock-to-out reaches a flip-flop and nothing else.
@@ -465,6 +520,42 @@ impl Default for RdmaRequester {
             job_rd: Default::default(),
             list_rd: Default::default(),
             list_ram: Default::default(),
+            out_offset: Default::default(),
+            rw_valid: Default::default(),
+            rw_ready: Default::default(),
+            rw_qpn: Default::default(),
+            rw_sq_index: Default::default(),
+            rw_first_psn: Default::default(),
+            rw_psn: Default::default(),
+            rw_offset: Default::default(),
+            sq_hold: Default::default(),
+            cnt_resent: Default::default(),
+            resume_ram: Default::default(),
+            resume_rd: Default::default(),
+            resume: Default::default(),
+            fresh_ram: Default::default(),
+            fresh_rd: Default::default(),
+            fresh: Default::default(),
+            rewind: Default::default(),
+            resume_on: Default::default(),
+            rewind_bit: Default::default(),
+            rewind_bit2: Default::default(),
+            resume_bit: Default::default(),
+            resume_bit2: Default::default(),
+            hold_bit: Default::default(),
+            resume_now: Default::default(),
+            took: Default::default(),
+            seek_r: Default::default(),
+            sk_len: Default::default(),
+            rewind_next: Default::default(),
+            resume_next: Default::default(),
+            j_sent: Default::default(),
+            j_first: Default::default(),
+            j_raddr: Default::default(),
+            adv_end: Default::default(),
+            fresh_gap: Default::default(),
+            end_gap: Default::default(),
+            went_back: Constant::new(super::completer::REPORT_WENT_BACK.into()),
             reads: Default::default(),
             work: Default::default(),
             forget: Default::default(),
@@ -626,7 +717,8 @@ impl Logic for RdmaRequester {
     fn update(&mut self) {
         dff_setup!(self, clock, pending, hit, forget_bit, full_bit, rest, pay_read_done, wb_valid, wb_data, wb_id, wb_error, wb_last, pi_rd, job_rd, list_rd, left_nz, may_issue, work, forget, scan, db_seen, flushing, state, qp_asked, ctx, pi, job, list, beat_no, w_wr_id, w_opcode, w_flags,
             w_num, w_imm, w_raddr, w_rkey, w_total, w_error, sge_i, sge_nz, sge_len_q, pieces, total, status, mtu, mtu_log2, chunk, starts, ends, psn, left, phase, n_sum, n_pkts_q, len_zero, p_addr, p_bus, p_off, p_rest, p_take, p_next_piece, sp_valid,
-            sp_half, sp_data, nx_valid, nx_data, intake_left, intake_nz, in_req, req_left, left_le8, promised, arrived, room, issued, issued2, issued_beats, wqe_read_done);
+            sp_half, sp_data, nx_valid, nx_data, intake_left, intake_nz, in_req, req_left, left_le8, promised, arrived, room, issued, issued2, issued_beats, wqe_read_done,
+            resume_rd, resume, fresh_rd, fresh, rewind, resume_on, rewind_bit, rewind_bit2, resume_bit, resume_bit2, hold_bit, resume_now, took, seek_r, sk_len);
         for i in 0..6 {
             self.w_sge_addr[i].clock.next = self.clock.val();
             self.w_sge_addr[i].d.next = self.w_sge_addr[i].q.val();
@@ -639,7 +731,7 @@ impl Logic for RdmaRequester {
             self.w_keep[i].clock.next = self.clock.val();
             self.w_keep[i].d.next = self.w_keep[i].q.val();
         }
-        clock!(self, clock, mr_check, packer, pi_ram, job_ram, list_ram, reads, rsp_buf, rsp_q, half_slice, promises);
+        clock!(self, clock, mr_check, packer, pi_ram, job_ram, list_ram, reads, rsp_buf, rsp_q, half_slice, promises, resume_ram, fresh_ram);
         // the QP's path MTU (its context's PMTU code)
         self.path_mtu.code.next = self.ctx.q.val().get_bits::<3>(4);
         self.path_mtu.len.next = 0.into();
@@ -686,6 +778,26 @@ impl Logic for RdmaRequester {
         self.pi_rd.d.next = self.pi_ram.read_data.val();
         self.job_rd.d.next = self.job_ram.read_data.val();
         self.list_rd.d.next = self.list_ram.read_data.val();
+        self.resume_rd.d.next = self.resume_ram.read_data.val();
+        self.fresh_rd.d.next = self.fresh_ram.read_data.val();
+        // ---- going back: the completer's request stored, the QP marked and woken ----
+        self.rw_ready.next = true;
+        self.resume_ram.write_enable.next = self.rw_valid.val();
+        self.resume_ram.write_address.next = self.rw_qpn.val();
+        self.resume_ram.write_data.next = bit_cast::<96, 16>(self.rw_sq_index.val())
+            | (bit_cast::<96, 24>(self.rw_first_psn.val()) << 16)
+            | (bit_cast::<96, 24>(self.rw_psn.val()) << 40)
+            | (bit_cast::<96, 32>(self.rw_offset.val()) << 64);
+        self.rewind_next.next = self.rewind.q.val();
+        self.resume_next.next = self.resume_on.q.val();
+        self.rewind_bit2.d.next = self.rewind_bit.q.val();
+        self.resume_bit2.d.next = self.resume_bit.q.val();
+        self.cnt_resent.next = false;
+        self.fresh_ram.read_address.next = self.scan.q.val();
+        self.fresh_ram.write_address.next = self.scan.q.val();
+        self.fresh_ram.write_data.next = self.fresh.q.val();
+        self.fresh_ram.write_enable.next = false;
+        self.resume_ram.read_address.next = self.scan.q.val();
         self.scan_group.next = 0.into();
         for g in 0..8 {
             if self.scan.q.val().get_bits::<3>(3) == self.group_no[g].val() {
@@ -705,10 +817,16 @@ impl Logic for RdmaRequester {
         self.forget_next.next = self.forget.q.val();
         self.forget_bit.d.next = false;
         self.full_bit.d.next = false;
+        self.rewind_bit.d.next = false;
+        self.resume_bit.d.next = false;
+        self.hold_bit.d.next = false;
         for q in 0..64 {
             if self.sel.val() == self.sel_idx[q].val() {
                 self.full_bit.d.next = self.sq_full.val().get_bit(q);
                 self.forget_bit.d.next = self.forget.q.val().get_bit(q);
+                self.rewind_bit.d.next = self.rewind.q.val().get_bit(q);
+                self.resume_bit.d.next = self.resume_on.q.val().get_bit(q);
+                self.hold_bit.d.next = self.sq_hold.val().get_bit(q);
             }
         }
         // ---- the context's fields ----
@@ -739,6 +857,17 @@ impl Logic for RdmaRequester {
             }
         }
         self.sge_len_q.d.next = self.sge_len.val();
+        self.j_sent.next = 0.into();
+        self.j_first.next = self.sq_psn.val();
+        self.j_raddr.next = self.w_raddr.q.val();
+        // SQ_PSN past this packet (a READ: past its response, counted from its first PSN,
+        // which going back keeps), and how it stands to the furthest PSN sent
+        self.adv_end.next = self.psn.q.val() + 1;
+        if self.is_read.val() {
+            self.adv_end.next = self.job.q.val().get_bits::<24>(114) + self.n_pkts_q.q.val();
+        }
+        self.fresh_gap.next = self.fresh.q.val().get_bits::<24>(0) - self.psn.q.val();
+        self.end_gap.next = self.adv_end.val() - self.fresh.q.val().get_bits::<24>(0);
         // bytes of the message still to send
         self.rest.d.next = self.job.q.val().get_bits::<32>(50) - self.job.q.val().get_bits::<32>(82);
         // packets a message takes: max(1, ceil(len / mtu))
@@ -814,9 +943,15 @@ impl Logic for RdmaRequester {
                     self.pending.d.next = self.qp_rdata.val().get_bits::<16>(352) != self.pi_rd.q.val();
                     self.job.d.next = self.job_rd.q.val();
                     self.list.d.next = self.list_rd.q.val();
+                    self.resume.d.next = self.resume_rd.q.val();
+                    self.fresh.d.next = self.fresh_rd.q.val();
+                    self.resume_now.d.next = self.resume_bit2.q.val();
                     self.state.d.next = RequesterState::Pick;
                     if self.forget_bit.q.val() {
                         self.state.d.next = RequesterState::Forget;
+                    } else if self.rewind_bit2.q.val() {
+                        self.state.d.next = RequesterState::Rewind;
+                        self.qp_asked.d.next = false;
                     }
                 }
             }
@@ -831,8 +966,13 @@ impl Logic for RdmaRequester {
                         self.pi_ram.write_address.next = self.scan.q.val();
                         self.pi_ram.write_data.next = 0.into();
                     }
+                    // (no request sent yet; no going back pending)
+                    self.fresh_ram.write_enable.next = true;
+                    self.fresh_ram.write_data.next = 0.into();
                     for q in 0..64 {
                         if self.sel.val() == self.sel_idx[q].val() {
+                            self.rewind_next.next = self.rewind_next.val() & !self.bit_of_qp[q].val();
+                            self.resume_next.next = self.resume_next.val() & !self.bit_of_qp[q].val();
                             self.forget_next.next = self.forget_next.val() & !self.bit_of_qp[q].val();
                             if !self.db_seen.q.val() {
                                 self.work_next.next = self.work_next.val() & !self.bit_of_qp[q].val();
@@ -851,8 +991,12 @@ impl Logic for RdmaRequester {
                 // (a doorbell in this very cycle sets the QP's mark after the clear below)
                 self.sleep.next = !self.db_seen.q.val();
                 self.flushing.d.next = false;
+                self.took.d.next = false;
                 if self.qp_state.val() == self.state_rts.val() {
-                    if self.job.q.val().get_bit(0) {
+                    // (waiting out an RNR NAK, nothing: the completer's going back wakes it)
+                    if self.hold_bit.q.val() {
+                        self.sleep.next = !self.db_seen.q.val();
+                    } else if self.job.q.val().get_bit(0) {
                         self.state.d.next = RequesterState::Packet;
                         self.scan.d.next = self.scan.q.val();
                         self.sleep.next = false;
@@ -963,13 +1107,72 @@ impl Logic for RdmaRequester {
             }
             RequesterState::Start => {
                 // the job: opcode, flags, pieces, at piece 0 offset 0, length, sent 0, first PSN, immediate, wr_id, remote address, rkey
+                // (going back to this WQE: sent up to the offset, its first PSN as first
+                // sent, a READ's remote address past what landed; then the cursor seeks)
+                self.state.d.next = RequesterState::Count;
+                if self.resume_now.q.val() & (self.resume.q.val().get_bits::<16>(0) == self.sq_ci.val()) {
+                    self.j_sent.next = self.resume.q.val().get_bits::<32>(64);
+                    self.j_first.next = self.resume.q.val().get_bits::<24>(16);
+                    self.j_raddr.next = self.w_raddr.q.val() + bit_cast::<64, 32>(self.resume.q.val().get_bits::<32>(64));
+                    self.seek_r.d.next = self.resume.q.val().get_bits::<32>(64);
+                    self.state.d.next = RequesterState::SeekA;
+                    for q in 0..64 {
+                        if self.sel.val() == self.sel_idx[q].val() {
+                            self.resume_next.next = self.resume_next.val() & !self.bit_of_qp[q].val();
+                        }
+                    }
+                }
                 self.job.d.next = self.job_active.val() | (bit_cast::<384, 3>(self.w_opcode.q.val().get_bits::<3>(0)) << 1)
                     | (bit_cast::<384, 8>(self.w_flags.q.val()) << 4) | (bit_cast::<384, 3>(self.pieces.q.val()) << 12)
-                    | (bit_cast::<384, 32>(self.total.q.val().get_bits::<32>(0)) << 50) | (bit_cast::<384, 24>(self.sq_psn.val()) << 114)
+                    | (bit_cast::<384, 32>(self.total.q.val().get_bits::<32>(0)) << 50) | (bit_cast::<384, 32>(self.j_sent.val()) << 82)
+                    | (bit_cast::<384, 24>(self.j_first.val()) << 114)
                     | (bit_cast::<384, 32>(self.w_imm.q.val()) << 138) | (bit_cast::<384, 64>(self.w_wr_id.q.val()) << 170)
-                    | (bit_cast::<384, 64>(self.w_raddr.q.val()) << 234) | (bit_cast::<384, 32>(self.w_rkey.q.val()) << 298);
-                self.state.d.next = RequesterState::Count;
+                    | (bit_cast::<384, 64>(self.j_raddr.val()) << 234) | (bit_cast::<384, 32>(self.w_rkey.q.val()) << 298);
+                self.took.d.next = true;
                 self.qp_asked.d.next = false;
+            }
+            RequesterState::SeekA => {
+                // the piece at the cursor's length
+                self.sk_len.d.next = self.piece_len.val();
+                self.state.d.next = RequesterState::SeekB;
+            }
+            RequesterState::SeekB => {
+                // past it, or into it (never past the last piece)
+                self.state.d.next = RequesterState::Count;
+                self.job.d.next = (self.job.q.val() & !self.cursor_bits.val()) | (bit_cast::<384, 3>(self.cur.val()) << 15) | (bit_cast::<384, 32>(self.seek_r.q.val()) << 18);
+                if (self.seek_r.q.val() >= self.sk_len.q.val()) & ((bit_cast::<4, 3>(self.cur.val()) + 1) < bit_cast::<4, 3>(self.job.q.val().get_bits::<3>(12))) {
+                    self.seek_r.d.next = self.seek_r.q.val() - self.sk_len.q.val();
+                    self.job.d.next = (self.job.q.val() & !self.cursor_bits.val()) | (bit_cast::<384, 3>(self.cur.val() + 1) << 15);
+                    self.state.d.next = RequesterState::SeekA;
+                }
+            }
+            RequesterState::Rewind => {
+                // going back: SQ_CI and SQ_PSN as the completer asked, the WQE in progress
+                // dropped
+                self.qp_valid.next = !self.qp_asked.q.val();
+                self.qp_write.next = true;
+                self.qp_mask.next = self.sq_psn_bits.val() | self.sq_ci_bits.val();
+                self.qp_wdata.next = (bit_cast::<384, 24>(self.resume.q.val().get_bits::<24>(40)) << 64) | (bit_cast::<384, 16>(self.resume.q.val().get_bits::<16>(0)) << 352);
+                if self.qp_ready.val() {
+                    self.qp_asked.d.next = true;
+                }
+                if self.qp_rvalid.val() {
+                    self.job_ram.write_enable.next = true;
+                    self.state.d.next = RequesterState::RewindMark;
+                }
+            }
+            RequesterState::RewindMark => {
+                // ... and said, in order with the reports
+                self.out_valid.next = true;
+                if self.out_ready.val() {
+                    for q in 0..64 {
+                        if self.sel.val() == self.sel_idx[q].val() {
+                            self.rewind_next.next = self.rewind_next.val() & !self.bit_of_qp[q].val();
+                        }
+                    }
+                    self.state.d.next = RequesterState::Scan;
+                    self.scan.d.next = self.scan.q.val() + 1;
+                }
             }
             RequesterState::Count => {
                 // the message's packet count for its last PSN: the sum, then the shift,
@@ -1083,11 +1286,8 @@ impl Logic for RdmaRequester {
                 self.qp_valid.next = !self.qp_asked.q.val();
                 self.qp_write.next = true;
                 self.qp_mask.next = self.sq_psn_bits.val();
-                self.qp_wdata.next = bit_cast::<384, 24>(self.psn.q.val() + 1) << 64;
-                if self.is_read.val() {
-                    self.qp_wdata.next = bit_cast::<384, 24>(self.psn.q.val() + self.n_pkts_q.q.val()) << 64;
-                }
-                if self.starts.q.val() {
+                self.qp_wdata.next = bit_cast::<384, 24>(self.adv_end.val()) << 64;
+                if self.took.q.val() {
                     self.qp_mask.next = self.sq_psn_bits.val() | self.sq_ci_bits.val();
                     self.qp_wdata.next = self.qp_wdata.val() | (bit_cast::<384, 16>(self.sq_ci.val() + 1) << 352);
                 }
@@ -1096,11 +1296,17 @@ impl Logic for RdmaRequester {
                 }
                 if self.qp_rvalid.val() {
                     self.state.d.next = RequesterState::Save;
+                    // a PSN sent before is a resend; the furthest sent moves on
+                    self.cnt_resent.next = self.fresh.q.val().get_bit(24) & self.fresh_gap.val().any() & !self.fresh_gap.val().get_bit(23);
+                    if !self.fresh.q.val().get_bit(24) | (self.end_gap.val().any() & !self.end_gap.val().get_bit(23)) {
+                        self.fresh.d.next = bit_cast::<25, 24>(self.adv_end.val()) | (1u64 << 24);
+                    }
                 }
             }
             RequesterState::Save => {
                 // the job: sent on by this packet, inactive once the message is out
                 self.job_ram.write_enable.next = true;
+                self.fresh_ram.write_enable.next = true;
                 self.list_ram.write_enable.next = true;
                 self.state.d.next = RequesterState::Scan;
                 self.scan.d.next = self.scan.q.val() + 1;
@@ -1133,11 +1339,15 @@ impl Logic for RdmaRequester {
         self.out_wr_id.next = self.w_wr_id.q.val();
         self.out_opcode.next = self.w_opcode.q.val().get_bits::<3>(0);
         self.out_flags.next = self.w_flags.q.val();
-        self.out_first_psn.next = self.sq_psn.val();
-        self.out_last_psn.next = self.sq_psn.val() + self.n_pkts_q.q.val() - 1;
+        self.out_first_psn.next = self.job.q.val().get_bits::<24>(114);
+        self.out_last_psn.next = self.job.q.val().get_bits::<24>(114) + self.n_pkts_q.q.val() - 1;
+        self.out_offset.next = self.job.q.val().get_bits::<32>(82);
         self.out_sq_index.next = self.sq_ci.val();
         self.out_len.next = self.total.q.val().get_bits::<32>(0);
         self.out_status.next = self.status.q.val();
+        if self.state.q.val() == RequesterState::RewindMark {
+            self.out_status.next = self.went_back.val();
+        }
         // ---- the header for the framer ----
         self.mac_le.next = bit_cast::<48, 16>(self.ctx.q.val().get_bits::<16>(192)) << 32 | bit_cast::<48, 32>(self.ctx.q.val().get_bits::<32>(160));
         self.tx_dst_mac.next = (bit_cast::<48, 8>(self.mac_le.val().get_bits::<8>(0)) << 40) | (bit_cast::<48, 8>(self.mac_le.val().get_bits::<8>(8)) << 32)
@@ -1170,7 +1380,8 @@ impl Logic for RdmaRequester {
         self.tx_solicited.next = self.ends.q.val() & self.job.q.val().get_bit(4 + 1) & !self.is_read.val();
         self.tx_va.next = self.job.q.val().get_bits::<64>(234);
         self.tx_rkey.next = self.job.q.val().get_bits::<32>(298);
-        self.tx_dma_len.next = self.job.q.val().get_bits::<32>(50);
+        // (a READ going back asks for the rest of its range)
+        self.tx_dma_len.next = self.rest.q.val();
         self.tx_immdt.next = self.job.q.val().get_bits::<32>(138);
         self.tx_payload_len.next = self.chunk.q.val();
         // ---- responses: the WQE's beats to the fields above, payload beats to the packer ----
@@ -1347,12 +1558,28 @@ impl Logic for RdmaRequester {
                 self.db_seen.d.next = true;
             }
         }
+        if self.rw_valid.val() {
+            for q in 0..64 {
+                if self.rw_qpn.val() == self.sel_idx[q].val() {
+                    self.work_next.next = self.work_next.val() | self.bit_of_qp[q].val();
+                    self.rewind_next.next = self.rewind_next.val() | self.bit_of_qp[q].val();
+                    self.resume_next.next = self.resume_next.val() | self.bit_of_qp[q].val();
+                }
+            }
+            if self.rw_qpn.val() == self.scan.q.val() {
+                self.db_seen.d.next = true;
+            }
+        }
         self.work.d.next = self.work_next.val();
         self.forget.d.next = self.forget_next.val();
+        self.rewind.d.next = self.rewind_next.val();
+        self.resume_on.d.next = self.resume_next.val();
         if self.reset.val() {
             self.state.d.next = RequesterState::Scan;
             self.work.d.next = 0.into();
             self.forget.d.next = 0.into();
+            self.rewind.d.next = 0.into();
+            self.resume_on.d.next = 0.into();
             self.hit.d.next = false;
             self.sp_valid.d.next = false;
             self.nx_valid.d.next = false;

@@ -148,6 +148,20 @@ impl RdmaEngine {
         }
     }
 
+    /// Everything of QP `q` up to `psn` was received (an ACK, or what a PSN sequence NAK
+    /// says): the WQEs it covers complete, and the first PSN not acknowledged moves (inside
+    /// a WQE too), which is progress.
+    fn acknowledge_through(&mut self, q: usize, psn: u32, host: &mut dyn HostPort, now: u64) {
+        let before = self.first_unacked(q);
+        if self.qp_run[q].acked.is_none_or(|a| psn_cmp(psn, a) == Ordering::Greater) {
+            self.qp_run[q].acked = Some(psn);
+        }
+        self.complete_through(q, psn, host, now);
+        if before.is_some() && self.first_unacked(q) != before {
+            self.progress(q, now);
+        }
+    }
+
     /// Fails the head outstanding WQE with `status` and moves the QP to ERR.
     fn fail_head(&mut self, q: usize, status: WcStatus, syn: u8, host: &mut dyn HostPort, now: u64) {
         let words = self.qp[q];
@@ -172,30 +186,11 @@ impl RdmaEngine {
             let aeth = aeth.expect("parse gave the AETH");
             let syn = aeth.syndrome.to_byte();
             match aeth.syndrome {
-                Syndrome::Ack { .. } => {
-                    // an ACK inside a WQE is progress too (the first PSN not acknowledged moves)
-                    let before = self.first_unacked(q);
-                    if self.qp_run[q].acked.is_none_or(|a| psn_cmp(psn, a) == Ordering::Greater) {
-                        self.qp_run[q].acked = Some(psn);
-                    }
-                    self.complete_through(q, psn, host, now);
-                    if before.is_some() && self.first_unacked(q) != before {
-                        self.progress(q, now);
-                    }
-                }
+                Syndrome::Ack { .. } => self.acknowledge_through(q, psn, host, now),
                 Syndrome::Nak(NakCode::PsnSequenceError) => {
-                    // everything before the PSN arrived (progress, if that is news); back
-                    // to it, unless already there
+                    // everything before the PSN arrived; back to it, unless already there
                     self.count(RX_NAKS, 1);
-                    let before = self.first_unacked(q);
-                    let prev = psn_add(psn, 0xff_ffff);
-                    if self.qp_run[q].acked.is_none_or(|a| psn_cmp(prev, a) == Ordering::Greater) {
-                        self.qp_run[q].acked = Some(prev);
-                    }
-                    self.complete_through(q, prev, host, now);
-                    if before.is_some() && self.first_unacked(q) != before {
-                        self.progress(q, now);
-                    }
+                    self.acknowledge_through(q, psn_add(psn, 0xff_ffff), host, now);
                     if self.qp_run[q].went_back_to != Some(psn) {
                         self.go_back(q, psn, syn, host, now);
                     }
