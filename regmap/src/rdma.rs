@@ -34,11 +34,14 @@ registers!(REGS {
         BUSY [0;1] "a TABLE_CMD is running: wait for 0 before touching TABLE_DATA or writing the next command",
         BAD_INDEX [1;1] "the last command named an entry or table this build does not have; it did nothing",
     };
-    CAPS @ 0x28 : Ro = 0, "What this engine implements beyond the base transport." {
-        RETRANSMIT [0;1] "the requester retransmits (timeouts, go-back-N on PSN sequence NAKs, RNR waits): the QP's TIMEOUT, RETRY_CNT and RNR_RETRY are honoured; clear, the driver refuses them (the RTL engine: issue 19)",
+    CAPS @ 0x28 : Ro = 1, "What this engine implements beyond the base transport." {
+        RETRANSMIT [0;1] "the requester retransmits (timeouts, go-back-N on PSN sequence NAKs and READ response gaps, RNR waits): the QP's TIMEOUT, RETRY_CNT and RNR_RETRY are honoured; clear, the driver refuses them",
     };
     ACK_EVERY @ 0x2C : Rw = 0, "ACK coalescing: the responder ACKs a QP's requests at least every N it takes, asked (AckReq) or not, so a requester learns of progress inside a long message (its retransmit timer need not cover a whole message)." {
         N [0;3] "1..=7; 0: only the requests that ask (the last of each message)",
+    };
+    TIMER_UNIT @ 0x30 : Rw = 640, "The transport timer's unit: a QP's timer runs TIMER_UNIT << TIMEOUT core cycles (IBTA: 4.096 us x 2^TIMEOUT, 640 cycles a unit at 156.25 MHz). A smaller unit makes a simulation's timeouts come sooner." {
+        CYCLES [0;16] "core cycles per unit (0 acts as 1)",
     };
     TABLE_DATA[16; 4] @ 0x40 : Rw = 0, "Table access: word i of the entry (layouts: `nic_regmap::rdma::{QP_FIELDS, MR_FIELDS, CQ_FIELDS}`, docs/rdma.md).";
     SQ_DOORBELL @ 0x80 : Wo = 0, "Send queue doorbell." {

@@ -317,6 +317,28 @@ fn a_cut_link_exhausts_the_retries_and_flushes() {
     }
 }
 
+/// TIMER_UNIT scales every QP's transport timer: at 64 cycles a unit, TIMEOUT 3 runs out
+/// after 512 cycles, so a cut link exhausts RETRY_CNT 1 in two of them, well before one
+/// timeout at the reset unit (640 << 3 = 5,120 cycles) would have passed.
+#[test]
+fn the_timer_unit_scales_the_transport_timer() {
+    for backend in retransmitting() {
+        let retransmit = Retransmit { timeout: 3, retry_cnt: 1, ..RETRANSMIT };
+        let mut p = pair(backend, PairConfig { buf_len: 1 << 16, retransmit: Some(retransmit), ..PairConfig::default() });
+        assert!(p.a.nic.rdma_set_timer_unit(0).is_err(), "{backend:?}: a unit of 0 cycles is refused");
+        p.a.nic.rdma_set_timer_unit(64).unwrap();
+        let now = p.a.nic.device().cycles();
+        p.set_impairment(ImpairConfig { cut_at: now, cut_for: 1 << 40, ..ImpairConfig::clean() });
+        let wr = SendWr { wr_id: 9, op: SendOp::Write { remote_addr: p.b.mr.addr, rkey: p.b.mr.rkey }, sg_list: vec![Sge { addr: p.a.mr.addr, length: 64, lkey: p.a.mr.lkey }], signaled: true, solicited: false };
+        p.a.nic.post_send(p.a.qps[0], &[wr]).unwrap();
+        let got = p.collect(&[(true, p.a.send_cq)], 1, STALL).unwrap();
+        assert_eq!((got[0].1.wr_id, got[0].1.status), (9, WcStatus::RetryExcErr), "{backend:?}");
+        assert_eq!(counter(&mut p, true, "TX_RETRIES"), 1, "{backend:?}");
+        let took = p.a.nic.device().cycles() - now;
+        assert!((2 * (64 << 3)..640 << 3).contains(&took), "{backend:?}: two timeouts of 64 << 3 cycles took {took}");
+    }
+}
+
 /// A SEND that finds no receive WQE is sent again after the RNR NAK's timer, RNR_RETRY
 /// times: a receive posted late is found and the SEND completes; with none posted, the
 /// SEND completes with RNR_RETRY_EXC_ERR after RNR_RETRY + 1 NAKs.

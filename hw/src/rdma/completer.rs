@@ -16,13 +16,29 @@
 //!   the QP must be in range and in RTS (else `cnt_drop_qp`); the packet is then counted
 //!   (`cnt_rx_packet`), and must answer something outstanding, not past the last PSN sent
 //!   (else `cnt_drop_psn`). An ACK completes every outstanding SEND and WRITE whose last
-//!   PSN is at or before its PSN (ACKs coalesce), stopping at a READ. A NAK (or RNR NAK)
-//!   completes those before its PSN, fails the next one with the status its code maps to
-//!   (remote access error, invalid request, remote operational error; an RNR NAK, until
-//!   issue 19 retries, as RNR retries exceeded) and the AETH syndrome, and moves the QP
-//!   to ERR. A reserved syndrome is malformed (`cnt_drop_malformed`).
+//!   PSN is at or before its PSN (ACKs coalesce), stopping at a READ. A NAK completes
+//!   those before its PSN; a PSN sequence NAK then makes the QP go back (below), an RNR
+//!   NAK makes it wait the NAK's timer and go back, RNR_RETRY times (7: for ever); any
+//!   other NAK, or retries exhausted, fails the next WQE with the status its code maps to
+//!   (remote access error, invalid request, remote operational error, RETRY_EXC_ERR,
+//!   RNR_RETRY_EXC_ERR) and the AETH syndrome, and moves the QP to ERR. A reserved
+//!   syndrome is malformed (`cnt_drop_malformed`).
+//! * **timers**: a QP with WQEs outstanding runs a timer of `timer_unit << TIMEOUT`
+//!   cycles, started again by progress (a WQE completed, the acknowledged PSN moved, a
+//!   READ packet landed); a scan of `timer_ram`, a QP a cycle, hands one that ran out to
+//!   the event loop, which goes back to the first PSN not acknowledged.
 //! * **the driver's QP stores** (`qp_store_*`): RESET forgets the QP's ring, ERR flushes it
 //!   (each WQE completes WR_FLUSH_ERR, in order).
+//!
+//! **Going back** (IBTA 9.7.5.1, the model's `go_back` and `rewind`): on a timeout, a
+//! PSN sequence NAK, a READ response past the PSN its READ expects (each cue once per
+//! PSN until progress), or an RNR wait's end, the event reads the head WQE, takes the
+//! first PSN not acknowledged in it (past its landed READ packets, or past the latest
+//! ACK inside it), counts a retry (RETRY_CNT; past it the head fails RETRY_EXC_ERR), and
+//! asks the requester (`rw_*`) to set SQ_CI back to the head, SQ_PSN to that PSN, and
+//! resend the head from that byte. The ring empties at once; the requester's reports
+//! are dropped until its `REPORT_WENT_BACK` (they name WQEs it will send again), and
+//! responses meanwhile find nothing outstanding. An RNR wait holds the QP (`sq_hold`).
 //!
 //! A successful WQE writes a CQE only if it was signalled or the QP signals all; an error
 //! always does.
@@ -48,8 +64,8 @@
 //!   LOCAL_WRITE), and a landing one a result back (`rr_*`): landed (the bytes counted in
 //!   the QP's pointer word; the Last one completes the READ, RDMA_READ and its length),
 //!   refused (the READ fails with the status, LOC_PROT_ERR for a region that no longer
-//!   allows it, and the QP goes to ERR), or lost on the way in (nothing changes; issue
-//!   19 retransmits). The two record FIFOs take a READ response both or neither (the
+//!   allows it, and the QP goes to ERR), or lost on the way in (nothing changes: the next
+//!   packet's gap, or the timer, makes the QP go back). The two record FIFOs take a READ response both or neither (the
 //!   `*_rec_full` pair), so the verdicts pair with the responder's records in order.
 //!
 //! Records arrive at most one per frame and wait in a FIFO of 1,024, as many as WQEs can
@@ -58,7 +74,7 @@
 //! the ACKs and NAKs on their way never outnumber the WQEs waiting for them and the FIFO
 //! never overflows, however long the CQ writer takes per completion (a 64-byte WRITE on
 //! 8 QPs brings an ACK every 15 cycles, faster than CQEs are written). Were one lost, a
-//! QP's last ACK could be, and nothing would complete its WQEs until issue 19's
+//! QP's last ACK could be, and nothing would complete its WQEs until the QP's
 //! retransmission; a full FIFO still drops and counts (`cnt_drop_norecord`).
 
 use super::super::stream::{NicFifo, NicRam};
@@ -173,6 +189,8 @@ pub struct RdmaCompleter {
     pub rw_offset: Signal<Out, Bits<32>>,
     /// QPs waiting out an RNR NAK's timer: the requester sends nothing for them.
     pub sq_hold: Signal<Out, Bits<64>>,
+    /// TIMER_UNIT: a QP's transport timer runs `timer_unit << TIMEOUT` cycles.
+    pub timer_unit: Signal<In, Bits<16>>,
     // ---- from RdmaRxParse: the records (this block takes the responses) ----
     pub rec_valid: Signal<In, Bit>,
     pub rec_status: Signal<In, Bits<2>>,
@@ -205,7 +223,7 @@ pub struct RdmaCompleter {
     pub rr_ready: Signal<Out, Bit>,
     /// 0: landed; else the WQE fails with this `WcStatus` (LOC_PROT_ERR, ...).
     pub rr_status: Signal<In, Bits<8>>,
-    /// The payload was lost on the way in (nothing lands; the READ waits, issue 19).
+    /// The payload was lost on the way in (nothing lands; the READ goes back for it).
     pub rr_lost: Signal<In, Bit>,
     // ---- the QP table (an `RdmaTables` QP port) and the driver's QP stores ----
     pub qp_valid: Signal<Out, Bit>,
@@ -284,8 +302,6 @@ pub struct RdmaCompleter {
     t_hit_qpn: DFF<Bits<6>>,
     to_valid: DFF<Bit>,
     to_qpn: DFF<Bits<6>>,
-    t_late: Signal<Local, Bits<48>>,
-    tm_gap: Signal<Local, Bits<48>>,
     ack_gap: Signal<Local, Bits<24>>,
     nak_gap: Signal<Local, Bits<24>>,
     gb_d3: Signal<Local, Bits<24>>,
@@ -598,6 +614,7 @@ impl Default for RdmaCompleter {
             rw_psn: Default::default(),
             rw_offset: Default::default(),
             sq_hold: Default::default(),
+            timer_unit: Default::default(),
             cnt_retry: Default::default(),
             timer_ram: Default::default(),
             now: Default::default(),
@@ -609,8 +626,6 @@ impl Default for RdmaCompleter {
             t_hit_qpn: Default::default(),
             to_valid: Default::default(),
             to_qpn: Default::default(),
-            t_late: Default::default(),
-            tm_gap: Default::default(),
             ack_gap: Default::default(),
             nak_gap: Default::default(),
             gb_d3: Default::default(),
@@ -782,9 +797,8 @@ impl Logic for RdmaCompleter {
         self.t_q.d.next = self.tscan.q.val();
         self.t_word.d.next = self.timer_ram.read_data.val();
         self.t_qpn.d.next = self.t_q.q.val();
-        // (late: now - deadline is not negative; 48 bits do not wrap in a simulation's life)
-        self.t_late.next = self.now.q.val() - self.t_word.q.val().get_bits::<48>(1);
-        self.t_hit.d.next = self.t_word.q.val().get_bit(0) & !self.t_late.val().get_bit(47);
+        // (48 bits of cycles do not wrap in a simulation's life, nor in 20 days of a board's)
+        self.t_hit.d.next = self.t_word.q.val().get_bit(0) & (self.now.q.val() >= self.t_word.q.val().get_bits::<48>(1));
         self.t_hit_qpn.d.next = self.t_qpn.q.val();
         if !self.to_valid.q.val() {
             self.tscan.d.next = self.tscan.q.val() + 1;
@@ -794,9 +808,11 @@ impl Logic for RdmaCompleter {
             }
         }
         // the event's checks of its QP's timer and TIMEOUT
-        self.tm_gap.next = self.now.q.val() - self.deadline.q.val();
-        self.tm_late.d.next = !self.tm_gap.val().get_bit(47);
-        self.t_cycles.d.next = Bits::<48>::from(640u64) << bit_cast::<48, 5>(self.ctx.q.val().get_bits::<5>(276));
+        self.tm_late.d.next = self.now.q.val() >= self.deadline.q.val();
+        self.t_cycles.d.next = bit_cast::<48, 16>(self.timer_unit.val()) << bit_cast::<48, 5>(self.ctx.q.val().get_bits::<5>(276));
+        if !self.timer_unit.val().any() {
+            self.t_cycles.d.next = Bits::<48>::from(1u64) << bit_cast::<48, 5>(self.ctx.q.val().get_bits::<5>(276));
+        }
         self.t_on.d.next = self.ctx.q.val().get_bits::<5>(276).any();
         self.retry_cnt.next = self.ctx.q.val().get_bits::<3>(281);
         self.rnr_retry.next = self.ctx.q.val().get_bits::<3>(284);
@@ -1401,7 +1417,7 @@ impl Logic for RdmaCompleter {
                 // the first PSN not acknowledged: past the latest ACK where it fell inside
                 // the head (never a READ's: an ACK does not cover its data)
                 self.gb_una.d.next = self.gb_base.q.val();
-                if self.acked_v.q.val() & (self.entry.q.val().get_bits::<3>(64) != 4) & !self.gb_d1.val().get_bit(23) & self.gb_d2.val().any() & !self.gb_d2.val().get_bit(23) {
+                if self.acked_v.q.val() & (self.entry.q.val().get_bits::<3>(64) != 4) & !(self.gb_d1.val().any() & self.gb_d1.val().get_bit(23)) & self.gb_d2.val().any() & !self.gb_d2.val().get_bit(23) {
                     self.gb_una.d.next = self.acked.q.val() + 1;
                 }
                 self.state.d.next = CompleterState::Gb4;
@@ -1416,7 +1432,7 @@ impl Logic for RdmaCompleter {
             }
             CompleterState::Gb5 => {
                 // nor before its first
-                if self.gb_d4.val().get_bit(23) {
+                if self.gb_d4.val().any() & self.gb_d4.val().get_bit(23) {
                     self.gb_target.d.next = self.entry.q.val().get_bits::<24>(124);
                 }
                 self.state.d.next = CompleterState::Gb6;

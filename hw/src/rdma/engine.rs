@@ -50,9 +50,9 @@ pub const WR_TAG_CQ: u64 = 5;
 /// The `rdma` block's registers this engine decodes (with `RdmaTables`: `TABLE_*`).
 /// (CAPS reads RETRANSMIT: the requester goes back on timeouts, PSN sequence NAKs, READ
 /// response gaps and RNR NAKs.)
-pub const DECODED: [&str; 16] = [
+pub const DECODED: [&str; 17] = [
     "ID", "VERSION", "NEXT", "QP_COUNT", "MR_COUNT", "CQ_COUNT", "CONTROL", "LOCAL_IPV4", "TABLE_CMD", "TABLE_STATUS", "TABLE_DATA", "SQ_DOORBELL", "RQ_DOORBELL",
-    "CQ_DOORBELL", "CAPS", "ACK_EVERY",
+    "CQ_DOORBELL", "CAPS", "ACK_EVERY", "TIMER_UNIT",
 ];
 
 /// The counter registers, in `nic_regmap::rdma` order from `TX_PACKETS` (0xC0).
@@ -136,6 +136,8 @@ pub struct RdmaEngine {
     local_ip: DFF<Bits<32>>,
     /// ACK_EVERY.N: the responder ACKs at least every N requests of a QP.
     ack_every: DFF<Bits<3>>,
+    /// TIMER_UNIT.CYCLES: the transport timer's unit, for the completer.
+    timer_unit: DFF<Bits<16>>,
     counters: [DFF<Bits<32>>; N_COUNTERS],
     // ---- arbitration ----
     /// The QP port's access in flight belongs to: 0 requester, 1 responder, 2 completer.
@@ -195,6 +197,8 @@ pub struct RdmaEngine {
     addr_ack_every: Constant<Bits<16>>,
     addr_caps: Constant<Bits<16>>,
     value_caps: Constant<Bits<32>>,
+    addr_timer_unit: Constant<Bits<16>>,
+    reset_timer_unit: Constant<Bits<16>>,
     addr_sq_db: Constant<Bits<16>>,
     addr_rq_db: Constant<Bits<16>>,
     addr_cq_db: Constant<Bits<16>>,
@@ -328,7 +332,10 @@ impl Default for RdmaEngine {
             addr_local_ipv4: a16("LOCAL_IPV4"),
             addr_ack_every: a16("ACK_EVERY"),
             addr_caps: a16("CAPS"),
-            value_caps: c32(nic_regmap::rdma::CAPS_RETRANSMIT),
+            value_caps: c32(reset_of("CAPS")),
+            addr_timer_unit: a16("TIMER_UNIT"),
+            reset_timer_unit: Constant::new(u64::from(reset_of("TIMER_UNIT")).into()),
+            timer_unit: Default::default(),
             addr_sq_db: a16("SQ_DOORBELL"),
             addr_rq_db: a16("RQ_DOORBELL"),
             addr_cq_db: a16("CQ_DOORBELL"),
@@ -356,7 +363,7 @@ impl Default for RdmaEngine {
 impl Logic for RdmaEngine {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, control, local_ip, ack_every, qp_owner, qp_first, wr_owner, wr_mid, cqe_from_resp, pay_from_resp,
+        dff_setup!(self, clock, control, local_ip, ack_every, timer_unit, qp_owner, qp_first, wr_owner, wr_mid, cqe_from_resp, pay_from_resp,
             px_pay_valid, px_pay_data, px_pay_nbytes, px_rec_valid, px_rec_status, px_rec_opcode, px_rec_ack_req, px_rec_solicited, px_rec_immdt, px_rec_dest_qp, px_rec_psn, px_rec_va, px_rec_rkey, px_rec_dma_len, px_rec_payload_len, px_rec_syndrome);
         for i in 0..16 {
             self.counters[i].clock.next = self.clock.val();
@@ -399,6 +406,9 @@ impl Logic for RdmaEngine {
             if self.bus_addr.val() == self.addr_ack_every.val() {
                 self.ack_every.d.next = (self.ack_every.q.val() & !self.bus_wmask.val().get_bits::<3>(0)) | self.wdata_masked.val().get_bits::<3>(0);
             }
+            if self.bus_addr.val() == self.addr_timer_unit.val() {
+                self.timer_unit.d.next = (self.timer_unit.q.val() & !self.bus_wmask.val().get_bits::<16>(0)) | self.wdata_masked.val().get_bits::<16>(0);
+            }
             // doorbells are whole-word writes; a disabled engine serves none
             if self.control.q.val() & (self.bus_addr.val() == self.addr_sq_db.val()) {
                 self.requester.sq_db_valid.next = true;
@@ -437,6 +447,9 @@ impl Logic for RdmaEngine {
         }
         if self.bus_rd_addr.val() == self.addr_ack_every.val() {
             self.rd_or.next = self.rd_or.val() | bit_cast::<32, 3>(self.ack_every.q.val());
+        }
+        if self.bus_rd_addr.val() == self.addr_timer_unit.val() {
+            self.rd_or.next = self.rd_or.val() | bit_cast::<32, 16>(self.timer_unit.q.val());
         }
         if self.bus_rd_addr.val() == self.addr_caps.val() {
             self.rd_or.next = self.rd_or.val() | self.value_caps.val();
@@ -628,6 +641,7 @@ impl Logic for RdmaEngine {
         self.completer.out_status.next = self.requester.out_status.val();
         self.requester.sq_full.next = self.completer.sq_full.val();
         self.completer.out_offset.next = self.requester.out_offset.val();
+        self.completer.timer_unit.next = self.timer_unit.q.val();
         self.requester.sq_hold.next = self.completer.sq_hold.val();
         self.requester.rw_valid.next = self.completer.rw_valid.val();
         self.completer.rw_ready.next = self.requester.rw_ready.val();
@@ -862,6 +876,7 @@ impl Logic for RdmaEngine {
             self.control.d.next = false;
             self.local_ip.d.next = 0.into();
             self.ack_every.d.next = 0.into();
+            self.timer_unit.d.next = self.reset_timer_unit.val();
             self.qp_owner.d.next = 0.into();
             self.qp_first.d.next = 0.into();
             self.wr_owner.d.next = 0.into();

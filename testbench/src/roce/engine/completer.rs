@@ -36,11 +36,12 @@ impl RdmaEngine {
     /// when nothing is outstanding).
     fn progress(&mut self, q: usize, now: u64) {
         let words = self.qp[q];
+        let unit = self.timer_unit;
         let run = &mut self.qp_run[q];
         run.retries = 0;
         run.rnr_retries = 0;
         run.went_back_to = None;
-        run.timer = if run.outstanding.is_empty() { None } else { transport_timeout(&words).map(|t| now + t) };
+        run.timer = if run.outstanding.is_empty() { None } else { transport_timeout(&words, unit).map(|t| now + t) };
     }
 
     /// The first PSN of QP `q` not acknowledged: inside the head WQE past the latest
@@ -96,7 +97,7 @@ impl RdmaEngine {
         run.outstanding.clear();
         run.resume = Some(Resume { sq_index: head.sq_index, offset, first_psn: head.first_psn });
         run.went_back_to = Some(resume_psn);
-        run.timer = transport_timeout(&words).map(|t| now + t);
+        run.timer = transport_timeout(&words, self.timer_unit).map(|t| now + t);
     }
 
     /// The timers of QP `q` at cycle `now`: the transport timer ran out (back to the

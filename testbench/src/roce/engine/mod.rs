@@ -57,6 +57,8 @@ pub struct RdmaEngine {
     local_ipv4: u32,
     /// ACK_EVERY.N.
     pub(crate) ack_every: u8,
+    /// TIMER_UNIT.CYCLES: the transport timer's unit.
+    pub(crate) timer_unit: u32,
     table_data: [u32; 16],
     table_status: u32,
     pub(crate) qp: Vec<[u32; qpc::WORDS]>,
@@ -85,6 +87,7 @@ impl RdmaEngine {
             control: 0,
             local_ipv4: 0,
             ack_every: 0,
+            timer_unit: nic_regmap::reset_of("rdma", "TIMER_UNIT"),
             table_data: [0; 16],
             table_status: 0,
             qp: vec![[0; qpc::WORDS]; cfg.qps as usize],
@@ -128,10 +131,11 @@ impl RdmaEngine {
             map::MR_COUNT => self.cfg.mrs,
             map::CQ_COUNT => self.cfg.cqs,
             // the model's requester retransmits (timeouts, go-back-N, RNR waits)
-            map::CAPS => map::CAPS_RETRANSMIT,
+            map::CAPS => nic_regmap::reset_of("rdma", "CAPS"),
             map::CONTROL => self.control,
             map::LOCAL_IPV4 => self.local_ipv4,
             map::ACK_EVERY => u32::from(self.ack_every),
+            map::TIMER_UNIT => self.timer_unit,
             map::TABLE_STATUS => self.table_status,
             o if (map::TABLE_DATA..map::TABLE_DATA + 64).contains(&o) => self.table_data[((o - map::TABLE_DATA) / 4) as usize],
             o if (map::TX_PACKETS..=map::TX_RESENT).contains(&o) => self.counters.get(&o).copied().unwrap_or(0),
@@ -145,6 +149,7 @@ impl RdmaEngine {
             map::CONTROL => self.control = v & 1,
             map::LOCAL_IPV4 => self.local_ipv4 = v,
             map::ACK_EVERY => self.ack_every = (v & 7) as u8,
+            map::TIMER_UNIT => self.timer_unit = v & 0xffff,
             map::TABLE_CMD => self.table_cmd(v, host, now),
             o if (map::TABLE_DATA..map::TABLE_DATA + 64).contains(&o) => self.table_data[((o - map::TABLE_DATA) / 4) as usize] = v,
             map::SQ_DOORBELL | map::RQ_DOORBELL => {

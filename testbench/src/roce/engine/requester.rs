@@ -26,12 +26,12 @@ pub fn completion_opcode(wqe_opcode: u8) -> u8 {
     }
 }
 
-/// The QP's local ACK timeout in core cycles (4.096 us x 2^TIMEOUT at 156.25 MHz: 640
-/// cycles a unit), `None` for TIMEOUT 0 (no timer).
-pub fn transport_timeout(words: &[u32]) -> Option<u64> {
+/// The QP's local ACK timeout in core cycles (4.096 us x 2^TIMEOUT: `unit` cycles a unit,
+/// TIMER_UNIT, 640 at 156.25 MHz; 0 acts as 1), `None` for TIMEOUT 0 (no timer).
+pub fn transport_timeout(words: &[u32], unit: u32) -> Option<u64> {
     match qpc::TIMEOUT.get(words) {
         0 => None,
-        t => Some(640u64 << t),
+        t => Some(u64::from(unit.max(1)) << t),
     }
 }
 
@@ -65,7 +65,7 @@ impl RdmaEngine {
         };
         let run = &mut self.qp_run[q];
         if run.timer.is_none() {
-            run.timer = transport_timeout(&words).map(|t| now + t);
+            run.timer = transport_timeout(&words, self.timer_unit).map(|t| now + t);
         }
         let end = psn_add(psn, span);
         match run.next_new_psn {
