@@ -329,6 +329,14 @@ pub struct RdmaCompleter {
     t_on: DFF<Bit>,
     /// The QP's timer is past its deadline (a timer event's check).
     tm_late: DFF<Bit>,
+    /// Now plus the QP's timer, registered (SavePtr arms with it: at least three cycles
+    /// after the context is read, where an event arms at all; 156.25 MHz).
+    deadline_new: DFF<Bits<48>>,
+    /// The response's PSN (an ACK's), and the one before it (a sequence NAK's), are past
+    /// the latest acknowledged: registered from `psn` and `acked`, which hold from Dispatch
+    /// on, so TailCheck's enables do not wait for the subtractions (156.25 MHz).
+    ack_fwd: DFF<Bit>,
+    nak_fwd: DFF<Bit>,
     /// A response's cue after the walk: 1 a PSN sequence NAK (back to its PSN), 2 an RNR NAK.
     cue: DFF<Bits<2>>,
     /// Going back: to this PSN (`gb_una`: to the first not acknowledged), after an RNR
@@ -647,6 +655,9 @@ impl Default for RdmaCompleter {
             t_cycles: Default::default(),
             t_on: Default::default(),
             tm_late: Default::default(),
+            deadline_new: Default::default(),
+            ack_fwd: Default::default(),
+            nak_fwd: Default::default(),
             cue: Default::default(),
             gb_psn: Default::default(),
             gb_una_only: Default::default(),
@@ -682,7 +693,7 @@ impl Logic for RdmaCompleter {
             syndrome, paylen, ctx, qp_state, sig_all, send_cq, head, count, limit, nak, full, e_wr_id, e_len, e_opcode, e_status, e_syndrome, entry,
             after_tail, past_limit, rh_valid, rh_data, rh_bad_qp, rh_checked, recv, rd, rd_ends, rd_psn_ok, rd_fits, rd_wqe_addr, rd_expect, rd_landed, rd_head_read,
             now, tscan, t_q, t_word, t_qpn, t_hit, t_hit_qpn, to_valid, to_qpn, acked, acked_v, gb_to, gb_v, retries, rnr_retries, armed, rnr_mode, deadline, rewinding, rnr_psn,
-            progress, t_cycles, t_on, tm_late, cue, gb_psn, gb_una_only, gb_rnr, gb_base, gb_una, gb_target, gb_offset, rnr_cycles, hold, r_offset, rd_gap);
+            progress, t_cycles, t_on, tm_late, cue, gb_psn, gb_una_only, gb_rnr, gb_base, gb_una, gb_target, gb_offset, rnr_cycles, hold, r_offset, rd_gap, deadline_new, ack_fwd, nak_fwd);
         clock!(self, clock, records, stores, reports, ring, ptr_ram, timer_ram);
         self.records.reset.next = self.reset.val();
         self.stores.reset.next = self.reset.val();
@@ -770,7 +781,7 @@ impl Logic for RdmaCompleter {
             self.rnr_w.next = false;
         } else if !self.rnr_mode.q.val() & (self.progress.q.val() | !self.armed.q.val()) {
             self.armed_w.next = self.t_on.q.val();
-            self.deadline_w.next = self.now.q.val() + self.t_cycles.q.val();
+            self.deadline_w.next = self.deadline_new.q.val();
         }
         self.ptr_w.next = bit_cast::<172, 4>(self.head.q.val())
             | (bit_cast::<172, 5>(self.count.q.val()) << 4)
@@ -809,6 +820,7 @@ impl Logic for RdmaCompleter {
         }
         // the event's checks of its QP's timer and TIMEOUT
         self.tm_late.d.next = self.now.q.val() >= self.deadline.q.val();
+        self.deadline_new.d.next = self.now.q.val() + self.t_cycles.q.val();
         self.t_cycles.d.next = bit_cast::<48, 16>(self.timer_unit.val()) << bit_cast::<48, 5>(self.ctx.q.val().get_bits::<5>(276));
         if !self.timer_unit.val().any() {
             self.t_cycles.d.next = Bits::<48>::from(1u64) << bit_cast::<48, 5>(self.ctx.q.val().get_bits::<5>(276));
@@ -877,6 +889,8 @@ impl Logic for RdmaCompleter {
         self.gb_d3.next = self.gb_psn.q.val() - self.gb_una.q.val();
         self.gb_d4.next = self.gb_target.q.val() - self.entry.q.val().get_bits::<24>(124);
         self.rd_gap_d.next = self.psn.q.val() - self.rd_expect.q.val();
+        self.ack_fwd.d.next = !self.acked_v.q.val() | (self.ack_gap.val().any() & !self.ack_gap.val().get_bit(23));
+        self.nak_fwd.d.next = !self.acked_v.q.val() | (self.nak_gap.val().any() & !self.nak_gap.val().get_bit(23));
         self.qp_valid.next = false;
         self.qp_index.next = self.qpn.q.val();
         self.qp_write.next = false;
@@ -1104,7 +1118,7 @@ impl Logic for RdmaCompleter {
                     self.nak.d.next = false;
                     self.state.d.next = CompleterState::Walk;
                     // an ACK past the latest is progress (inside a WQE too)
-                    if !self.acked_v.q.val() | (self.ack_gap.val().any() & !self.ack_gap.val().get_bit(23)) {
+                    if self.ack_fwd.q.val() {
                         self.acked.d.next = self.psn.q.val();
                         self.acked_v.d.next = true;
                         self.progress.d.next = true;
@@ -1122,7 +1136,7 @@ impl Logic for RdmaCompleter {
                         // cues going back to it
                         self.nak.d.next = false;
                         self.cue.d.next = 1.into();
-                        if !self.acked_v.q.val() | (self.nak_gap.val().any() & !self.nak_gap.val().get_bit(23)) {
+                        if self.nak_fwd.q.val() {
                             self.acked.d.next = self.psn.q.val() - 1;
                             self.acked_v.d.next = true;
                             self.progress.d.next = true;

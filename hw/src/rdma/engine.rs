@@ -758,6 +758,13 @@ impl Logic for RdmaEngine {
         self.response_tx.owed_bus.next = self.responder.ack_bus.val();
         self.response_tx.owed_len.next = self.responder.ack_len.val();
         self.response_tx.owed_pmtu.next = self.responder.ack_pmtu.val();
+        self.response_tx.owed_qpn.next = self.responder.ack_qpn.val();
+        self.response_tx.rs_valid.next = self.responder.rs_valid.val();
+        self.responder.rs_take.next = self.response_tx.rs_take.val();
+        self.response_tx.rs_qpn.next = self.responder.rs_qpn.val();
+        self.response_tx.rs_psn.next = self.responder.rs_psn.val();
+        self.response_tx.rs_bus.next = self.responder.rs_bus.val();
+        self.response_tx.rs_len.next = self.responder.rs_len.val();
         // ---- transmit: a response (ACK, NAK, READ response) first, then the requester's packet ----
         self.tx_ack.next = self.response_tx.tx_valid.val();
         self.station_be.next = (bit_cast::<48, 8>(self.station_mac_lo.val().get_bits::<8>(0)) << 40) | (bit_cast::<48, 8>(self.station_mac_lo.val().get_bits::<8>(8)) << 32)

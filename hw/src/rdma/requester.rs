@@ -180,8 +180,17 @@ pub struct RdmaRequester {
     resume_bit: DFF<Bit>,
     resume_bit2: DFF<Bit>,
     hold_bit: DFF<Bit>,
-    /// The turn resumes its new WQE at an offset.
+    /// The turn resumes its new WQE at an offset; and the WQE fetched is the one to resume
+    /// (registered: the SQ index compare does not reach the job's 384 flip-flops in Start;
+    /// 156.25 MHz).
     resume_now: DFF<Bit>,
+    resume_hit: DFF<Bit>,
+    /// SQ_PSN past the packet, whether that is past the furthest sent, and whether the
+    /// packet's PSN is before it (a resend), registered in Reads for Advance (the
+    /// subtractions did not fit before the enables; 156.25 MHz).
+    adv_end_q: DFF<Bits<24>>,
+    fresh_adv: DFF<Bit>,
+    resent_q: DFF<Bit>,
     /// The turn took a new WQE (its first packet advances SQ_CI).
     took: DFF<Bit>,
     /// Seeking the resumed WQE's byte in its pieces: the bytes left to pass, the piece's length.
@@ -544,6 +553,10 @@ impl Default for RdmaRequester {
             resume_bit2: Default::default(),
             hold_bit: Default::default(),
             resume_now: Default::default(),
+            resume_hit: Default::default(),
+            adv_end_q: Default::default(),
+            fresh_adv: Default::default(),
+            resent_q: Default::default(),
             took: Default::default(),
             seek_r: Default::default(),
             sk_len: Default::default(),
@@ -718,7 +731,7 @@ impl Logic for RdmaRequester {
         dff_setup!(self, clock, pending, hit, forget_bit, full_bit, rest, pay_read_done, wb_valid, wb_data, wb_id, wb_error, wb_last, pi_rd, job_rd, list_rd, left_nz, may_issue, work, forget, scan, db_seen, flushing, state, qp_asked, ctx, pi, job, list, beat_no, w_wr_id, w_opcode, w_flags,
             w_num, w_imm, w_raddr, w_rkey, w_total, w_error, sge_i, sge_nz, sge_len_q, pieces, total, status, mtu, mtu_log2, chunk, starts, ends, psn, left, phase, n_sum, n_pkts_q, len_zero, p_addr, p_bus, p_off, p_rest, p_take, p_next_piece, sp_valid,
             sp_half, sp_data, nx_valid, nx_data, intake_left, intake_nz, in_req, req_left, left_le8, promised, arrived, room, issued, issued2, issued_beats, wqe_read_done,
-            resume_rd, resume, fresh_rd, fresh, rewind, resume_on, rewind_bit, rewind_bit2, resume_bit, resume_bit2, hold_bit, resume_now, took, seek_r, sk_len);
+            resume_rd, resume, fresh_rd, fresh, rewind, resume_on, rewind_bit, rewind_bit2, resume_bit, resume_bit2, hold_bit, resume_now, resume_hit, adv_end_q, fresh_adv, resent_q, took, seek_r, sk_len);
         for i in 0..6 {
             self.w_sge_addr[i].clock.next = self.clock.val();
             self.w_sge_addr[i].d.next = self.w_sge_addr[i].q.val();
@@ -868,6 +881,10 @@ impl Logic for RdmaRequester {
         }
         self.fresh_gap.next = self.fresh.q.val().get_bits::<24>(0) - self.psn.q.val();
         self.end_gap.next = self.adv_end.val() - self.fresh.q.val().get_bits::<24>(0);
+        self.adv_end_q.d.next = self.adv_end.val();
+        self.fresh_adv.d.next = !self.fresh.q.val().get_bit(24) | (self.end_gap.val().any() & !self.end_gap.val().get_bit(23));
+        self.resent_q.d.next = self.fresh.q.val().get_bit(24) & self.fresh_gap.val().any() & !self.fresh_gap.val().get_bit(23);
+        self.resume_hit.d.next = self.resume_now.q.val() & (self.resume.q.val().get_bits::<16>(0) == self.sq_ci.val());
         // bytes of the message still to send
         self.rest.d.next = self.job.q.val().get_bits::<32>(50) - self.job.q.val().get_bits::<32>(82);
         // packets a message takes: max(1, ceil(len / mtu))
@@ -1110,7 +1127,7 @@ impl Logic for RdmaRequester {
                 // (going back to this WQE: sent up to the offset, its first PSN as first
                 // sent, a READ's remote address past what landed; then the cursor seeks)
                 self.state.d.next = RequesterState::Count;
-                if self.resume_now.q.val() & (self.resume.q.val().get_bits::<16>(0) == self.sq_ci.val()) {
+                if self.resume_hit.q.val() {
                     self.j_sent.next = self.resume.q.val().get_bits::<32>(64);
                     self.j_first.next = self.resume.q.val().get_bits::<24>(16);
                     self.j_raddr.next = self.w_raddr.q.val() + bit_cast::<64, 32>(self.resume.q.val().get_bits::<32>(64));
@@ -1286,7 +1303,7 @@ impl Logic for RdmaRequester {
                 self.qp_valid.next = !self.qp_asked.q.val();
                 self.qp_write.next = true;
                 self.qp_mask.next = self.sq_psn_bits.val();
-                self.qp_wdata.next = bit_cast::<384, 24>(self.adv_end.val()) << 64;
+                self.qp_wdata.next = bit_cast::<384, 24>(self.adv_end_q.q.val()) << 64;
                 if self.took.q.val() {
                     self.qp_mask.next = self.sq_psn_bits.val() | self.sq_ci_bits.val();
                     self.qp_wdata.next = self.qp_wdata.val() | (bit_cast::<384, 16>(self.sq_ci.val() + 1) << 352);
@@ -1297,9 +1314,9 @@ impl Logic for RdmaRequester {
                 if self.qp_rvalid.val() {
                     self.state.d.next = RequesterState::Save;
                     // a PSN sent before is a resend; the furthest sent moves on
-                    self.cnt_resent.next = self.fresh.q.val().get_bit(24) & self.fresh_gap.val().any() & !self.fresh_gap.val().get_bit(23);
-                    if !self.fresh.q.val().get_bit(24) | (self.end_gap.val().any() & !self.end_gap.val().get_bit(23)) {
-                        self.fresh.d.next = bit_cast::<25, 24>(self.adv_end.val()) | (1u64 << 24);
+                    self.cnt_resent.next = self.resent_q.q.val();
+                    if self.fresh_adv.q.val() {
+                        self.fresh.d.next = bit_cast::<25, 24>(self.adv_end_q.q.val()) | (1u64 << 24);
                     }
                 }
             }

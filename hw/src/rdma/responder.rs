@@ -243,6 +243,14 @@ pub struct RdmaResponder {
     pub ack_bus: Signal<Out, Bits<64>>,
     pub ack_len: Signal<Out, Bits<32>>,
     pub ack_pmtu: Signal<Out, Bits<3>>,
+    /// A READ asked for again: `RdmaResponseTx` restarts the response going out where it
+    /// asks, if it can (`rs_take`; else its response is owed as a new one's).
+    pub rs_valid: Signal<Out, Bit>,
+    pub rs_take: Signal<In, Bit>,
+    pub rs_qpn: Signal<Out, Bits<6>>,
+    pub rs_psn: Signal<Out, Bits<24>>,
+    pub rs_bus: Signal<Out, Bits<64>>,
+    pub rs_len: Signal<Out, Bits<32>>,
     // ---- counter pulses ----
     pub cnt_rx_packet: Signal<Out, Bit>,
     pub cnt_rx_bytes: Signal<Out, Bits<16>>,
@@ -843,6 +851,12 @@ impl Default for RdmaResponder {
             ack_bus: Default::default(),
             ack_len: Default::default(),
             ack_pmtu: Default::default(),
+            rs_valid: Default::default(),
+            rs_take: Default::default(),
+            rs_qpn: Default::default(),
+            rs_psn: Default::default(),
+            rs_bus: Default::default(),
+            rs_len: Default::default(),
             ack_mac_le: Default::default(),
             cnt_rx_packet: Default::default(),
             cnt_rx_bytes: Default::default(),
@@ -1125,6 +1139,11 @@ impl Logic for RdmaResponder {
             self.acks.data_in.next = self.acks.data_in.val() | (Bits::<284>::from(1u64) << 184) | (bit_cast::<284, 64>(self.bus.q.val()) << 185)
                 | (bit_cast::<284, 32>(self.r_dma_len.q.val()) << 249) | (bit_cast::<284, 3>(self.qpc.q.val().get_bits::<3>(4)) << 281);
         }
+        self.rs_valid.next = false;
+        self.rs_qpn.next = self.r_qpn.q.val().get_bits::<6>(0);
+        self.rs_psn.next = self.a_psn.q.val();
+        self.rs_bus.next = self.bus.q.val();
+        self.rs_len.next = self.r_dma_len.q.val();
         self.qp_valid.next = false;
         self.qp_index.next = self.r_qpn.q.val().get_bits::<6>(0);
         self.qp_write.next = false;
@@ -1540,9 +1559,11 @@ impl Logic for RdmaResponder {
                 }
             }
             ResponderState::DupAnswer => {
-                // a duplicate's ACK, or its READ's response owed again; its payload dropped
-                self.acks.write.next = !self.acks.full.val();
-                if !self.acks.full.val() {
+                // a duplicate's ACK, or its READ's response owed again (unless the response
+                // going out restarts where it asks); its payload dropped
+                self.rs_valid.next = self.owe_read.q.val();
+                self.acks.write.next = !self.acks.full.val() & !(self.owe_read.q.val() & self.rs_take.val());
+                if !self.acks.full.val() | (self.owe_read.q.val() & self.rs_take.val()) {
                     self.state.d.next = ResponderState::Discard;
                 }
             }

@@ -24,6 +24,17 @@
 //! The payload goes to the framer as 8-byte halves of the 16-byte beats (lane 0 aligned:
 //! the read port delivers the first byte asked for in lane 0).
 //!
+//! A READ asked for again (a duplicate READ request: its requester went back, or the wire
+//! repeated the request) while its response is going out here is restarted where it
+//! asks (`rs_*`, taken between two packets: the responder then owes nothing more), so
+//! the requester gets the packets it lacks next instead of after the rest of the old
+//! response and of every response queued behind it (the model's responder puts the new
+//! response first). One asked for at a PSN past the response going out for the same QP
+//! is covered: its response is still queued behind this one (a QP's READ responses
+//! are owed in PSN order), or is this one's rest, so nothing more is owed (a requester
+//! going back asks again for every READ after the first it lacks). Any other is owed
+//! again as a new request is.
+//!
 //! Not yet here (issue 19): a host refusing a read (an unmapped page inside a registered
 //! region) leaves what the port returned in the packet; the model NAKs it (remote
 //! operational error) and moves the QP to ERR.
@@ -70,6 +81,17 @@ pub struct RdmaResponseTx {
     pub owed_bus: Signal<In, Bits<64>>,
     pub owed_len: Signal<In, Bits<32>>,
     pub owed_pmtu: Signal<In, Bits<3>>,
+    /// The entry's QP (ours).
+    pub owed_qpn: Signal<In, Bits<6>>,
+    // ---- a READ asked for again: restart the one going out at `rs_psn` (its bytes at
+    // `rs_bus`, `rs_len` of them) if it is QP `rs_qpn`'s and has passed that PSN ----
+    pub rs_valid: Signal<In, Bit>,
+    /// Taken: restarted, or covered by what is still to go out (nothing more is owed).
+    pub rs_take: Signal<Out, Bit>,
+    pub rs_qpn: Signal<In, Bits<6>>,
+    pub rs_psn: Signal<In, Bits<24>>,
+    pub rs_bus: Signal<In, Bits<64>>,
+    pub rs_len: Signal<In, Bits<32>>,
     // ---- one packet's header, as `RdmaTxBuild` takes it ----
     pub tx_valid: Signal<Out, Bit>,
     pub tx_ready: Signal<In, Bit>,
@@ -124,6 +146,17 @@ pub struct RdmaResponseTx {
     /// A beat left the buffer last cycle: `reserved` drops by it a cycle late (it then
     /// overstates by one for that cycle, which only delays a read).
     popped: DFF<Bit>,
+    /// A restart taken, applied at the next packet's plan.
+    rp_valid: DFF<Bit>,
+    rp_psn: DFF<Bits<24>>,
+    rp_bus: DFF<Bits<64>>,
+    rp_len: DFF<Bits<32>>,
+    /// The restart's PSN less the entry's first, and the next packet's PSN less it: both
+    /// not negative (it falls in what went out, or is next).
+    rs_d1: Signal<Local, Bits<24>>,
+    rs_d2: Signal<Local, Bits<24>>,
+    rs_restart: Signal<Local, Bit>,
+    rs_covered: Signal<Local, Bit>,
     // ---- scratch ----
     /// The packet's beats fit beside those reserved.
     room_ok: Signal<Local, Bit>,
@@ -157,6 +190,21 @@ impl Default for RdmaResponseTx {
             owed_bus: Default::default(),
             owed_len: Default::default(),
             owed_pmtu: Default::default(),
+            owed_qpn: Default::default(),
+            rs_valid: Default::default(),
+            rs_take: Default::default(),
+            rs_qpn: Default::default(),
+            rs_psn: Default::default(),
+            rs_bus: Default::default(),
+            rs_len: Default::default(),
+            rp_valid: Default::default(),
+            rp_psn: Default::default(),
+            rp_bus: Default::default(),
+            rp_len: Default::default(),
+            rs_d1: Default::default(),
+            rs_d2: Default::default(),
+            rs_restart: Default::default(),
+            rs_covered: Default::default(),
             tx_valid: Default::default(),
             tx_ready: Default::default(),
             tx_dst_mac: Default::default(),
@@ -213,7 +261,7 @@ impl Default for RdmaResponseTx {
 impl Logic for RdmaResponseTx {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, rem, bus, psn, first, mtu, chunk, last, beats, reserved, s_left, s_high, s_more, s_any, popped);
+        dff_setup!(self, clock, state, rem, bus, psn, first, mtu, chunk, last, beats, reserved, s_left, s_high, s_more, s_any, popped, rp_valid, rp_psn, rp_bus, rp_len);
         clock!(self, clock, payload);
         self.payload.reset.next = self.reset.val();
         self.path_mtu.code.next = self.owed_pmtu.val();
@@ -247,6 +295,26 @@ impl Logic for RdmaResponseTx {
         self.dma_rd_req_addr.next = self.bus.q.val();
         self.dma_rd_req_len.next = self.chunk.q.val();
         self.fire_rd.next = false;
+        // a restart is taken while a READ's packet other than its last is in hand (so the
+        // response reaches another plan), for the same QP, at a PSN it has passed
+        self.rs_d1.next = self.rs_psn.val() - self.owed_psn.val();
+        self.rs_d2.next = self.psn.q.val() - self.rs_psn.val();
+        self.rs_restart.next = self.rs_valid.val() & !self.rp_valid.q.val() & !self.last.q.val()
+            & ((self.state.q.val() == ResponseTxState::Size) | (self.state.q.val() == ResponseTxState::Issue) | (self.state.q.val() == ResponseTxState::Offer))
+            & (self.rs_qpn.val() == self.owed_qpn.val())
+            & !(self.rs_d1.val().any() & self.rs_d1.val().get_bit(23))
+            & !(self.rs_d2.val().any() & self.rs_d2.val().get_bit(23));
+        // (past the next packet's PSN: a later READ of the QP, still queued, or this one's rest)
+        self.rs_covered.next = self.rs_valid.val() & (self.state.q.val() != ResponseTxState::Idle) & (self.state.q.val() != ResponseTxState::Ack)
+            & (self.rs_qpn.val() == self.owed_qpn.val())
+            & self.rs_d2.val().any() & self.rs_d2.val().get_bit(23);
+        self.rs_take.next = self.rs_restart.val() | self.rs_covered.val();
+        if self.rs_restart.val() {
+            self.rp_valid.d.next = true;
+            self.rp_psn.d.next = self.rs_psn.val();
+            self.rp_bus.d.next = self.rs_bus.val();
+            self.rp_len.d.next = self.rs_len.val();
+        }
         self.room_ok.next = bit_cast::<11, 10>(self.reserved.q.val()) + bit_cast::<11, 10>(self.beats.q.val()) <= bit_cast::<11, 10>(self.buf_beats.val());
         match self.state.q.val() {
             ResponseTxState::Idle => {
@@ -271,6 +339,15 @@ impl Logic for RdmaResponseTx {
                 }
             }
             ResponseTxState::Plan => {
+                // a restart first: the response goes on from there (a First packet, as a
+                // new READ's), planned a cycle later
+                if self.rp_valid.q.val() {
+                    self.rp_valid.d.next = false;
+                    self.psn.d.next = self.rp_psn.q.val();
+                    self.bus.d.next = self.rp_bus.q.val();
+                    self.rem.d.next = self.rp_len.q.val();
+                    self.first.d.next = true;
+                }
                 // the rest, or an MTU's worth
                 self.last.d.next = self.rem.q.val() <= bit_cast::<32, 16>(self.mtu.q.val());
                 self.chunk.d.next = self.mtu.q.val();
@@ -278,6 +355,9 @@ impl Logic for RdmaResponseTx {
                     self.chunk.d.next = self.rem.q.val().get_bits::<16>(0);
                 }
                 self.state.d.next = ResponseTxState::Size;
+                if self.rp_valid.q.val() {
+                    self.state.d.next = ResponseTxState::Plan;
+                }
             }
             ResponseTxState::Size => {
                 self.beats.d.next = bit_cast::<10, 12>(self.chunk.q.val().get_bits::<12>(4)) + bit_cast::<10, 1>(self.chunk.q.val().get_bits::<4>(0).any().into());
@@ -342,6 +422,7 @@ impl Logic for RdmaResponseTx {
         }
         if self.reset.val() {
             self.state.d.next = ResponseTxState::Idle;
+            self.rp_valid.d.next = false;
             self.reserved.d.next = 0.into();
             self.s_left.d.next = 0.into();
             self.s_more.d.next = false;
