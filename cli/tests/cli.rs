@@ -254,15 +254,17 @@ fn sim_rdma_checks_bytes_and_writes_a_wire_tshark_decodes() {
     assert_eq!(theirs, ours, "tshark's BTH fields against the golden parse");
 
     // the RTL: WRITEs of 5000 bytes cut at 1024 (First, 3 Middle, Last), each message's
-    // Last asking for the ACK that B's responder sends back
+    // Last asking for the ACK that B's responder sends back; the RTL retransmits
+    // (CAPS.RETRANSMIT), so `nic sim rdma` sets ACK_EVERY 4 and B also ACKs each
+    // message's fourth packet: two ACKs a message
     let pcap = dir.join("wire-rtl.pcap");
     let (code, out, err) = nic(&["sim", "rdma", "--op", "write", "--size", "5000", "--count", "6", "--qps", "2", "--mtu", "1024", "--wire", pcap.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
-    for needle in ["Verilated RTL", "every byte checked: ok", "TX_PACKETS 30", "TX_ACKS 6"] {
+    for needle in ["Verilated RTL", "every byte checked: ok", "TX_PACKETS 30", "TX_ACKS 12", "ACK_EVERY 4"] {
         assert!(out.contains(needle), "output lacks `{needle}`:\n{out}");
     }
     let frames = nic_testbench::pcap::read_file(&pcap).unwrap();
-    assert_eq!(frames.len(), 6 * 5 + 6, "{out}");
+    assert_eq!(frames.len(), 6 * 5 + 6 * 2, "{out}");
     let reprs: Vec<RoceRepr> = frames.iter().map(|f| RoceRepr::parse_frame(&f[..f.len() - 4]).expect("a RoCEv2 frame with a good ICRC").0).collect();
     assert_eq!(reprs.iter().filter(|r| r.reth.as_ref().is_some_and(|h| h.dma_len == 5000)).count(), 6, "one RETH of 5000 bytes per message");
     let ours: Vec<Vec<Option<u64>>> = reprs
