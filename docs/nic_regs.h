@@ -197,6 +197,7 @@
 #define NIC_RDMA_RX_DUPLICATES 0x40f4u /* RO */
 #define NIC_RDMA_TX_RETRIES 0x40f8u /* RO */
 #define NIC_RDMA_TX_RESENT 0x40fcu /* RO */
+#define NIC_RDMA_RX_DROP_STATE 0x4100u /* RO */
 
 #define NIC_DESC_SIZE 16u
 #define NIC_DESC_TX_EOP 0x0001u

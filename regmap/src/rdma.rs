@@ -64,7 +64,7 @@ registers!(REGS {
     RX_BYTES @ 0xCC : Ro = 0, "Payload bytes of accepted RoCEv2 packets.";
     RX_DROP_ICRC @ 0xD0 : Ro = 0, "RoCEv2 packets dropped: bad ICRC.";
     RX_DROP_MALFORMED @ 0xD4 : Ro = 0, "RoCEv2 packets dropped: malformed (lengths, BTH version, pad, truncated headers).";
-    RX_DROP_QP @ 0xD8 : Ro = 0, "RoCEv2 packets dropped: destination QP out of range, or in a state that receives nothing (RESET, INIT, ERR), or a request to a QP that sends its requests elsewhere (source address or port mismatch is not checked).";
+    RX_DROP_QP @ 0xD8 : Ro = 0, "RoCEv2 packets dropped: an unknown destination QP (past QP_COUNT, or the reserved QPs 0 and 1). A QP in the wrong state counts in RX_DROP_STATE.";
     RX_DROP_PSN @ 0xDC : Ro = 0, "RoCEv2 packets dropped: a request ahead of the expected PSN (the first of a gap is answered by a NAK PSN sequence error), or a response no request waits for.";
     TX_ACKS @ 0xE0 : Ro = 0, "ACKs sent.";
     TX_NAKS @ 0xE4 : Ro = 0, "NAKs sent (PSN sequence error, invalid request, remote access error, remote operational error, RNR).";
@@ -74,6 +74,7 @@ registers!(REGS {
     RX_DUPLICATES @ 0xF4 : Ro = 0, "Duplicate requests (a PSN before the expected one): answered again, never executed twice (a SEND or WRITE by an ACK of the last PSN received, a READ by its response read again from memory).";
     TX_RETRIES @ 0xF8 : Ro = 0, "Times a requester went back to resend (a timeout, a PSN sequence NAK, a READ response after a gap, an RNR NAK's wait over).";
     TX_RESENT @ 0xFC : Ro = 0, "Request packets sent again after going back.";
+    RX_DROP_STATE @ 0x100 : Ro = 0, "RoCEv2 packets dropped: the destination QP is in a state that takes no such packet (a request to a QP not in RTR or RTS, a response to one not in RTS: RESET, INIT, ERR). Source address and port are not checked.";
 });
 
 /// `FEATURES.RDMA`: the build has this block.
@@ -164,6 +165,7 @@ pub mod qpc {
         RQ_BASE_LO: 9 [0;32] false "receive queue bus address bits 31:0 (128-byte aligned)";
         RQ_BASE_HI: 10 [0;12] false "receive queue bus address bits 43:32";
         RQ_LOG2: 10 [16;4] false "log2 of the receive queue's WQEs (0: no receive queue)";
+        MAX_RD_ATOMIC: 10 [20;4] false "READs the requester may have outstanding at once (ORD, ibverbs' max_rd_atomic: at most the remote's responder resources); a READ WQE waits at the head of the send queue while that many are; 0: no bound but the outstanding ring's (14 WQEs)";
         SQ_CI: 11 [0;16] true "send WQEs the engine has taken (free-running; 0 after a store of STATE RESET)";
         RQ_CI: 11 [16;16] true "receive WQEs the engine has consumed (free-running; 0 after a store of STATE RESET)";
     });

@@ -167,6 +167,10 @@ pub struct QpAttr {
     pub timeout: Option<u8>,
     pub retry_cnt: Option<u8>,
     pub rnr_retry: Option<u8>,
+    /// READs this QP may have outstanding at once (ibverbs' `max_rd_atomic`, the
+    /// initiator depth: at most the remote's `max_dest_rd_atomic`), 0..=15; 0, as after
+    /// create_qp: no bound but the engine's 14 outstanding WQEs.
+    pub max_rd_atomic: Option<u8>,
 }
 
 /// Whether the engine retransmits (CAPS.RETRANSMIT), as `rdma_open` read it.
@@ -551,6 +555,9 @@ impl<D: Device> Nic<D> {
         if let Some(t) = attr.min_rnr_timer.filter(|&t| t > 31) {
             return Err(RdmaError::InvalidArgument(format!("QP {qpn}: min_rnr_timer {t} is not a 5-bit timer code (0..=31)")).into());
         }
+        if let Some(n) = attr.max_rd_atomic.filter(|&n| n > 15) {
+            return Err(RdmaError::InvalidArgument(format!("QP {qpn}: max_rd_atomic {n} is past its field (0..=15)")).into());
+        }
         for (name, v, max) in [("timeout", attr.timeout, 31), ("retry_cnt", attr.retry_cnt, 7), ("rnr_retry", attr.rnr_retry, 7)] {
             match v {
                 Some(v) if v > max => return Err(RdmaError::InvalidArgument(format!("QP {qpn}: {name} {v} is past its field (0..={max})")).into()),
@@ -603,6 +610,9 @@ impl<D: Device> Nic<D> {
         }
         if let Some(r) = attr.rnr_retry {
             set(qpc::RNR_RETRY, u32::from(r), &mut mask);
+        }
+        if let Some(n) = attr.max_rd_atomic {
+            set(qpc::MAX_RD_ATOMIC, u32::from(n), &mut mask);
         }
         qpc::STATE.set(&mut w, to as u32);
         if to == QpState::Reset {
@@ -830,7 +840,7 @@ impl<D: Device> Nic<D> {
     pub fn rdma_counters(&mut self) -> Result<Vec<(&'static str, u32)>, DriverError> {
         let base = self.rdma_state()?.base;
         let mut out = Vec::new();
-        for r in map::REGS.iter().filter(|r| (map::TX_PACKETS..=map::TX_RESENT).contains(&r.offset)) {
+        for r in map::REGS.iter().filter(|r| (map::TX_PACKETS..=map::RX_DROP_STATE).contains(&r.offset)) {
             out.push((r.name, self.dev.get_reg32(base + r.offset)?));
         }
         Ok(out)

@@ -79,7 +79,7 @@ struct Outcome {
     counters: Vec<u32>,
 }
 
-const COUNTERS: [u32; 5] = [map::RX_PACKETS, map::RX_DROP_QP, map::RX_DROP_PSN, map::RX_DROP_MALFORMED, map::RX_NAKS];
+const COUNTERS: [u32; 6] = [map::RX_PACKETS, map::RX_DROP_QP, map::RX_DROP_PSN, map::RX_DROP_MALFORMED, map::RX_NAKS, map::RX_DROP_STATE];
 
 fn store(m: &mut RdmaEngine, mem: &mut SparseMem, table: u32, index: usize, words: &[u32], mask: u32) {
     for (w, &v) in words.iter().enumerate() {
@@ -270,7 +270,7 @@ fn expect(seed: u64, n: usize) -> (Vec<Op>, Vec<[u32; qpc::WORDS]>, Outcome) {
             98..=99 => Op::Store { q, word0: word0(QpState::Reset, q, sig_all[q]) },
             _ => continue,
         };
-        let took = [map::RX_PACKETS, map::RX_DROP_QP, map::RX_DROP_PSN, map::RX_DROP_MALFORMED];
+        let took = [map::RX_PACKETS, map::RX_DROP_QP, map::RX_DROP_PSN, map::RX_DROP_MALFORMED, map::RX_DROP_STATE];
         let before: Vec<u32> = took.iter().map(|&r| m.reg_read(r)).collect();
         apply(&mut m, &mut mem, &op, i as u64, &mut rng);
         let after: Vec<u32> = took.iter().map(|&r| m.reg_read(r)).collect();
@@ -311,7 +311,7 @@ fn run(ops: Vec<Op>, qp0: Vec<[u32; qpc::WORDS]>, seed: u64) -> Outcome {
         for c in 0..3 {
             out.cqes.entry(c).or_default();
         }
-        let mut counters = [0u32; 5];
+        let mut counters = [0u32; 6];
         let mut port = TablePortSim::new(3);
         let mut verdicts = 0usize;
         let mut busy_vd = false;
@@ -419,7 +419,7 @@ fn run(ops: Vec<Op>, qp0: Vec<[u32; qpc::WORDS]>, seed: u64) -> Outcome {
                     out.cqes.entry(x.cqe_cq.val().to_u64() as usize).or_default().push(e);
                     busy = true;
                 }
-                for (k, hit) in [x.cnt_rx_packet.val(), x.cnt_drop_qp.val(), x.cnt_drop_psn.val(), x.cnt_drop_malformed.val(), x.cnt_nak.val()].into_iter().enumerate() {
+                for (k, hit) in [x.cnt_rx_packet.val(), x.cnt_drop_qp.val(), x.cnt_drop_psn.val(), x.cnt_drop_malformed.val(), x.cnt_nak.val(), x.cnt_drop_state.val()].into_iter().enumerate() {
                     if hit {
                         counters[k] += 1;
                         busy = true;
@@ -472,7 +472,7 @@ fn completer_matches_the_model() {
         }
         assert_eq!(g.len(), w.len(), "CQ {c}: CQEs");
     }
-    assert_eq!(got.counters, want.counters, "counters (RX_PACKETS, RX_DROP_QP, RX_DROP_PSN, RX_DROP_MALFORMED, RX_NAKS)");
+    assert_eq!(got.counters, want.counters, "counters (RX_PACKETS, RX_DROP_QP, RX_DROP_PSN, RX_DROP_MALFORMED, RX_NAKS, RX_DROP_STATE)");
     assert_eq!(got.states, want.states, "QP states");
     for (i, (g, w)) in got.full.iter().zip(&want.full).enumerate() {
         assert_eq!(g, w, "QPs held back after operation {i} ({:?})", ops[i]);

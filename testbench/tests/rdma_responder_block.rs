@@ -220,7 +220,7 @@ struct Outcome {
     acks: BTreeMap<usize, Vec<(u32, u8, u32)>>,
     mem: BTreeMap<u64, u8>,
     states: Vec<(u32, u32)>,
-    counts: [u32; 5],
+    counts: [u32; 6],
 }
 
 fn expect(t: &Tables, frames: &[(Vec<u8>, bool)]) -> Outcome {
@@ -245,7 +245,7 @@ fn expect(t: &Tables, frames: &[(Vec<u8>, bool)]) -> Outcome {
     }
     out.mem = mem.0;
     out.states = (0..64).map(|q| { let w = m.entry(map::TABLE_QP, q); (qpc::STATE.get(&w), qpc::RQ_PSN.get(&w)) }).collect();
-    out.counts = [map::RX_PACKETS, map::RX_DROP_QP, map::RX_DROP_PSN, map::TX_NAKS, map::RX_DUPLICATES].map(|c| m.reg_read(c));
+    out.counts = [map::RX_PACKETS, map::RX_DROP_QP, map::RX_DROP_PSN, map::TX_NAKS, map::RX_DUPLICATES, map::RX_DROP_STATE].map(|c| m.reg_read(c));
     out
 }
 
@@ -300,7 +300,7 @@ fn run(t: &Tables, sched: Vec<Input>, seed: u64) -> Outcome {
         }
         x.mr_wr.next = false;
         let mut port = TablePortSim::new(2);
-        let mut counts = [0u32; 5];
+        let mut counts = [0u32; 6];
         for input in sched.iter() {
             x.pay_valid.next = input.beat.is_some();
             if let Some((d, n)) = input.beat {
@@ -366,6 +366,7 @@ fn run(t: &Tables, sched: Vec<Input>, seed: u64) -> Outcome {
             counts[2] += u32::from(x.cnt_drop_psn.val());
             counts[3] += u32::from(x.cnt_nak.val());
             counts[4] += u32::from(x.cnt_duplicate.val());
+            counts[5] += u32::from(x.cnt_drop_state.val());
             assert!(!x.cnt_drop_nobuf.val() && !x.cnt_drop_norecord.val(), "the responder fell behind the wire");
             wait_clock_cycle!(sim, clock, x);
         }

@@ -339,6 +339,61 @@ fn the_timer_unit_scales_the_transport_timer() {
     }
 }
 
+/// MAX_RD_ATOMIC bounds the READs a QP has outstanding: ten READs posted at once, on a
+/// QP whose limit is 2, never have more than two requests on the wire without the last
+/// packet of their response back (counted from the frames in the order they crossed),
+/// and all land byte-exact and complete in order; with no limit the same ten run
+/// further ahead, so the bound is the register's doing.
+#[test]
+fn max_rd_atomic_bounds_the_reads_outstanding() {
+    for backend in Backend::selected() {
+        let mut peaks = Vec::new();
+        for limit in [Some(2u8), None] {
+            let mut rng = StdRng::seed_from_u64(0x0d0);
+            let mut p = pair(backend, PairConfig { buf_len: 1 << 16, ..PairConfig::default() });
+            let mut m = Mirror::fill(&mut p, &mut rng);
+            let qa = p.a.qps[0];
+            assert!(p.a.nic.modify_qp(qa, QpState::Rts, &QpAttr { max_rd_atomic: Some(16), ..QpAttr::default() }).is_err(), "{backend:?}: 16 is past the field");
+            if let Some(n) = limit {
+                p.a.nic.modify_qp(qa, QpState::Rts, &QpAttr { max_rd_atomic: Some(n), ..QpAttr::default() }).unwrap();
+            }
+            p.capture = true;
+            let (len, n) = (3000usize, 10u64);
+            let wrs: Vec<SendWr> = (0..n)
+                .map(|i| SendWr { wr_id: i, op: SendOp::Read { remote_addr: p.b.mr.addr + 4096 * i, rkey: p.b.mr.rkey }, sg_list: vec![Sge { addr: p.a.mr.addr + 4096 * i, length: len as u32, lkey: p.a.mr.lkey }], signaled: true, solicited: false })
+                .collect();
+            p.a.nic.post_send(qa, &wrs).unwrap();
+            for i in 0..n as usize {
+                let at = 4096 * i;
+                let bytes = m.b[at..at + len].to_vec();
+                m.a[at..at + len].copy_from_slice(&bytes);
+            }
+            let got = p.collect(&[(true, p.a.send_cq)], n as usize, STALL).unwrap();
+            let st: Vec<(u64, WcStatus)> = got.iter().map(|(_, w)| (w.wr_id, w.status)).collect();
+            assert_eq!(st, (0..n).map(|i| (i, WcStatus::Success)).collect::<Vec<_>>(), "{backend:?}, limit {limit:?}");
+            m.check(&mut p, &format!("ten READs, limit {limit:?}"));
+            // each READ open from its request (A to B) until its response's last packet
+            // (the PSN its request names plus the packets of 1,024 bytes less one) comes back
+            let (mut open, mut peak) = (Vec::new(), 0);
+            for f in &p.wire {
+                let Ok((r, _)) = RoceRepr::parse_frame(&f.frame) else { continue };
+                if f.a_to_b && r.bth.opcode == opcode::RDMA_READ_REQUEST {
+                    let packets = r.reth.expect("a READ request has its RETH").dma_len.div_ceil(1024).max(1);
+                    open.push((r.bth.psn + packets - 1) & 0xff_ffff);
+                    peak = peak.max(open.len());
+                } else if !f.a_to_b && matches!(r.bth.opcode, opcode::RDMA_READ_RESPONSE_LAST | opcode::RDMA_READ_RESPONSE_ONLY) {
+                    open.retain(|&last| last != r.bth.psn);
+                }
+            }
+            assert!(open.is_empty(), "{backend:?}, limit {limit:?}: READs never answered whole: {open:?}");
+            peaks.push(peak);
+        }
+        eprintln!("{backend:?}: READs outstanding at most {} with MAX_RD_ATOMIC 2, {} with none", peaks[0], peaks[1]);
+        assert_eq!(peaks[0], 2, "{backend:?}: with MAX_RD_ATOMIC 2, at most two READs outstanding, and two at times");
+        assert!(peaks[1] > 2, "{backend:?}: with no limit, {} READs outstanding at most", peaks[1]);
+    }
+}
+
 /// A SEND that finds no receive WQE is sent again after the RNR NAK's timer, RNR_RETRY
 /// times: a receive posted late is found and the SEND completes; with none posted, the
 /// SEND completes with RNR_RETRY_EXC_ERR after RNR_RETRY + 1 NAKs.
@@ -759,15 +814,19 @@ fn malformed_roce_frames_are_dropped_and_counted() {
         ("truncated BTH", truncated, map::RX_DROP_MALFORMED),
         ("bad ICRC", bad_icrc, map::RX_DROP_ICRC),
         ("QPN out of range", frame(0x12_3456, 0), map::RX_DROP_QP),
-        ("QP in INIT", frame(idle_qp.qpn, 0), map::RX_DROP_QP),
+        ("QP in INIT", frame(idle_qp.qpn, 0), map::RX_DROP_STATE),
     ];
+    let drops = [map::RX_DROP_MALFORMED, map::RX_DROP_ICRC, map::RX_DROP_QP, map::RX_DROP_STATE, map::RX_DROP_PSN];
     for (name, f, counter) in cases {
         let before = p.b.nic.device_mut().get_reg32(map::BASE + counter).unwrap();
+        let others: Vec<u32> = drops.iter().filter(|&&c| c != counter).map(|&c| p.b.nic.device_mut().get_reg32(map::BASE + c).unwrap()).collect();
         p.carry();
         p.b.nic.device_mut().inject_rx(&nic_testbench::fcs::with_fcs(&nic_testbench::fcs::padded(&f)), false);
         p.run(500);
         let after = p.b.nic.device_mut().get_reg32(map::BASE + counter).unwrap();
         assert_eq!(after, before + 1, "{name}: counter");
+        let now: Vec<u32> = drops.iter().filter(|&&c| c != counter).map(|&c| p.b.nic.device_mut().get_reg32(map::BASE + c).unwrap()).collect();
+        assert_eq!(now, others, "{name}: counted under one reason only");
         for r in ["TX_PACKETS", "TX_NAKS", "RX_PACKETS"] {
             let off = nic_regmap::offset_of("rdma", r);
             assert_eq!(p.b.nic.device_mut().get_reg32(off).unwrap(), 0, "{name}: {r}: nothing taken or answered");

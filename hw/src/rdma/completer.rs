@@ -189,6 +189,13 @@ pub struct RdmaCompleter {
     pub rw_offset: Signal<Out, Bits<32>>,
     /// QPs waiting out an RNR NAK's timer: the requester sends nothing for them.
     pub sq_hold: Signal<Out, Bits<64>>,
+    /// As each event saves its QP's state: the READs of that QP completed, mod 16 (the
+    /// requester keeps them beside the READs it took, for MAX_RD_ATOMIC); `rd_sync_wake`
+    /// when the event completed one.
+    pub rd_sync_valid: Signal<Out, Bit>,
+    pub rd_sync_wake: Signal<Out, Bit>,
+    pub rd_sync_qpn: Signal<Out, Bits<6>>,
+    pub rd_sync_count: Signal<Out, Bits<4>>,
     /// TIMER_UNIT: a QP's transport timer runs `timer_unit << TIMEOUT` cycles.
     pub timer_unit: Signal<In, Bits<16>>,
     // ---- from RdmaRxParse: the records (this block takes the responses) ----
@@ -250,7 +257,9 @@ pub struct RdmaCompleter {
     // ---- counter pulses ----
     pub cnt_rx_packet: Signal<Out, Bit>,
     pub cnt_rx_bytes: Signal<Out, Bits<16>>,
+    /// An unknown QP (out of range); one in the wrong state is `cnt_drop_state`.
     pub cnt_drop_qp: Signal<Out, Bit>,
+    pub cnt_drop_state: Signal<Out, Bit>,
     pub cnt_drop_psn: Signal<Out, Bit>,
     pub cnt_drop_malformed: Signal<Out, Bit>,
     pub cnt_drop_norecord: Signal<Out, Bit>,
@@ -285,8 +294,9 @@ pub struct RdmaCompleter {
     /// then going back's state: the latest PSN acknowledged 64:41 (valid 65), the PSN last
     /// gone back to with no progress since 89:66 (valid 90), retries 93:91, RNR retries
     /// 96:94, the timer armed 97 (an RNR wait 98) until cycle 146:99, going back (reports
-    /// dropped until the requester's `REPORT_WENT_BACK`) 147, the RNR NAK's PSN 171:148.
-    ptr_ram: NicRam<Bits<172>, 6>,
+    /// dropped until the requester's `REPORT_WENT_BACK`) 147, the RNR NAK's PSN 171:148,
+    /// READs completed (mod 16) 175:172.
+    ptr_ram: NicRam<Bits<176>, 6>,
     /// The timers, for the scan (armed 0, deadline 48:1): written with `ptr_ram`.
     timer_ram: NicRam<Bits<49>, 6>,
     /// The core cycle.
@@ -321,6 +331,8 @@ pub struct RdmaCompleter {
     deadline: DFF<Bits<48>>,
     rewinding: DFF<Bit>,
     rnr_psn: DFF<Bits<24>>,
+    rd_done: DFF<Bits<4>>,
+    rd_bump: DFF<Bit>,
     /// The event made progress (a WQE completed, the ACKed PSN moved, a READ packet
     /// landed): the retry counts start again, the timer too.
     progress: DFF<Bit>,
@@ -461,7 +473,7 @@ pub struct RdmaCompleter {
     ev_store: Constant<Bits<2>>,
     ev_report: Constant<Bits<2>>,
     ev_response: Constant<Bits<2>>,
-    ptr_w: Signal<Local, Bits<172>>,
+    ptr_w: Signal<Local, Bits<176>>,
 }
 
 impl Default for RdmaCompleter {
@@ -524,6 +536,7 @@ impl Default for RdmaCompleter {
             cnt_rx_packet: Default::default(),
             cnt_rx_bytes: Default::default(),
             cnt_drop_qp: Default::default(),
+            cnt_drop_state: Default::default(),
             cnt_drop_psn: Default::default(),
             cnt_drop_malformed: Default::default(),
             cnt_drop_norecord: Default::default(),
@@ -651,6 +664,12 @@ impl Default for RdmaCompleter {
             deadline: Default::default(),
             rewinding: Default::default(),
             rnr_psn: Default::default(),
+            rd_done: Default::default(),
+            rd_bump: Default::default(),
+            rd_sync_valid: Default::default(),
+            rd_sync_wake: Default::default(),
+            rd_sync_qpn: Default::default(),
+            rd_sync_count: Default::default(),
             progress: Default::default(),
             t_cycles: Default::default(),
             t_on: Default::default(),
@@ -689,7 +708,7 @@ impl Default for RdmaCompleter {
 impl Logic for RdmaCompleter {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rec_full_q, state, after, ev, asked, qpn, store_state, r_wr_id, r_opcode, r_signalled, r_last_psn, r_first_psn, r_sq_index, r_len, r_status, psn,
+        dff_setup!(self, clock, rd_done, rd_bump, rec_full_q, state, after, ev, asked, qpn, store_state, r_wr_id, r_opcode, r_signalled, r_last_psn, r_first_psn, r_sq_index, r_len, r_status, psn,
             syndrome, paylen, ctx, qp_state, sig_all, send_cq, head, count, limit, nak, full, e_wr_id, e_len, e_opcode, e_status, e_syndrome, entry,
             after_tail, past_limit, rh_valid, rh_data, rh_bad_qp, rh_checked, recv, rd, rd_ends, rd_psn_ok, rd_fits, rd_wqe_addr, rd_expect, rd_landed, rd_head_read,
             now, tscan, t_q, t_word, t_qpn, t_hit, t_hit_qpn, to_valid, to_qpn, acked, acked_v, gb_to, gb_v, retries, rnr_retries, armed, rnr_mode, deadline, rewinding, rnr_psn,
@@ -783,20 +802,21 @@ impl Logic for RdmaCompleter {
             self.armed_w.next = self.t_on.q.val();
             self.deadline_w.next = self.deadline_new.q.val();
         }
-        self.ptr_w.next = bit_cast::<172, 4>(self.head.q.val())
-            | (bit_cast::<172, 5>(self.count.q.val()) << 4)
-            | (bit_cast::<172, 32>(self.recv.q.val()) << 9)
-            | (bit_cast::<172, 24>(self.acked.q.val()) << 41)
-            | (bit_cast::<172, 1>(self.acked_v.q.val().into()) << 65)
-            | (bit_cast::<172, 24>(self.gb_to.q.val()) << 66)
-            | (bit_cast::<172, 1>(self.gb_v.q.val().into()) << 90)
-            | (bit_cast::<172, 3>(self.retries.q.val()) << 91)
-            | (bit_cast::<172, 3>(self.rnr_retries.q.val()) << 94)
-            | (bit_cast::<172, 1>(self.armed_w.val().into()) << 97)
-            | (bit_cast::<172, 1>(self.rnr_w.val().into()) << 98)
-            | (bit_cast::<172, 48>(self.deadline_w.val()) << 99)
-            | (bit_cast::<172, 1>(self.rewinding.q.val().into()) << 147)
-            | (bit_cast::<172, 24>(self.rnr_psn.q.val()) << 148);
+        self.ptr_w.next = bit_cast::<176, 4>(self.head.q.val())
+            | (bit_cast::<176, 5>(self.count.q.val()) << 4)
+            | (bit_cast::<176, 32>(self.recv.q.val()) << 9)
+            | (bit_cast::<176, 24>(self.acked.q.val()) << 41)
+            | (bit_cast::<176, 1>(self.acked_v.q.val().into()) << 65)
+            | (bit_cast::<176, 24>(self.gb_to.q.val()) << 66)
+            | (bit_cast::<176, 1>(self.gb_v.q.val().into()) << 90)
+            | (bit_cast::<176, 3>(self.retries.q.val()) << 91)
+            | (bit_cast::<176, 3>(self.rnr_retries.q.val()) << 94)
+            | (bit_cast::<176, 1>(self.armed_w.val().into()) << 97)
+            | (bit_cast::<176, 1>(self.rnr_w.val().into()) << 98)
+            | (bit_cast::<176, 48>(self.deadline_w.val()) << 99)
+            | (bit_cast::<176, 1>(self.rewinding.q.val().into()) << 147)
+            | (bit_cast::<176, 24>(self.rnr_psn.q.val()) << 148)
+            | (bit_cast::<176, 4>(self.rd_done.q.val()) << 172);
         self.ptr_ram.write_data.next = self.ptr_w.val();
         self.ptr_ram.write_enable.next = false;
         self.timer_ram.write_address.next = self.qpn.q.val();
@@ -835,6 +855,10 @@ impl Logic for RdmaCompleter {
             }
         }
         self.sq_hold.next = self.hold.q.val();
+        self.rd_sync_valid.next = self.state.q.val() == CompleterState::SavePtr;
+        self.rd_sync_wake.next = self.rd_bump.q.val();
+        self.rd_sync_qpn.next = self.qpn.q.val();
+        self.rd_sync_count.next = self.rd_done.q.val();
         self.cnt_retry.next = false;
         self.rw_valid.next = false;
         self.rw_qpn.next = self.qpn.q.val();
@@ -899,6 +923,7 @@ impl Logic for RdmaCompleter {
         self.cnt_rx_packet.next = false;
         self.cnt_rx_bytes.next = 0.into();
         self.cnt_drop_qp.next = false;
+        self.cnt_drop_state.next = false;
         self.cnt_drop_psn.next = false;
         self.cnt_drop_malformed.next = false;
         self.cnt_nak.next = false;
@@ -917,6 +942,7 @@ impl Logic for RdmaCompleter {
             & self.reports.empty.val();
         match self.state.q.val() {
             CompleterState::Idle => {
+                self.rd_bump.d.next = false;
                 self.asked.d.next = false;
                 self.progress.d.next = false;
                 self.cue.d.next = 0.into();
@@ -995,6 +1021,7 @@ impl Logic for RdmaCompleter {
                     self.deadline.d.next = self.ptr_ram.read_data.val().get_bits::<48>(99);
                     self.rewinding.d.next = self.ptr_ram.read_data.val().get_bit(147);
                     self.rnr_psn.d.next = self.ptr_ram.read_data.val().get_bits::<24>(148);
+                    self.rd_done.d.next = self.ptr_ram.read_data.val().get_bits::<4>(172);
                     self.state.d.next = CompleterState::Dispatch;
                 }
             }
@@ -1003,6 +1030,7 @@ impl Logic for RdmaCompleter {
                 self.state.d.next = CompleterState::SavePtr;
                 if self.ev.q.val() == self.ev_store.val() {
                     if self.store_state.q.val() == self.state_reset.val() {
+                        self.rd_done.d.next = 0.into();
                         self.head.d.next = 0.into();
                         self.count.d.next = 0.into();
                         self.recv.d.next = 0.into();
@@ -1063,7 +1091,7 @@ impl Logic for RdmaCompleter {
                         self.state.d.next = CompleterState::RdDrop;
                     }
                     if self.qp_state.q.val() != self.state_rts.val() {
-                        self.cnt_drop_qp.next = true;
+                        self.cnt_drop_state.next = true;
                     } else {
                         self.cnt_rx_packet.next = true;
                         self.cnt_rx_bytes.next = self.paylen.q.val();
@@ -1374,6 +1402,8 @@ impl Logic for RdmaCompleter {
                         self.after.d.next = CompleterState::StoreErr;
                     } else if self.rd_ends.q.val() {
                         // the READ's last byte landed: it completes
+                        self.rd_done.d.next = self.rd_done.q.val() + 1;
+                        self.rd_bump.d.next = true;
                         self.progress.d.next = true;
                         self.retries.d.next = 0.into();
                         self.rnr_retries.d.next = 0.into();

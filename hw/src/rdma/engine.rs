@@ -58,9 +58,9 @@ pub const DECODED: [&str; 17] = [
 /// The counter registers, in `nic_regmap::rdma` order from `TX_PACKETS` (0xC0).
 pub const COUNTERS: [&str; N_COUNTERS] = [
     "TX_PACKETS", "TX_BYTES", "RX_PACKETS", "RX_BYTES", "RX_DROP_ICRC", "RX_DROP_MALFORMED", "RX_DROP_QP", "RX_DROP_PSN", "TX_ACKS", "TX_NAKS", "RX_NAKS",
-    "CQ_OVERFLOWS", "RX_DROP_NOBUF", "RX_DUPLICATES", "TX_RETRIES", "TX_RESENT",
+    "CQ_OVERFLOWS", "RX_DROP_NOBUF", "RX_DUPLICATES", "TX_RETRIES", "TX_RESENT", "RX_DROP_STATE",
 ];
-pub const N_COUNTERS: usize = 16;
+pub const N_COUNTERS: usize = 17;
 
 #[derive(LogicBlock)]
 pub struct RdmaEngine {
@@ -365,7 +365,7 @@ impl Logic for RdmaEngine {
     fn update(&mut self) {
         dff_setup!(self, clock, control, local_ip, ack_every, timer_unit, qp_owner, qp_first, wr_owner, wr_mid, cqe_from_resp, pay_from_resp,
             px_pay_valid, px_pay_data, px_pay_nbytes, px_rec_valid, px_rec_status, px_rec_opcode, px_rec_ack_req, px_rec_solicited, px_rec_immdt, px_rec_dest_qp, px_rec_psn, px_rec_va, px_rec_rkey, px_rec_dma_len, px_rec_payload_len, px_rec_syndrome);
-        for i in 0..16 {
+        for i in 0..17 {
             self.counters[i].clock.next = self.clock.val();
             self.counters[i].d.next = self.counters[i].q.val();
         }
@@ -454,7 +454,7 @@ impl Logic for RdmaEngine {
         if self.bus_rd_addr.val() == self.addr_caps.val() {
             self.rd_or.next = self.rd_or.val() | self.value_caps.val();
         }
-        for i in 0..16 {
+        for i in 0..17 {
             if self.bus_rd_addr.val() == self.addr_counter[i].val() {
                 self.rd_or.next = self.rd_or.val() | self.counters[i].q.val();
             }
@@ -643,6 +643,10 @@ impl Logic for RdmaEngine {
         self.completer.out_offset.next = self.requester.out_offset.val();
         self.completer.timer_unit.next = self.timer_unit.q.val();
         self.requester.sq_hold.next = self.completer.sq_hold.val();
+        self.requester.rd_sync_valid.next = self.completer.rd_sync_valid.val();
+        self.requester.rd_sync_wake.next = self.completer.rd_sync_wake.val();
+        self.requester.rd_sync_qpn.next = self.completer.rd_sync_qpn.val();
+        self.requester.rd_sync_count.next = self.completer.rd_sync_count.val();
         self.requester.rw_valid.next = self.completer.rw_valid.val();
         self.completer.rw_ready.next = self.requester.rw_ready.val();
         self.requester.rw_qpn.next = self.completer.rw_qpn.val();
@@ -759,6 +763,8 @@ impl Logic for RdmaEngine {
         self.response_tx.owed_len.next = self.responder.ack_len.val();
         self.response_tx.owed_pmtu.next = self.responder.ack_pmtu.val();
         self.response_tx.owed_qpn.next = self.responder.ack_qpn.val();
+        self.response_tx.owed_urgent.next = self.responder.ack_urgent.val();
+        self.responder.ack_yield.next = self.response_tx.owed_yield.val();
         self.response_tx.rs_valid.next = self.responder.rs_valid.val();
         self.responder.rs_take.next = self.response_tx.rs_take.val();
         self.response_tx.rs_qpn.next = self.responder.rs_qpn.val();
@@ -830,7 +836,7 @@ impl Logic for RdmaEngine {
         self.tx_nbytes.next = self.tx_build.out_nbytes.val();
         self.tx_last.next = self.tx_build.out_last.val();
         // ---- counters (COUNTERS order) ----
-        for i in 0..16 {
+        for i in 0..17 {
             self.inc[i].next = 0.into();
         }
         if self.tx_fire.val() {
@@ -867,6 +873,7 @@ impl Logic for RdmaEngine {
             self.inc[5].next = self.inc[5].val() + 1;
         }
         self.inc[6].next = bit_cast::<32, 1>(self.responder.cnt_drop_qp.val().into()) + bit_cast::<32, 1>(self.completer.cnt_drop_qp.val().into());
+        self.inc[16].next = bit_cast::<32, 1>(self.responder.cnt_drop_state.val().into()) + bit_cast::<32, 1>(self.completer.cnt_drop_state.val().into());
         self.inc[7].next = bit_cast::<32, 1>(self.responder.cnt_drop_psn.val().into()) + bit_cast::<32, 1>(self.completer.cnt_drop_psn.val().into());
         self.inc[10].next = bit_cast::<32, 1>(self.completer.cnt_nak.val().into());
         self.inc[11].next = bit_cast::<32, 1>(self.cq_writer.cnt_overflow.val().into());
@@ -876,7 +883,7 @@ impl Logic for RdmaEngine {
         self.inc[13].next = bit_cast::<32, 1>(self.responder.cnt_duplicate.val().into());
         self.inc[14].next = bit_cast::<32, 1>(self.completer.cnt_retry.val().into());
         self.inc[15].next = bit_cast::<32, 1>(self.requester.cnt_resent.val().into());
-        for i in 0..16 {
+        for i in 0..17 {
             self.counters[i].d.next = self.counters[i].q.val() + self.inc[i].val();
         }
         if self.reset.val() {
@@ -892,7 +899,7 @@ impl Logic for RdmaEngine {
             self.pay_from_resp.d.next = false;
             self.px_pay_valid.d.next = false;
             self.px_rec_valid.d.next = false;
-            for i in 0..16 {
+            for i in 0..17 {
                 self.counters[i].d.next = 0.into();
             }
         }

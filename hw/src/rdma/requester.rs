@@ -149,6 +149,14 @@ pub struct RdmaRequester {
     pub rw_offset: Signal<In, Bits<32>>,
     /// QPs waiting out an RNR NAK: nothing is sent for them.
     pub sq_hold: Signal<In, Bits<64>>,
+    /// From the completer, whenever it saves a QP's state: the READs of QP `rd_sync_qpn`
+    /// it has completed (mod 16), kept here beside the READs taken, so a READ WQE waits
+    /// while MAX_RD_ATOMIC are outstanding; `rd_sync_wake`: one more completed (a QP
+    /// asleep on its limit has a turn again).
+    pub rd_sync_valid: Signal<In, Bit>,
+    pub rd_sync_wake: Signal<In, Bit>,
+    pub rd_sync_qpn: Signal<In, Bits<6>>,
+    pub rd_sync_count: Signal<In, Bits<4>>,
     /// A request packet with a PSN sent before (TX_RESENT).
     pub cnt_resent: Signal<Out, Bit>,
     // ---- children ----
@@ -166,10 +174,19 @@ pub struct RdmaRequester {
     resume_ram: NicRam<Bits<96>, 6>,
     resume_rd: DFF<Bits<96>>,
     resume: DFF<Bits<96>>,
-    /// Per QP, the PSN after the furthest request sent (bit 24: one was), for TX_RESENT.
-    fresh_ram: NicRam<Bits<25>, 6>,
-    fresh_rd: DFF<Bits<25>>,
-    fresh: DFF<Bits<25>>,
+    /// Per QP, the PSN after the furthest request sent (bit 24: one was), for TX_RESENT;
+    /// and the READ WQEs taken, mod 16 (28:25; going back sets them to those completed:
+    /// the WQEs from the head are taken again).
+    fresh_ram: NicRam<Bits<29>, 6>,
+    fresh_rd: DFF<Bits<29>>,
+    fresh: DFF<Bits<29>>,
+    /// Per QP, the READs the completer has completed, mod 16 (`rd_sync_*`).
+    rd_done_ram: NicRam<Bits<4>, 6>,
+    rd_done_rd: DFF<Bits<4>>,
+    rd_done: DFF<Bits<4>>,
+    /// The QP has MAX_RD_ATOMIC READs outstanding (not 0): a READ WQE is not taken.
+    ord_full: DFF<Bit>,
+    rd_out: Signal<Local, Bits<4>>,
     /// QPs asked to go back, not yet gone (`rewind`), and whose WQE is to resume at an
     /// offset, not yet taken (`resume_on`); their bits picked for `scan` each cycle, then
     /// a cycle later again (so the bit a turn loads is no newer than `resume_rd`).
@@ -435,6 +452,9 @@ pub struct RdmaRequester {
     state_bits: Constant<Bits<384>>,
     sq_psn_bits: Constant<Bits<384>>,
     sq_ci_bits: Constant<Bits<384>>,
+    /// `fresh`'s count of READs taken, and one of them.
+    rd_taken_bits: Constant<Bits<29>>,
+    rd_taken_one: Constant<Bits<29>>,
     local_write: Constant<Bits<3>>,
     st_qp_op: Constant<Bits<8>>,
     st_flush: Constant<Bits<8>>,
@@ -458,6 +478,7 @@ impl Default for RdmaRequester {
         assert!(qpc::STATE.word == 0 && qpc::PMTU.lsb == 4 && qpc::PD.lsb == 16 && qpc::DEST_QPN.word == 1 && qpc::SQ_PSN.word == 2);
         assert!(qpc::DEST_IPV4.word == 4 && qpc::DEST_MAC_LO.word == 5 && qpc::DEST_MAC_HI.word == 6 && qpc::UDP_SPORT.word == 6 && qpc::UDP_SPORT.lsb == 16);
         assert!(qpc::SQ_BASE_LO.word == 7 && qpc::SQ_BASE_HI.word == 8 && qpc::SQ_LOG2.word == 8 && qpc::SQ_LOG2.lsb == 16 && qpc::SQ_CI.word == 11);
+        assert!(qpc::MAX_RD_ATOMIC.word == 10 && qpc::MAX_RD_ATOMIC.lsb == 20 && qpc::MAX_RD_ATOMIC.width == 4);
         assert!(wqe::WR_ID == 0 && wqe::OPCODE == 8 && wqe::FLAGS == 9 && wqe::NUM_SGE == 10 && wqe::IMM == 12 && wqe::REMOTE_ADDR == 16 && wqe::RKEY == 24);
         assert!(wqe::SGE == 32 && wqe::SGE_SIZE == 16 && wqe::SGE_LENGTH == 8 && wqe::SGE_LKEY == 12 && wqe::MAX_SGE == 6 && wqe::OP_READ == 4);
         assert!(wqe::FLAG_SOLICITED == 2);
@@ -545,6 +566,15 @@ impl Default for RdmaRequester {
             fresh_ram: Default::default(),
             fresh_rd: Default::default(),
             fresh: Default::default(),
+            rd_sync_valid: Default::default(),
+            rd_sync_wake: Default::default(),
+            rd_sync_qpn: Default::default(),
+            rd_sync_count: Default::default(),
+            rd_done_ram: Default::default(),
+            rd_done_rd: Default::default(),
+            rd_done: Default::default(),
+            ord_full: Default::default(),
+            rd_out: Default::default(),
             rewind: Default::default(),
             resume_on: Default::default(),
             rewind_bit: Default::default(),
@@ -679,6 +709,8 @@ impl Default for RdmaRequester {
             state_bits: Constant::new(field(qpc::STATE)),
             sq_psn_bits: Constant::new(field(qpc::SQ_PSN)),
             sq_ci_bits: Constant::new(field(qpc::SQ_CI)),
+            rd_taken_bits: Constant::new(Bits::<29>::from(0xfu64 << 25)),
+            rd_taken_one: Constant::new(Bits::<29>::from(1u64 << 25)),
             local_write: Constant::new(u64::from(access::LOCAL_WRITE).into()),
             st_qp_op: Constant::new((WcStatus::LocQpOpErr as u64).into()),
             st_flush: Constant::new((WcStatus::WrFlushErr as u64).into()),
@@ -731,7 +763,7 @@ impl Logic for RdmaRequester {
         dff_setup!(self, clock, pending, hit, forget_bit, full_bit, rest, pay_read_done, wb_valid, wb_data, wb_id, wb_error, wb_last, pi_rd, job_rd, list_rd, left_nz, may_issue, work, forget, scan, db_seen, flushing, state, qp_asked, ctx, pi, job, list, beat_no, w_wr_id, w_opcode, w_flags,
             w_num, w_imm, w_raddr, w_rkey, w_total, w_error, sge_i, sge_nz, sge_len_q, pieces, total, status, mtu, mtu_log2, chunk, starts, ends, psn, left, phase, n_sum, n_pkts_q, len_zero, p_addr, p_bus, p_off, p_rest, p_take, p_next_piece, sp_valid,
             sp_half, sp_data, nx_valid, nx_data, intake_left, intake_nz, in_req, req_left, left_le8, promised, arrived, room, issued, issued2, issued_beats, wqe_read_done,
-            resume_rd, resume, fresh_rd, fresh, rewind, resume_on, rewind_bit, rewind_bit2, resume_bit, resume_bit2, hold_bit, resume_now, resume_hit, adv_end_q, fresh_adv, resent_q, took, seek_r, sk_len);
+            resume_rd, resume, fresh_rd, fresh, rewind, resume_on, rewind_bit, rewind_bit2, resume_bit, resume_bit2, hold_bit, resume_now, resume_hit, adv_end_q, fresh_adv, resent_q, took, seek_r, sk_len, rd_done_rd, rd_done, ord_full);
         for i in 0..6 {
             self.w_sge_addr[i].clock.next = self.clock.val();
             self.w_sge_addr[i].d.next = self.w_sge_addr[i].q.val();
@@ -744,7 +776,7 @@ impl Logic for RdmaRequester {
             self.w_keep[i].clock.next = self.clock.val();
             self.w_keep[i].d.next = self.w_keep[i].q.val();
         }
-        clock!(self, clock, mr_check, packer, pi_ram, job_ram, list_ram, reads, rsp_buf, rsp_q, half_slice, promises, resume_ram, fresh_ram);
+        clock!(self, clock, mr_check, packer, pi_ram, job_ram, list_ram, reads, rsp_buf, rsp_q, half_slice, promises, resume_ram, fresh_ram, rd_done_ram);
         // the QP's path MTU (its context's PMTU code)
         self.path_mtu.code.next = self.ctx.q.val().get_bits::<3>(4);
         self.path_mtu.len.next = 0.into();
@@ -793,6 +825,14 @@ impl Logic for RdmaRequester {
         self.list_rd.d.next = self.list_ram.read_data.val();
         self.resume_rd.d.next = self.resume_ram.read_data.val();
         self.fresh_rd.d.next = self.fresh_ram.read_data.val();
+        self.rd_done_rd.d.next = self.rd_done_ram.read_data.val();
+        self.rd_done_ram.read_address.next = self.scan.q.val();
+        self.rd_done_ram.write_enable.next = self.rd_sync_valid.val();
+        self.rd_done_ram.write_address.next = self.rd_sync_qpn.val();
+        self.rd_done_ram.write_data.next = self.rd_sync_count.val();
+        // READs outstanding against MAX_RD_ATOMIC (QP word 10, bits 23:20), for Check
+        self.rd_out.next = self.fresh.q.val().get_bits::<4>(25) - self.rd_done.q.val();
+        self.ord_full.d.next = self.ctx.q.val().get_bits::<4>(340).any() & (self.rd_out.val() >= self.ctx.q.val().get_bits::<4>(340));
         // ---- going back: the completer's request stored, the QP marked and woken ----
         self.rw_ready.next = true;
         self.resume_ram.write_enable.next = self.rw_valid.val();
@@ -962,6 +1002,7 @@ impl Logic for RdmaRequester {
                     self.list.d.next = self.list_rd.q.val();
                     self.resume.d.next = self.resume_rd.q.val();
                     self.fresh.d.next = self.fresh_rd.q.val();
+                    self.rd_done.d.next = self.rd_done_rd.q.val();
                     self.resume_now.d.next = self.resume_bit2.q.val();
                     self.state.d.next = RequesterState::Pick;
                     if self.forget_bit.q.val() {
@@ -1039,15 +1080,6 @@ impl Logic for RdmaRequester {
                         self.sleep.next = false;
                     }
                 }
-                // nothing to send (or not in RTS): the QP sleeps until its next doorbell
-                // or the driver's next store to it
-                if self.sleep.val() {
-                    for q in 0..64 {
-                        if self.sel.val() == self.sel_idx[q].val() {
-                            self.work_next.next = self.work_next.val() & !self.bit_of_qp[q].val();
-                        }
-                    }
-                }
             }
             RequesterState::Fetch => {
                 // the WQE at SQ_CI: SQ_BASE + 128 * (SQ_CI mod 2^SQ_LOG2)
@@ -1074,6 +1106,13 @@ impl Logic for RdmaRequester {
                 self.status.d.next = 0.into();
                 self.total.d.next = self.w_total.q.val();
                 self.state.d.next = RequesterState::SgeAsk;
+                // a READ while MAX_RD_ATOMIC are outstanding: not taken; the QP sleeps until
+                // the completer completes one (`rd_sync_wake`)
+                if (self.w_opcode.q.val() == 4) & self.ord_full.q.val() & !self.flushing.q.val() {
+                    self.state.d.next = RequesterState::Scan;
+                    self.scan.d.next = self.scan.q.val() + 1;
+                    self.sleep.next = !self.db_seen.q.val();
+                }
                 if self.w_error.q.val() | (self.w_opcode.q.val() > 4) | (self.w_num.q.val() > 6) {
                     self.status.d.next = self.st_qp_op.val();
                     self.state.d.next = RequesterState::Fail;
@@ -1176,12 +1215,15 @@ impl Logic for RdmaRequester {
                 if self.qp_rvalid.val() {
                     self.job_ram.write_enable.next = true;
                     self.state.d.next = RequesterState::RewindMark;
+                    // the WQEs from the head are taken again: none of its READs outstanding
+                    self.fresh.d.next = (self.fresh.q.val() & !self.rd_taken_bits.val()) | (bit_cast::<29, 4>(self.rd_done.q.val()) << 25);
                 }
             }
             RequesterState::RewindMark => {
                 // ... and said, in order with the reports
                 self.out_valid.next = true;
                 if self.out_ready.val() {
+                    self.fresh_ram.write_enable.next = true;
                     for q in 0..64 {
                         if self.sel.val() == self.sel_idx[q].val() {
                             self.rewind_next.next = self.rewind_next.val() & !self.bit_of_qp[q].val();
@@ -1221,10 +1263,14 @@ impl Logic for RdmaRequester {
                 }
             }
             RequesterState::Record => {
-                // outstanding from now on; SQ_CI advances (a READ's PSNs too, in Advance)
+                // outstanding from now on; SQ_CI advances (a READ's PSNs too, in Advance);
+                // a READ counted taken
                 self.out_valid.next = true;
                 if self.out_ready.val() {
                     self.state.d.next = RequesterState::Packet;
+                    if self.w_opcode.q.val() == 4 {
+                        self.fresh.d.next = self.fresh.q.val() + self.rd_taken_one.val();
+                    }
                 }
             }
             RequesterState::Packet => {
@@ -1316,7 +1362,7 @@ impl Logic for RdmaRequester {
                     // a PSN sent before is a resend; the furthest sent moves on
                     self.cnt_resent.next = self.resent_q.q.val();
                     if self.fresh_adv.q.val() {
-                        self.fresh.d.next = bit_cast::<25, 24>(self.adv_end_q.q.val()) | (1u64 << 24);
+                        self.fresh.d.next = bit_cast::<29, 24>(self.adv_end_q.q.val()) | (1u64 << 24) | (self.fresh.q.val() & self.rd_taken_bits.val());
                     }
                 }
             }
@@ -1330,6 +1376,15 @@ impl Logic for RdmaRequester {
             }
             _ => {
                 self.state.d.next = RequesterState::Scan;
+            }
+        }
+        // nothing to send (or not in RTS, or a READ over its limit): the QP sleeps until
+        // its next doorbell, the driver's next store to it, or a READ of it completed
+        if self.sleep.val() {
+            for q in 0..64 {
+                if self.sel.val() == self.sel_idx[q].val() {
+                    self.work_next.next = self.work_next.val() & !self.bit_of_qp[q].val();
+                }
             }
         }
         if self.state.q.val() == RequesterState::Packet {
@@ -1572,6 +1627,16 @@ impl Logic for RdmaRequester {
                 }
             }
             if self.qp_store_index.val() == self.scan.q.val() {
+                self.db_seen.d.next = true;
+            }
+        }
+        if self.rd_sync_valid.val() & self.rd_sync_wake.val() {
+            for q in 0..64 {
+                if self.rd_sync_qpn.val() == self.sel_idx[q].val() {
+                    self.work_next.next = self.work_next.val() | self.bit_of_qp[q].val();
+                }
+            }
+            if self.rd_sync_qpn.val() == self.scan.q.val() {
                 self.db_seen.d.next = true;
             }
         }

@@ -243,6 +243,11 @@ pub struct RdmaResponder {
     pub ack_bus: Signal<Out, Bits<64>>,
     pub ack_len: Signal<Out, Bits<32>>,
     pub ack_pmtu: Signal<Out, Bits<3>>,
+    /// The entry shown is from the urgent queue (a READ asked for again).
+    pub ack_urgent: Signal<Out, Bit>,
+    /// The entry shown is put back unfinished (`RdmaResponseTx` yields it to an urgent
+    /// one): the urgent queue's head is shown next.
+    pub ack_yield: Signal<In, Bit>,
     /// A READ asked for again: `RdmaResponseTx` restarts the response going out where it
     /// asks, if it can (`rs_take`; else its response is owed as a new one's).
     pub rs_valid: Signal<Out, Bit>,
@@ -254,7 +259,9 @@ pub struct RdmaResponder {
     // ---- counter pulses ----
     pub cnt_rx_packet: Signal<Out, Bit>,
     pub cnt_rx_bytes: Signal<Out, Bits<16>>,
+    /// An unknown QP (out of range); one in the wrong state is `cnt_drop_state`.
     pub cnt_drop_qp: Signal<Out, Bit>,
+    pub cnt_drop_state: Signal<Out, Bit>,
     pub cnt_drop_psn: Signal<Out, Bit>,
     pub cnt_drop_nobuf: Signal<Out, Bit>,
     pub cnt_drop_norecord: Signal<Out, Bit>,
@@ -287,6 +294,15 @@ pub struct RdmaResponder {
     /// response is sent, and a requester may have many READs in flight (a full FIFO holds
     /// the responder, and its records back up behind it).
     acks: NicFifo<Bits<284>, 6, 7>,
+    /// READs asked for again that the response going out did not take (their response
+    /// went out whole, or is queued behind others): in `acks`' format, shown before
+    /// `acks`' entries, so a requester that went back gets the response it waits for
+    /// before the mebibytes queued since (the model's responder puts it first).
+    urgent: NicFifo<Bits<284>, 3, 4>,
+    /// Which queue's head is shown: switched only when no entry is in hand (the one shown
+    /// taken or put back, or none shown).
+    show_urgent: DFF<Bit>,
+    ack_entry: Signal<Local, Bits<276>>,
     /// Per QP: in a message 0, its class 3:1, a sequence NAK sent 4, MSN 31:8; a WRITE: next bus address 95:32,
     /// bytes to come 127:96, its whole length 159:128; a SEND: the bytes received so far
     /// 63:32, the receive WQE's id 127:64, its scatter-gather list's total 159:128.
@@ -858,9 +874,15 @@ impl Default for RdmaResponder {
             rs_bus: Default::default(),
             rs_len: Default::default(),
             ack_mac_le: Default::default(),
+            ack_urgent: Default::default(),
+            ack_yield: Default::default(),
+            urgent: Default::default(),
+            show_urgent: Default::default(),
+            ack_entry: Default::default(),
             cnt_rx_packet: Default::default(),
             cnt_rx_bytes: Default::default(),
             cnt_drop_qp: Default::default(),
+            cnt_drop_state: Default::default(),
             cnt_drop_psn: Default::default(),
             cnt_drop_nobuf: Default::default(),
             cnt_drop_norecord: Default::default(),
@@ -997,12 +1019,12 @@ impl Logic for RdmaResponder {
             fence_pending, msg_rd, wkey_rd, mr_epoch, w_epoch, epoch_same, k_key, k_va, k_len, upd_va, rq_pi_rd, forget_hit, sgw_bus, w_over, w_short, v_not_mtu, send_sum, fhit, fhit_qp, r_len, r_kept, r_kept_nz, upd_bus, upd_rem, upd_msn, r_orphans, r_orphans_nz, qpc, msg, fresh, v_state_ok, v_psn_ok, v_dup, v_exp, v_exp_m1, a_psn, v_seq_ok, v_starts, v_ends, v_class, mtu, mr_ok, bus,
             remaining, syn, qp_asked, kept_p1, ask_key, ask_addr, ask_len, left, left_nz, in_lo, in_lo_strb, in_have, w_valid, w_addr, w_data, w_strb, w_last, r_solicited, r_immdt, rq_pi, rq_ci, rq_none, rq_one_left, send_over_first, send_over_later,
             took_new, recv_cqe, v_immdt, rq_mask, fetch_addr, rd_asked, fbeat, f_err, f_wr_id, f_nsge, f_total, sk, acc, rf_status, cqe_len, cur_delta,
-            seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, sj_done, sj_inside, sr_done, sr_inside, sj_retired, sj_ok, sr_ok, c_valid, c_final, c_data, c_strb, k_valid, k_final, k_data, k_strb, c_off, v_need, owe_read, psn_step, rp_whole, rp_part, read_pkts, sge_q, sk_p1, sk_end, landing, l_pd, l_len, l_off, l_lost);
+            seg_rem, seg_lo, seg_k, adv_wait, pkt_rem, sj_done, sj_inside, sr_done, sr_inside, sj_retired, sj_ok, sr_ok, c_valid, c_final, c_data, c_strb, k_valid, k_final, k_data, k_strb, c_off, v_need, owe_read, psn_step, rp_whole, rp_part, read_pkts, sge_q, sk_p1, sk_end, landing, l_pd, l_len, l_off, l_lost, show_urgent);
         for i in 0..5 {
             self.sge_next[i].clock.next = self.clock.val();
             self.sge_next[i].d.next = self.sge_next[i].q.val();
         }
-        clock!(self, clock, payload, pay_q, w_out, records, rec_out, acks, msg_ram, wkey_ram, rq_pi_ram, sge_ram, mr_check);
+        clock!(self, clock, payload, pay_q, w_out, records, rec_out, acks, urgent, msg_ram, wkey_ram, rq_pi_ram, sge_ram, mr_check);
         self.payload.reset.next = self.reset.val();
         self.pay_q.reset.next = self.reset.val();
         self.w_out.reset.next = self.reset.val();
@@ -1013,6 +1035,7 @@ impl Logic for RdmaResponder {
         self.rec_out.m_ready.next = false;
         self.records.reset.next = self.reset.val();
         self.acks.reset.next = self.reset.val();
+        self.urgent.reset.next = self.reset.val();
         self.mr_check.reset.next = self.reset.val();
         self.mr_check.mr_wr.next = self.mr_wr.val();
         self.mr_fence_done.next = self.fence_pending.q.val() & (self.state.q.val() == ResponderState::Idle);
@@ -1131,6 +1154,7 @@ impl Logic for RdmaResponder {
         self.send_over_later.d.next = self.send_sum.q.val() > bit_cast::<33, 32>(self.msg.q.val().get_bits::<32>(128));
         self.pay_q.m_ready.next = false;
         self.acks.write.next = false;
+        self.urgent.write.next = false;
         self.acks.data_in.next = bit_cast::<284, 6>(self.r_qpn.q.val().get_bits::<6>(0)) | (bit_cast::<284, 24>(self.a_psn.q.val()) << 8)
             | (bit_cast::<284, 8>(self.syn.q.val()) << 32) | (bit_cast::<284, 24>(self.msg.q.val().get_bits::<24>(8)) << 40)
             | (bit_cast::<284, 96>(self.qpc.q.val().get_bits::<96>(128)) << 64)
@@ -1139,6 +1163,7 @@ impl Logic for RdmaResponder {
             self.acks.data_in.next = self.acks.data_in.val() | (Bits::<284>::from(1u64) << 184) | (bit_cast::<284, 64>(self.bus.q.val()) << 185)
                 | (bit_cast::<284, 32>(self.r_dma_len.q.val()) << 249) | (bit_cast::<284, 3>(self.qpc.q.val().get_bits::<3>(4)) << 281);
         }
+        self.urgent.data_in.next = self.acks.data_in.val();
         self.rs_valid.next = false;
         self.rs_qpn.next = self.r_qpn.q.val().get_bits::<6>(0);
         self.rs_psn.next = self.a_psn.q.val();
@@ -1260,6 +1285,7 @@ impl Logic for RdmaResponder {
         self.cnt_rx_packet.next = false;
         self.cnt_rx_bytes.next = self.r_len.q.val();
         self.cnt_drop_qp.next = false;
+        self.cnt_drop_state.next = false;
         self.cnt_drop_psn.next = false;
         self.cnt_drop_nobuf.next = false;
         self.cnt_nak.next = false;
@@ -1495,7 +1521,7 @@ impl Logic for RdmaResponder {
                 self.recv_cqe.d.next = self.v_ends.q.val() & ((self.v_class.q.val() == self.class_send.val()) | self.v_immdt.q.val());
                 self.cnt_rx_packet.next = self.v_state_ok.q.val();
                 if !self.v_state_ok.q.val() {
-                    self.cnt_drop_qp.next = true;
+                    self.cnt_drop_state.next = true;
                     self.state.d.next = ResponderState::Discard;
                 } else if !self.v_psn_ok.q.val() & self.v_dup.q.val() {
                     // a duplicate: answered again, never executed (the model's
@@ -1559,12 +1585,20 @@ impl Logic for RdmaResponder {
                 }
             }
             ResponderState::DupAnswer => {
-                // a duplicate's ACK, or its READ's response owed again (unless the response
-                // going out restarts where it asks); its payload dropped
+                // a duplicate's ACK, or its READ's response owed again on the urgent queue
+                // (unless the response going out restarts where it asks, or covers it);
+                // its payload dropped
                 self.rs_valid.next = self.owe_read.q.val();
-                self.acks.write.next = !self.acks.full.val() & !(self.owe_read.q.val() & self.rs_take.val());
-                if !self.acks.full.val() | (self.owe_read.q.val() & self.rs_take.val()) {
-                    self.state.d.next = ResponderState::Discard;
+                if self.owe_read.q.val() {
+                    self.urgent.write.next = !self.urgent.full.val() & !self.rs_take.val();
+                    if !self.urgent.full.val() | self.rs_take.val() {
+                        self.state.d.next = ResponderState::Discard;
+                    }
+                } else {
+                    self.acks.write.next = !self.acks.full.val();
+                    if !self.acks.full.val() {
+                        self.state.d.next = ResponderState::Discard;
+                    }
                 }
             }
             ResponderState::SeqNak => {
@@ -2138,26 +2172,39 @@ impl Logic for RdmaResponder {
         self.dma_wr_strb.next = self.w_out.m_data.val().get_bits::<16>(192);
         self.dma_wr_last.next = self.w_out.m_data.val().get_bit(208);
         // ---- what is owed, in order ----
-        self.ack_valid.next = !self.acks.empty.val();
+        // (the entry past its QP, which is picked on its own: bits 7:6 are no field)
+        self.ack_entry.next = bit_cast::<276, 284>(self.acks.data_out.val() >> 8);
         self.ack_qpn.next = self.acks.data_out.val().get_bits::<6>(0);
-        self.ack_psn.next = self.acks.data_out.val().get_bits::<24>(8);
-        self.ack_syndrome.next = self.acks.data_out.val().get_bits::<8>(32);
-        self.ack_msn.next = self.acks.data_out.val().get_bits::<24>(40);
-        self.ack_dst_ip.next = self.acks.data_out.val().get_bits::<32>(64);
-        self.ack_mac_le.next = self.acks.data_out.val().get_bits::<48>(96);
+        self.ack_valid.next = !self.acks.empty.val();
+        if self.show_urgent.q.val() {
+            self.ack_entry.next = bit_cast::<276, 284>(self.urgent.data_out.val() >> 8);
+            self.ack_qpn.next = self.urgent.data_out.val().get_bits::<6>(0);
+            self.ack_valid.next = !self.urgent.empty.val();
+        }
+        self.ack_urgent.next = self.show_urgent.q.val();
+        self.ack_psn.next = self.ack_entry.val().get_bits::<24>(0);
+        self.ack_syndrome.next = self.ack_entry.val().get_bits::<8>(24);
+        self.ack_msn.next = self.ack_entry.val().get_bits::<24>(32);
+        self.ack_dst_ip.next = self.ack_entry.val().get_bits::<32>(56);
+        self.ack_mac_le.next = self.ack_entry.val().get_bits::<48>(88);
         self.ack_dst_mac.next = (bit_cast::<48, 8>(self.ack_mac_le.val().get_bits::<8>(0)) << 40) | (bit_cast::<48, 8>(self.ack_mac_le.val().get_bits::<8>(8)) << 32)
             | (bit_cast::<48, 8>(self.ack_mac_le.val().get_bits::<8>(16)) << 24) | (bit_cast::<48, 8>(self.ack_mac_le.val().get_bits::<8>(24)) << 16)
             | (bit_cast::<48, 8>(self.ack_mac_le.val().get_bits::<8>(32)) << 8) | bit_cast::<48, 8>(self.ack_mac_le.val().get_bits::<8>(40));
-        self.ack_udp_src_port.next = self.acks.data_out.val().get_bits::<16>(144);
-        self.ack_dest_qp.next = self.acks.data_out.val().get_bits::<24>(160);
-        self.ack_read.next = self.acks.data_out.val().get_bit(184);
-        self.ack_bus.next = self.acks.data_out.val().get_bits::<64>(185);
-        self.ack_len.next = self.acks.data_out.val().get_bits::<32>(249);
-        self.ack_pmtu.next = self.acks.data_out.val().get_bits::<3>(281);
-        self.acks.read.next = !self.acks.empty.val() & self.ack_ready.val();
+        self.ack_udp_src_port.next = self.ack_entry.val().get_bits::<16>(136);
+        self.ack_dest_qp.next = self.ack_entry.val().get_bits::<24>(152);
+        self.ack_read.next = self.ack_entry.val().get_bit(176);
+        self.ack_bus.next = self.ack_entry.val().get_bits::<64>(177);
+        self.ack_len.next = self.ack_entry.val().get_bits::<32>(241);
+        self.ack_pmtu.next = self.ack_entry.val().get_bits::<3>(273);
+        self.acks.read.next = !self.show_urgent.q.val() & !self.acks.empty.val() & self.ack_ready.val();
+        self.urgent.read.next = self.show_urgent.q.val() & !self.urgent.empty.val() & self.ack_ready.val();
+        if (self.ack_valid.val() & self.ack_ready.val()) | self.ack_yield.val() | !self.ack_valid.val() {
+            self.show_urgent.d.next = !self.urgent.empty.val();
+        }
         self.sj_retired.d.next = self.c_retire.val();
         if self.reset.val() {
             self.landing.d.next = false;
+            self.show_urgent.d.next = false;
             self.state.d.next = ResponderState::Idle;
             self.fence_pending.d.next = false;
             self.kept.d.next = 0.into();

@@ -83,6 +83,13 @@ pub struct RdmaResponseTx {
     pub owed_pmtu: Signal<In, Bits<3>>,
     /// The entry's QP (ours).
     pub owed_qpn: Signal<In, Bits<6>>,
+    /// The entry is a READ asked for again (from the responder's second queue, served
+    /// before the first's): a response going out is no sign of what is queued behind it.
+    pub owed_urgent: Signal<In, Bit>,
+    /// The entry in hand is put back unfinished (its QP asked for an earlier READ again):
+    /// the responder shows its urgent queue's head next, and this one, taken again later,
+    /// goes out from its start.
+    pub owed_yield: Signal<Out, Bit>,
     // ---- a READ asked for again: restart the one going out at `rs_psn` (its bytes at
     // `rs_bus`, `rs_len` of them) if it is QP `rs_qpn`'s and has passed that PSN ----
     pub rs_valid: Signal<In, Bit>,
@@ -157,6 +164,18 @@ pub struct RdmaResponseTx {
     rs_d2: Signal<Local, Bits<24>>,
     rs_restart: Signal<Local, Bit>,
     rs_covered: Signal<Local, Bit>,
+    /// A READ asked for again, of the QP whose response is going out but at a PSN before
+    /// it (a response that went out whole and was lost): this one yields at its next
+    /// packet, so that one goes first (the requester discards all else until it comes).
+    rs_before: Signal<Local, Bit>,
+    yield_due: DFF<Bit>,
+    /// The entry that yielded (its QP and first PSN): a READ of that QP asked for again at
+    /// or past that PSN is covered, for that entry goes out whole later with every READ
+    /// queued behind it.
+    held_valid: DFF<Bit>,
+    held_qpn: DFF<Bits<6>>,
+    held_psn: DFF<Bits<24>>,
+    rs_d3: Signal<Local, Bits<24>>,
     // ---- scratch ----
     /// The packet's beats fit beside those reserved.
     room_ok: Signal<Local, Bit>,
@@ -191,6 +210,14 @@ impl Default for RdmaResponseTx {
             owed_len: Default::default(),
             owed_pmtu: Default::default(),
             owed_qpn: Default::default(),
+            owed_urgent: Default::default(),
+            owed_yield: Default::default(),
+            rs_before: Default::default(),
+            yield_due: Default::default(),
+            held_valid: Default::default(),
+            held_qpn: Default::default(),
+            held_psn: Default::default(),
+            rs_d3: Default::default(),
             rs_valid: Default::default(),
             rs_take: Default::default(),
             rs_qpn: Default::default(),
@@ -261,13 +288,14 @@ impl Default for RdmaResponseTx {
 impl Logic for RdmaResponseTx {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, rem, bus, psn, first, mtu, chunk, last, beats, reserved, s_left, s_high, s_more, s_any, popped, rp_valid, rp_psn, rp_bus, rp_len);
+        dff_setup!(self, clock, state, rem, bus, psn, first, mtu, chunk, last, beats, reserved, s_left, s_high, s_more, s_any, popped, rp_valid, rp_psn, rp_bus, rp_len, yield_due, held_valid, held_qpn, held_psn);
         clock!(self, clock, payload);
         self.payload.reset.next = self.reset.val();
         self.path_mtu.code.next = self.owed_pmtu.val();
         self.path_mtu.len.next = 0.into();
         // the header: the entry's path, the packet's own fields
         self.owed_ready.next = false;
+        self.owed_yield.next = false;
         self.tx_valid.next = false;
         self.tx_dst_mac.next = self.owed_dst_mac.val();
         self.tx_dst_ip.next = self.owed_dst_ip.val();
@@ -304,11 +332,25 @@ impl Logic for RdmaResponseTx {
             & (self.rs_qpn.val() == self.owed_qpn.val())
             & !(self.rs_d1.val().any() & self.rs_d1.val().get_bit(23))
             & !(self.rs_d2.val().any() & self.rs_d2.val().get_bit(23));
-        // (past the next packet's PSN: a later READ of the QP, still queued, or this one's rest)
-        self.rs_covered.next = self.rs_valid.val() & (self.state.q.val() != ResponseTxState::Idle) & (self.state.q.val() != ResponseTxState::Ack)
+        // (past the next packet's PSN: a later READ of the QP, still queued, or this one's
+        // rest; not so behind an urgent entry, whose later READs may have gone out whole;
+        // or at or past the first PSN of the entry that yielded to it)
+        self.rs_d3.next = self.rs_psn.val() - self.held_psn.q.val();
+        self.rs_covered.next = (self.rs_valid.val() & !self.owed_urgent.val()
+            & (self.state.q.val() != ResponseTxState::Idle) & (self.state.q.val() != ResponseTxState::Ack)
             & (self.rs_qpn.val() == self.owed_qpn.val())
-            & self.rs_d2.val().any() & self.rs_d2.val().get_bit(23);
+            & self.rs_d2.val().any() & self.rs_d2.val().get_bit(23))
+            | (self.rs_valid.val() & self.held_valid.q.val() & (self.rs_qpn.val() == self.held_qpn.q.val())
+                & !(self.rs_d3.val().any() & self.rs_d3.val().get_bit(23)));
         self.rs_take.next = self.rs_restart.val() | self.rs_covered.val();
+        // (before the entry's first PSN: owed again, on the urgent queue, and this one yields)
+        self.rs_before.next = self.rs_valid.val() & !self.owed_urgent.val() & !self.held_valid.q.val()
+            & (self.state.q.val() != ResponseTxState::Idle) & (self.state.q.val() != ResponseTxState::Ack)
+            & (self.rs_qpn.val() == self.owed_qpn.val())
+            & self.rs_d1.val().any() & self.rs_d1.val().get_bit(23);
+        if self.rs_before.val() {
+            self.yield_due.d.next = true;
+        }
         if self.rs_restart.val() {
             self.rp_valid.d.next = true;
             self.rp_psn.d.next = self.rs_psn.val();
@@ -318,6 +360,11 @@ impl Logic for RdmaResponseTx {
         self.room_ok.next = bit_cast::<11, 10>(self.reserved.q.val()) + bit_cast::<11, 10>(self.beats.q.val()) <= bit_cast::<11, 10>(self.buf_beats.val());
         match self.state.q.val() {
             ResponseTxState::Idle => {
+                self.yield_due.d.next = false;
+                if self.owed_valid.val() & !self.owed_urgent.val() {
+                    // the entry that yielded is back (or another: then it was finished)
+                    self.held_valid.d.next = false;
+                }
                 if self.owed_valid.val() {
                     self.state.d.next = ResponseTxState::Ack;
                     if self.owed_read.val() {
@@ -339,6 +386,15 @@ impl Logic for RdmaResponseTx {
                 }
             }
             ResponseTxState::Plan => {
+                // yielding: back to wait, the entry not taken (nor its restart)
+                if self.yield_due.q.val() {
+                    self.yield_due.d.next = false;
+                    self.rp_valid.d.next = false;
+                    self.owed_yield.next = true;
+                    self.held_valid.d.next = true;
+                    self.held_qpn.d.next = self.owed_qpn.val();
+                    self.held_psn.d.next = self.owed_psn.val();
+                }
                 // a restart first: the response goes on from there (a First packet, as a
                 // new READ's), planned a cycle later
                 if self.rp_valid.q.val() {
@@ -357,6 +413,9 @@ impl Logic for RdmaResponseTx {
                 self.state.d.next = ResponseTxState::Size;
                 if self.rp_valid.q.val() {
                     self.state.d.next = ResponseTxState::Plan;
+                }
+                if self.yield_due.q.val() {
+                    self.state.d.next = ResponseTxState::Idle;
                 }
             }
             ResponseTxState::Size => {
@@ -423,6 +482,8 @@ impl Logic for RdmaResponseTx {
         if self.reset.val() {
             self.state.d.next = ResponseTxState::Idle;
             self.rp_valid.d.next = false;
+            self.yield_due.d.next = false;
+            self.held_valid.d.next = false;
             self.reserved.d.next = 0.into();
             self.s_left.d.next = 0.into();
             self.s_more.d.next = false;

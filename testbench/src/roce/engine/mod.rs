@@ -138,7 +138,7 @@ impl RdmaEngine {
             map::TIMER_UNIT => self.timer_unit,
             map::TABLE_STATUS => self.table_status,
             o if (map::TABLE_DATA..map::TABLE_DATA + 64).contains(&o) => self.table_data[((o - map::TABLE_DATA) / 4) as usize],
-            o if (map::TX_PACKETS..=map::TX_RESENT).contains(&o) => self.counters.get(&o).copied().unwrap_or(0),
+            o if (map::TX_PACKETS..=map::RX_DROP_STATE).contains(&o) => self.counters.get(&o).copied().unwrap_or(0),
             _ => 0,
         }
     }
@@ -388,7 +388,7 @@ impl RdmaEngine {
         let state = self.qp_state(q);
         let ok = if info.is_request() { matches!(state, QpState::Rtr | QpState::Rts) } else { state == QpState::Rts };
         if !ok {
-            return self.count(map::RX_DROP_QP, 1);
+            return self.count(map::RX_DROP_STATE, 1);
         }
         self.count(map::RX_PACKETS, 1);
         self.count(map::RX_BYTES, payload.len() as u32);

@@ -1,7 +1,8 @@
 //! The requester: send queue WQEs into request packets (rxe_req.c's role).
 //!
 //! A QP in RTS takes its next WQE when the doorbell has posted one and fewer than
-//! `MAX_OUTSTANDING` of its WQEs wait for completion. The WQE's local scatter-gather
+//! `MAX_OUTSTANDING` of its WQEs wait for completion; a READ WQE also waits while
+//! MAX_RD_ATOMIC READs of the QP are outstanding (if not 0). The WQE's local scatter-gather
 //! list is checked whole before its first packet (a bad lkey, another PD's region, a
 //! range outside the region, or a READ into a region without LOCAL_WRITE completes
 //! the WQE with an error and moves the QP to ERR: nothing is sent). SEND and WRITE
@@ -86,6 +87,12 @@ impl RdmaEngine {
         let sq_ci = qpc::SQ_CI.get(&words) as u16;
         let run = &self.qp_run[q];
         if sq_ci == run.sq_pi || run.outstanding.len() >= MAX_OUTSTANDING {
+            return None;
+        }
+        // a READ waits at the head while MAX_RD_ATOMIC READs are outstanding (0: no bound
+        // of its own)
+        let ord = qpc::MAX_RD_ATOMIC.get(&words) as usize;
+        if ord > 0 && run.outstanding.iter().filter(|o| o.wqe.opcode == wqe::OP_READ).count() >= ord && self.read_wqe(host, &words, true, sq_ci).is_some_and(|w| w.opcode == wqe::OP_READ) {
             return None;
         }
         let send_cq = qpc::SEND_CQ.get(&words) as usize;
