@@ -297,6 +297,11 @@ pub struct RdmaCompleter {
     /// dropped until the requester's `REPORT_WENT_BACK`) 147, the RNR NAK's PSN 171:148,
     /// READs completed (mod 16) 175:172.
     ptr_ram: NicRam<Bits<176>, 6>,
+    ptr_rd: DFF<Bits<176>>,
+    /// The packets the head READ's landed bytes fill (`path_mtu.whole` of `recv`),
+    /// registered: used two cycles or more after `recv` and the context settle (RdCheck,
+    /// Gb2), and the shift ahead of the PSN sum missed 156.25 MHz.
+    mtu_whole: DFF<Bits<24>>,
     /// The timers, for the scan (armed 0, deadline 48:1): written with `ptr_ram`.
     timer_ram: NicRam<Bits<49>, 6>,
     /// The core cycle.
@@ -313,7 +318,6 @@ pub struct RdmaCompleter {
     to_valid: DFF<Bit>,
     to_qpn: DFF<Bits<6>>,
     ack_gap: Signal<Local, Bits<24>>,
-    nak_gap: Signal<Local, Bits<24>>,
     gb_d3: Signal<Local, Bits<24>>,
     gb_d4: Signal<Local, Bits<24>>,
     rd_gap_d: Signal<Local, Bits<24>>,
@@ -648,7 +652,6 @@ impl Default for RdmaCompleter {
             to_valid: Default::default(),
             to_qpn: Default::default(),
             ack_gap: Default::default(),
-            nak_gap: Default::default(),
             gb_d3: Default::default(),
             gb_d4: Default::default(),
             rd_gap_d: Default::default(),
@@ -666,6 +669,8 @@ impl Default for RdmaCompleter {
             rnr_psn: Default::default(),
             rd_done: Default::default(),
             rd_bump: Default::default(),
+            ptr_rd: Default::default(),
+            mtu_whole: Default::default(),
             rd_sync_valid: Default::default(),
             rd_sync_wake: Default::default(),
             rd_sync_qpn: Default::default(),
@@ -708,7 +713,7 @@ impl Default for RdmaCompleter {
 impl Logic for RdmaCompleter {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rd_done, rd_bump, rec_full_q, state, after, ev, asked, qpn, store_state, r_wr_id, r_opcode, r_signalled, r_last_psn, r_first_psn, r_sq_index, r_len, r_status, psn,
+        dff_setup!(self, clock, rd_done, rd_bump, ptr_rd, mtu_whole, rec_full_q, state, after, ev, asked, qpn, store_state, r_wr_id, r_opcode, r_signalled, r_last_psn, r_first_psn, r_sq_index, r_len, r_status, psn,
             syndrome, paylen, ctx, qp_state, sig_all, send_cq, head, count, limit, nak, full, e_wr_id, e_len, e_opcode, e_status, e_syndrome, entry,
             after_tail, past_limit, rh_valid, rh_data, rh_bad_qp, rh_checked, recv, rd, rd_ends, rd_psn_ok, rd_fits, rd_wqe_addr, rd_expect, rd_landed, rd_head_read,
             now, tscan, t_q, t_word, t_qpn, t_hit, t_hit_qpn, to_valid, to_qpn, acked, acked_v, gb_to, gb_v, retries, rnr_retries, armed, rnr_mode, deadline, rewinding, rnr_psn,
@@ -788,6 +793,7 @@ impl Logic for RdmaCompleter {
         self.ring.write_enable.next = false;
         self.entry.d.next = self.ring.read_data.val();
         self.ptr_ram.read_address.next = self.qpn.q.val();
+        self.ptr_rd.d.next = self.ptr_ram.read_data.val();
         self.ptr_ram.write_address.next = self.qpn.q.val();
         // the timer as the event leaves it: stopped with nothing outstanding or the QP out of
         // RTS; an RNR wait runs on; else (re)started from now by progress, or if it was not
@@ -907,14 +913,16 @@ impl Logic for RdmaCompleter {
         self.past_limit.d.next = self.limit_gap.val().any() & !self.limit_gap.val().get_bit(23);
         // going back's PSN order tests (a after b: a - b non-zero, below 2^23)
         self.ack_gap.next = self.psn.q.val() - self.acked.q.val();
-        self.nak_gap.next = self.psn.q.val() - 1 - self.acked.q.val();
         self.gb_d1.next = self.acked.q.val() - self.gb_base.q.val();
         self.gb_d2.next = self.entry.q.val().get_bits::<24>(68) - self.acked.q.val();
         self.gb_d3.next = self.gb_psn.q.val() - self.gb_una.q.val();
         self.gb_d4.next = self.gb_target.q.val() - self.entry.q.val().get_bits::<24>(124);
         self.rd_gap_d.next = self.psn.q.val() - self.rd_expect.q.val();
         self.ack_fwd.d.next = !self.acked_v.q.val() | (self.ack_gap.val().any() & !self.ack_gap.val().get_bit(23));
-        self.nak_fwd.d.next = !self.acked_v.q.val() | (self.nak_gap.val().any() & !self.nak_gap.val().get_bit(23));
+        // (PSN - 1 after the latest ACK: PSN - acked in 2 ..= 2^23, from the one difference,
+        // as the second subtraction behind it missed 156.25 MHz)
+        self.nak_fwd.d.next = !self.acked_v.q.val()
+            | (self.ack_gap.val().get_bits::<23>(1).any() & (!self.ack_gap.val().get_bit(23) | !self.ack_gap.val().get_bits::<23>(0).any()));
         self.qp_valid.next = false;
         self.qp_index.next = self.qpn.q.val();
         self.qp_write.next = false;
@@ -938,6 +946,7 @@ impl Logic for RdmaCompleter {
         // a READ's packets landed so far: its bytes in whole MTUs
         self.path_mtu.code.next = self.ctx.q.val().get_bits::<3>(4);
         self.path_mtu.len.next = self.recv.q.val();
+        self.mtu_whole.d.next = self.path_mtu.whole.val();
         self.idle.next = (self.state.q.val() == CompleterState::Idle) & self.records.empty.val() & !self.rh_valid.q.val() & self.stores.empty.val()
             & self.reports.empty.val();
         match self.state.q.val() {
@@ -997,7 +1006,10 @@ impl Logic for RdmaCompleter {
                 }
             }
             CompleterState::Ctx => {
-                // the QP's context, and its ring's pointers (read at `q` meanwhile)
+                // the QP's context, and its ring's pointers (read at `qpn` meanwhile, and
+                // registered: the table answers four cycles after it takes the access, the
+                // pointer word is in `ptr_rd` two cycles after `qpn` was set; the RAM's
+                // clock-to-out left no time for the loads behind it at 156.25 MHz)
                 self.qp_valid.next = !self.asked.q.val();
                 if self.qp_ready.val() {
                     self.asked.d.next = true;
@@ -1007,21 +1019,21 @@ impl Logic for RdmaCompleter {
                     self.qp_state.d.next = self.qp_rdata.val().get_bits::<3>(0);
                     self.sig_all.d.next = self.qp_rdata.val().get_bit(7);
                     self.send_cq.d.next = self.qp_rdata.val().get_bits::<4>(8);
-                    self.head.d.next = self.ptr_ram.read_data.val().get_bits::<4>(0);
-                    self.count.d.next = self.ptr_ram.read_data.val().get_bits::<5>(4);
-                    self.recv.d.next = self.ptr_ram.read_data.val().get_bits::<32>(9);
-                    self.acked.d.next = self.ptr_ram.read_data.val().get_bits::<24>(41);
-                    self.acked_v.d.next = self.ptr_ram.read_data.val().get_bit(65);
-                    self.gb_to.d.next = self.ptr_ram.read_data.val().get_bits::<24>(66);
-                    self.gb_v.d.next = self.ptr_ram.read_data.val().get_bit(90);
-                    self.retries.d.next = self.ptr_ram.read_data.val().get_bits::<3>(91);
-                    self.rnr_retries.d.next = self.ptr_ram.read_data.val().get_bits::<3>(94);
-                    self.armed.d.next = self.ptr_ram.read_data.val().get_bit(97);
-                    self.rnr_mode.d.next = self.ptr_ram.read_data.val().get_bit(98);
-                    self.deadline.d.next = self.ptr_ram.read_data.val().get_bits::<48>(99);
-                    self.rewinding.d.next = self.ptr_ram.read_data.val().get_bit(147);
-                    self.rnr_psn.d.next = self.ptr_ram.read_data.val().get_bits::<24>(148);
-                    self.rd_done.d.next = self.ptr_ram.read_data.val().get_bits::<4>(172);
+                    self.head.d.next = self.ptr_rd.q.val().get_bits::<4>(0);
+                    self.count.d.next = self.ptr_rd.q.val().get_bits::<5>(4);
+                    self.recv.d.next = self.ptr_rd.q.val().get_bits::<32>(9);
+                    self.acked.d.next = self.ptr_rd.q.val().get_bits::<24>(41);
+                    self.acked_v.d.next = self.ptr_rd.q.val().get_bit(65);
+                    self.gb_to.d.next = self.ptr_rd.q.val().get_bits::<24>(66);
+                    self.gb_v.d.next = self.ptr_rd.q.val().get_bit(90);
+                    self.retries.d.next = self.ptr_rd.q.val().get_bits::<3>(91);
+                    self.rnr_retries.d.next = self.ptr_rd.q.val().get_bits::<3>(94);
+                    self.armed.d.next = self.ptr_rd.q.val().get_bit(97);
+                    self.rnr_mode.d.next = self.ptr_rd.q.val().get_bit(98);
+                    self.deadline.d.next = self.ptr_rd.q.val().get_bits::<48>(99);
+                    self.rewinding.d.next = self.ptr_rd.q.val().get_bit(147);
+                    self.rnr_psn.d.next = self.ptr_rd.q.val().get_bits::<24>(148);
+                    self.rd_done.d.next = self.ptr_rd.q.val().get_bits::<4>(172);
                     self.state.d.next = CompleterState::Dispatch;
                 }
             }
@@ -1330,7 +1342,7 @@ impl Logic for RdmaCompleter {
                 // the next PSN the READ expects (its first, one more per MTU landed), and
                 // its bytes with this packet's
                 self.rd_head_read.d.next = self.entry.q.val().get_bits::<3>(64) == 4;
-                self.rd_expect.d.next = self.entry.q.val().get_bits::<24>(124) + self.path_mtu.whole.val();
+                self.rd_expect.d.next = self.entry.q.val().get_bits::<24>(124) + self.mtu_whole.q.val();
                 self.rd_landed.d.next = self.recv.q.val() + bit_cast::<32, 16>(self.paylen.q.val());
                 // SQ_BASE + 128 * (index mod 2^SQ_LOG2)
                 self.rd_wqe_addr.d.next = ((bit_cast::<64, 12>(self.ctx.q.val().get_bits::<12>(256)) << 32) | bit_cast::<64, 32>(self.ctx.q.val().get_bits::<32>(224)))
@@ -1451,7 +1463,7 @@ impl Logic for RdmaCompleter {
             }
             CompleterState::Gb2 => {
                 // its first PSN not landed (a READ's), and its CQE should it fail
-                self.gb_base.d.next = self.entry.q.val().get_bits::<24>(124) + self.path_mtu.whole.val();
+                self.gb_base.d.next = self.entry.q.val().get_bits::<24>(124) + self.mtu_whole.q.val();
                 self.e_wr_id.d.next = self.entry.q.val().get_bits::<64>(0);
                 self.e_len.d.next = 0.into();
                 self.e_opcode.d.next = self.cqe_op.val();

@@ -920,7 +920,9 @@ impl Logic for RdmaRequester {
             self.adv_end.next = self.job.q.val().get_bits::<24>(114) + self.n_pkts_q.q.val();
         }
         self.fresh_gap.next = self.fresh.q.val().get_bits::<24>(0) - self.psn.q.val();
-        self.end_gap.next = self.adv_end.val() - self.fresh.q.val().get_bits::<24>(0);
+        // (the end registered first: its sum and this difference in one cycle missed
+        // 156.25 MHz; Advance uses `fresh_adv` four cycles or more after Packet set the PSN)
+        self.end_gap.next = self.adv_end_q.q.val() - self.fresh.q.val().get_bits::<24>(0);
         self.adv_end_q.d.next = self.adv_end.val();
         self.fresh_adv.d.next = !self.fresh.q.val().get_bit(24) | (self.end_gap.val().any() & !self.end_gap.val().get_bit(23));
         self.resent_q.d.next = self.fresh.q.val().get_bit(24) & self.fresh_gap.val().any() & !self.fresh_gap.val().get_bit(23);
