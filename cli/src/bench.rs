@@ -1,6 +1,7 @@
 //! `nic bench loopback`: back-to-back loopback per frame size (TX ring kept full, large
 //! bursts, RX buffers posted ahead, interrupts masked, polling), in cycles per frame and
-//! share of 10 GbE line rate at 156.25 MHz.
+//! share of the configuration's own line rate (`line_rate::target`: `full` 10 GbE at
+//! 156.25 MHz, `small` 1 GbE at the ECPIX-5 build's 41.67 MHz).
 
 use crate::loopback::{open_device, BusArg, SimArgs};
 use crate::report::{grouped, si};
@@ -9,7 +10,8 @@ use anyhow::{Context, Result};
 use clap::Args;
 use nic_driver::{IrqMode, Nic, NicConfig};
 use nic_testbench::gen::FrameGen;
-use nic_testbench::traffic::{line_rate, run_loopback, LoopbackOptions, PlannedFrame};
+use crate::line_rate;
+use nic_testbench::traffic::{run_loopback, LoopbackOptions, PlannedFrame};
 use std::time::Instant;
 
 /// Frame sizes on the wire, FCS included.
@@ -39,12 +41,13 @@ struct Row {
 }
 
 fn default_frames(wire_len: usize) -> usize {
-    // About 100k cycles of line time per size, at least 300 frames.
-    ((100_000.0 / line_rate::cycles_per_frame(wire_len as u64)) as usize).clamp(300, 8000)
+    // About 100k cycles of 10 GbE line time per size, at least 300 frames.
+    ((100_000.0 / line_rate::target(nic_hw::Config::Full).cycles_per_frame(wire_len as u64)) as usize).clamp(300, 8000)
 }
 
 pub fn run(a: BenchArgs) -> Result<()> {
     let mut rows = Vec::new();
+    let target = line_rate::target(a.config.hw());
     const RING_LOG2: u32 = 10;
     let warmup = 1usize << RING_LOG2;
     for &wire_len in &SIZES {
@@ -64,7 +67,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
             .map_err(|e| anyhow::anyhow!("{wire_len}-byte frames: {e}"))?;
         let wall = t.elapsed().as_secs_f64();
         let cycles_per_frame = r.steady_cycles as f64 / r.steady_frames as f64;
-        let line_cycles = line_rate::cycles_per_frame(wire_len as u64);
+        let line_cycles = target.cycles_per_frame(wire_len as u64);
         rows.push(Row {
             wire_len,
             frames: r.steady_frames,
@@ -99,26 +102,28 @@ pub fn run(a: BenchArgs) -> Result<()> {
             })
             .collect();
         println!(
-            "{{\"config\":\"{}\",\"backend\":\"{:?}\",\"bus\":\"{:?}\",\"backpressure\":{},\"mem_latency\":{},\"clock_hz\":{},\"results\":[{}],\"idle_cycles_per_second\":{}}}",
+            "{{\"config\":\"{}\",\"backend\":\"{:?}\",\"bus\":\"{:?}\",\"backpressure\":{},\"mem_latency\":{},\"clock_hz\":{},\"line_bps\":{},\"results\":[{}],\"idle_cycles_per_second\":{}}}",
             a.config.hw(),
             a.sim.backend,
             a.sim.bus,
             a.sim.backpressure.map_or("null".to_string(), |p| p.to_string()),
             a.sim.mem_latency,
-            line_rate::CLOCK_HZ,
+            target.clock_hz,
+            target.line_bps,
             items.join(","),
             idle.map_or("null".to_string(), |v| format!("{v:.0}"))
         );
         return Ok(());
     }
     println!(
-        "loopback back to back, {} configuration, {:?} backend, {:?} bus, host memory latency {} cycles{}, 156.25 MHz core clock, 10 GbE line rate",
+        "loopback back to back, {} configuration, {:?} backend, {:?} bus, host memory latency {} cycles{}",
         a.config.hw(),
         a.sim.backend,
         a.sim.bus,
         a.sim.mem_latency,
         a.sim.backpressure.map_or(String::new(), |p| format!(", backpressure {p}"))
     );
+    println!("target: {}; the datapath moves {}", target.describe(), target.limit);
     println!("{:>11} {:>8} {:>16} {:>16} {:>13} {:>14} {:>14}", "frame bytes", "frames", "cycles/frame", "line cyc/frame", "% line rate", "Mframes/s", "sim cycles/s");
     for r in &rows {
         println!(
@@ -128,12 +133,12 @@ pub fn run(a: BenchArgs) -> Result<()> {
             r.cycles_per_frame,
             r.line_cycles,
             100.0 * r.ratio,
-            line_rate::CLOCK_HZ / r.cycles_per_frame / 1e6,
+            target.clock_hz / r.cycles_per_frame / 1e6,
             si(r.wall_cycles_per_s)
         );
     }
     println!("(frame bytes include the FCS; line time adds 8 bytes preamble/SFD and 12 bytes inter-frame gap per frame;");
-    println!(" over 100%: the core moves frames faster than the line carries them, as its AXI4-Stream has no gap)");
+    println!(" over 100%: the core moves frames faster than the {} line carries them, as its AXI4-Stream has no gap)", target.wire);
     if let Some(v) = idle {
         println!("idle Verilator model (SimDevice, nothing to do): {}cycles/s", si(v));
     }

@@ -3,8 +3,9 @@
 //! checksums computed by the NIC), per frame size; then TCP segmentation of the
 //! largest IPv4 TSO requests at MSS 1448. Measured where frames leave the core
 //! (`tx_axis`): cycles per frame from the end of a warm-up to the last frame, against
-//! the line time at 10 GbE (every TSO segment with its own headers, FCS, preamble and
-//! gap). Every frame on the wire is compared with what the golden model says it must be.
+//! the line time of the configuration's own wire (`line_rate::target`; TX offload is in
+//! `full` only: 10 GbE at 156.25 MHz), every TSO segment with its own headers, FCS,
+//! preamble and gap. Every frame on the wire is compared with what the golden model says it must be.
 
 use crate::loopback::{open_device, SimArgs};
 use crate::report::grouped;
@@ -13,7 +14,7 @@ use crate::HwArg;
 use anyhow::{bail, ensure, Context, Result};
 use clap::Args;
 use nic_driver::{Device, IrqMode, Nic, NicConfig, TxFrame};
-use nic_testbench::traffic::line_rate;
+use crate::line_rate;
 use nic_testbench::txoffload::{apply, as_stack_hands_it, OffloadKind, TxOffload};
 use nic_testbench::{fcs, rxgen, WireAccess};
 use rand::rngs::StdRng;
@@ -158,6 +159,7 @@ pub fn run_bench(a: BenchTxArgs) -> Result<()> {
         bail!("the {hw} configuration has no TX offload engine: `nic bench tx` measures checksum insertion and TSO (use --config full; plain TX throughput is `nic bench loopback`)");
     }
     let mut rows = Vec::new();
+    let target = line_rate::target(hw);
     let dst = [0x02, 0x4e, 0x49, 0x43, 0x00, 0x01];
     // checksum offload takes frames up to the offload buffer less 512 bytes
     let sizes: Vec<usize> = SIZES.iter().copied().filter(|&l| l - fcs::FCS_LEN <= hw.tx_offload_max_frame()).collect();
@@ -170,7 +172,7 @@ pub fn run_bench(a: BenchTxArgs) -> Result<()> {
         let pool = (0..64)
             .map(|_| request(&rxgen::flow_frame(&mut rng, dst, wire_len - fcs::FCS_LEN), OffloadKind::Full, None, max_frame_len))
             .collect::<Result<Vec<_>>>()?;
-        let measured = a.frames.map_or_else(|| ((100_000.0 / line_rate::cycles_per_frame(wire_len as u64)) as usize).clamp(300, 8000), |f| f as usize);
+        let measured = a.frames.map_or_else(|| ((100_000.0 / target.cycles_per_frame(wire_len as u64)) as usize).clamp(300, 8000), |f| f as usize);
         let warmup = 256;
         let before = nic.stats()?;
         let (cycles, frames) = run(&mut nic, &pool, warmup + measured, warmup, a.queues, 9216).with_context(|| format!("{wire_len}-byte frames"))?;
@@ -181,7 +183,7 @@ pub fn run_bench(a: BenchTxArgs) -> Result<()> {
             frames,
             wire_bytes: (frames * wire_len) as u64,
             beats: (frames * wire_len.div_ceil(8)) as u64,
-            line_cycles: frames as f64 * line_rate::cycles_per_frame(wire_len as u64),
+            line_cycles: frames as f64 * target.cycles_per_frame(wire_len as u64),
             cycles,
         });
         if !a.json {
@@ -211,7 +213,7 @@ pub fn run_bench(a: BenchTxArgs) -> Result<()> {
             frames,
             wire_bytes: reqs * seg_bytes,
             beats: reqs * segs.iter().map(|s| s.len().div_ceil(8) as u64).sum::<u64>(),
-            line_cycles: reqs as f64 * segs.iter().map(|s| line_rate::cycles_per_frame(s.len() as u64)).sum::<f64>(),
+            line_cycles: reqs as f64 * segs.iter().map(|s| target.cycles_per_frame(s.len() as u64)).sum::<f64>(),
             cycles,
         });
         if !a.json {
@@ -248,6 +250,7 @@ pub fn run_bench(a: BenchTxArgs) -> Result<()> {
         "TX back to back onto the wire (TCP/IPv4, IPv4 and TCP checksums inserted by the NIC; TSO at MSS {TSO_MSS}), {hw} configuration, {:?} backend, {:?} bus, {} TX queue(s)",
         a.sim.backend, a.sim.bus, a.queues
     );
+    println!("target: {}; the datapath moves {}", target.describe(), target.limit);
     println!("{:>22} {:>8} {:>14} {:>12} {:>13}", "frame bytes", "frames", "cycles/frame", "beats/cycle", "% line rate");
     for r in &rows {
         println!("{:>22} {:>8} {:>14.2} {:>12.3} {:>12.1}%", r.what, r.frames, r.cycles_per_frame(), r.beat_efficiency(), 100.0 * r.ratio());

@@ -1,13 +1,14 @@
 //! `nic sim loopback`: random frames through TX, the internal loopback and RX via the
 //! driver, every byte checked.
 
-use crate::report::{grouped, line_seconds, si, sim_seconds};
+use crate::report::{grouped, si};
 use crate::{parse_size_range, BackendArg, HwArg};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use nic_driver::{Device, Nic, NicConfig};
 use nic_testbench::backend::TestDevice;
 use nic_testbench::gen::FrameGen;
+use crate::line_rate;
 use nic_testbench::traffic::{run_loopback, LoopbackOptions, PlannedFrame, Progress};
 use std::ops::RangeInclusive;
 use std::path::PathBuf;
@@ -158,14 +159,23 @@ pub fn run(a: LoopbackArgs) -> Result<()> {
 
     let frames = r.frames as u64;
     let cpf = r.cycles as f64 / frames as f64;
-    let sim_s = sim_seconds(r.cycles);
-    let line_s = line_seconds(frames, r.bytes);
+    // Each configuration against its own wire and clock (`line_rate::target`).
+    let target = line_rate::target(a.config.hw());
+    let sim_s = target.seconds(r.cycles);
+    let line_s = target.line_seconds(frames, r.bytes);
     println!("frames:            {} sent, {} received, all identical byte for byte and in order", grouped(frames), grouped(frames));
     println!("bytes:             {} (without FCS), sizes {}..={}", grouped(r.bytes), a.size.start(), a.size.end());
     println!("cycles:            {}", grouped(r.cycles));
     println!("cycles per frame:  {cpf:.2}");
-    println!("frames/s:          {}frames/s of simulated time at 156.25 MHz ({}b/s)", si(frames as f64 / sim_s), si(r.bytes as f64 * 8.0 / sim_s));
-    println!("10 GbE line rate:  {:.1}% (the same frames need {:.3} ms of line time, the NIC took {:.3} ms)", 100.0 * line_s / sim_s, line_s * 1e3, sim_s * 1e3);
+    println!("target:            {}; the datapath moves {}", target.describe(), target.limit);
+    println!("frames/s:          {}frames/s of simulated time at {:.2} MHz ({}b/s)", si(frames as f64 / sim_s), target.clock_hz / 1e6, si(r.bytes as f64 * 8.0 / sim_s));
+    println!(
+        "line rate:         {:.1}% of {} (the same frames need {:.3} ms of line time, the NIC took {:.3} ms)",
+        100.0 * line_s / sim_s,
+        target.wire,
+        line_s * 1e3,
+        sim_s * 1e3,
+    );
     println!("simulation speed:  {}cycles/s wall clock ({} cycles in {elapsed:.2} s, driver included)", si(total_cycles as f64 / elapsed), grouped(total_cycles));
     if let Some(w) = &a.wave {
         println!("waveform:          {}", w.display());

@@ -4,6 +4,7 @@
 mod bench;
 mod board;
 mod bench_tx;
+mod line_rate;
 mod loopback;
 mod rdma;
 mod rdma_attack;
@@ -115,7 +116,8 @@ enum SimCmd {
 #[derive(Subcommand)]
 enum BenchCmd {
     /// Back-to-back loopback at 64, 128, 512, 1518 and 9018-byte frames: cycles per frame
-    /// and share of 10 GbE line rate at 156.25 MHz.
+    /// and share of the configuration's line rate (full: 10 GbE at 156.25 MHz; small: 1 GbE
+    /// at the ECPIX-5 build's 41.67 MHz).
     Loopback(bench::BenchArgs),
     /// Back-to-back TCP/IPv4 into the wire with filter, RSS and checksum validation on:
     /// cycles per frame per size.

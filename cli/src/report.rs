@@ -1,6 +1,5 @@
 //! Numbers printed by `sim loopback` and `bench loopback`.
 
-use nic_testbench::traffic::line_rate;
 
 /// Human-readable count with thousands separators.
 pub fn grouped(n: u64) -> String {
@@ -28,13 +27,3 @@ pub fn si(v: f64) -> String {
     }
 }
 
-/// Seconds of 10 GbE line time that frames totalling `bytes` (without FCS) occupy,
-/// `frames` of them: (L + 4 FCS + 20 preamble/SFD/IFG) * 8 bits each.
-pub fn line_seconds(frames: u64, bytes: u64) -> f64 {
-    ((bytes + frames * (4 + line_rate::OVERHEAD_BYTES)) * 8) as f64 / line_rate::LINE_BPS
-}
-
-/// Seconds of simulated time at 156.25 MHz.
-pub fn sim_seconds(cycles: u64) -> f64 {
-    cycles as f64 / line_rate::CLOCK_HZ
-}

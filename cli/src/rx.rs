@@ -14,7 +14,7 @@ use nic_driver::{IrqMode, MacFilter, Nic, NicConfig, RxFilterMode};
 use nic_regmap::rxc::RSS_DEFAULT_KEY;
 use nic_testbench::pcap::{self, PcapWriter, LINKTYPE_ETHERNET};
 use nic_testbench::rxsuite::{replay_one_by_one, RxOutcome};
-use nic_testbench::traffic::line_rate;
+use crate::line_rate;
 use nic_testbench::{fcs, rxgen};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -244,6 +244,7 @@ fn completion_latency<D: nic_driver::Device + nic_testbench::WireAccess>(nic: &m
 pub fn run_bench(a: BenchRxArgs) -> Result<()> {
     let mut rows = Vec::new();
     let queues = a.config.hw().rx_queues();
+    let target = line_rate::target(a.config.hw());
     let ours = [0x02, 0x4e, 0x49, 0x43, 0x00, 0x01];
     for &wire_len in &SIZES {
         let mut dev = open_device(&a.sim, a.config, None)?;
@@ -253,7 +254,7 @@ pub fn run_bench(a: BenchRxArgs) -> Result<()> {
         // filter on (one exact entry), RSS over every queue, checksums checked (always on)
         nic.set_mac_filter(0, Some(MacFilter { addr: ours, steer_queue: None }))?;
         nic.set_rx_filter_mode(RxFilterMode::NORMAL)?;
-        let measured = a.frames.map_or_else(|| ((100_000.0 / line_rate::cycles_per_frame(wire_len as u64)) as usize).clamp(300, 8000), |f| f as usize);
+        let measured = a.frames.map_or_else(|| ((100_000.0 / line_rate::target(nic_hw::Config::Full).cycles_per_frame(wire_len as u64)) as usize).clamp(300, 8000), |f| f as usize);
         let warmup = 64;
         let count = warmup + measured;
         let mut rng = StdRng::seed_from_u64(wire_len as u64);
@@ -304,7 +305,7 @@ pub fn run_bench(a: BenchRxArgs) -> Result<()> {
             frames: count - warmup,
             cycles_per_frame: steady,
             beats_per_frame: wire_len.div_ceil(8) as f64,
-            line_cycles: line_rate::cycles_per_frame(wire_len as u64),
+            line_cycles: target.cycles_per_frame(wire_len as u64),
             latency,
         });
         if !a.json {
@@ -335,6 +336,7 @@ pub fn run_bench(a: BenchRxArgs) -> Result<()> {
         a.sim.backend,
         a.sim.bus
     );
+    println!("target: {}; the datapath moves {}", target.describe(), target.limit);
     println!("{:>11} {:>8} {:>14} {:>14} {:>16} {:>13} {:>16}", "frame bytes", "frames", "cycles/frame", "beats/frame", "beats per cycle", "% line rate", "latency cycles");
     for r in &rows {
         println!(
@@ -349,7 +351,7 @@ pub fn run_bench(a: BenchRxArgs) -> Result<()> {
         );
     }
     println!("(beats: 64-bit wire beats of the frame with FCS; 1.000 beats per cycle is the wire's full rate;");
-    println!(" line rate: 10 GbE at 156.25 MHz with 20 bytes of preamble and gap per frame, which the AXI4-Stream wire does not have;");
+    println!(" line rate: {} with 20 bytes of preamble and gap per frame, which the AXI4-Stream wire does not have;", target.describe());
     println!(" latency: one frame on an idle NIC, from its first beat offered on the wire to its completion visible in host memory)");
     Ok(())
 }

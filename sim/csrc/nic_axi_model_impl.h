@@ -1,14 +1,15 @@
 // The `nic_top_axi` model of one variant: the Verilated `nic_top_axi_sim` of build.rs,
-// i.e. the exported nic_top_axi (nic_top + DmaAxiBridge) whole, behind registers that
-// take every input except `clock` at the falling edge of `clock` (build.rs says why),
-// plus outputs `sim_dma_*` that bring out the DMA port between nic_top and the bridge.
+// i.e. the exported nic_top_axi (nic_top + DmaAxiBridge) whole, each output also
+// registered at the rising edge (`edge_`, build.rs says why), plus outputs `sim_dma_*`
+// (and their `edge_sim_dma_*`) that bring out the DMA port between nic_top and the bridge.
 // Same clocking as nic_model_impl.h (read the notes there). Included by a generated
 // translation unit that first defines:
 //   NIC_VCLASS                  the Verilated class (header and root header included)
 //   NIC_WRAPPER, NIC_FACTORY    the wrapper class and factory function to define
 //   NIC_TRACED                  1 if the model was built with --trace-fst
-//   NIC_FAST_CLOCK              1 if build.rs checked that the falling edge of the clock
-//                               does nothing but load the input registers
+//   NIC_FAST_CLOCK              1 if build.rs checked that nothing acts at the falling
+//                               edge of the clock (a cycle may be one evaluation)
+//   NIC_CLOCK_MEMORY            the root's member that remembers the clock's last value
 #pragma once
 #include <memory>
 #include <stdexcept>
@@ -32,7 +33,7 @@ public:
 #endif
         ctx_->fatalOnError(false);
         top_ = new NIC_VCLASS(ctx_.get(), "nic");
-        // Clock high: the first step's clock-low evaluation is a falling edge.
+        // Clock high (the first eval() sees no edge): steps start with the clock high.
         top_->clock = 1;
         top_->reset = 1;
         top_->eval();
@@ -43,11 +44,11 @@ public:
         delete top_;
     }
 
+    // One cycle: as nic_model_impl.h's `step` (read the notes there).
     void step(const AxiInputs& in, AxiOutputs& out) override {
         NIC_VCLASS* t = top_;
-        bool changed = exact_;
-#define NIC_IN(f) changed |= (t->f != (in.f)); t->f = (in.f);
-#define NIC_IN_WORD(f, i, v) changed |= (t->f[i] != (uint32_t)(v)); t->f[i] = (uint32_t)(v);
+#define NIC_IN(f) t->f = (in.f);
+#define NIC_IN_WORD(f, i, v) t->f[i] = (uint32_t)(v);
         NIC_IN(reset)
         NIC_IN(s_axil_awaddr)
         NIC_IN(s_axil_awvalid)
@@ -80,76 +81,87 @@ public:
 #undef NIC_IN
 #undef NIC_IN_WORD
 
-        // Clock falls (see nic_model_impl.h for the skip).
-        t->clock = 0;
-#if NIC_FAST_CLOCK
-        if (changed || !regs_loaded_) {
+        bool exact = exact_ || !NIC_FAST_CLOCK;
+#if NIC_TRACED
+        exact = exact || tfp_;
+#endif
+        if (exact) {
+            t->clock = 0;
             t->eval();
-            regs_loaded_ = true;
+#if NIC_TRACED
+            if (tfp_) tfp_->dump(cycles_ * 2 * NIC_AXI_HALF_PERIOD_PS);
+#endif
+            read_outputs<false>(out);
+            t->clock = 1;
+            t->eval();
+#if NIC_TRACED
+            if (tfp_) tfp_->dump(cycles_ * 2 * NIC_AXI_HALF_PERIOD_PS + NIC_AXI_HALF_PERIOD_PS);
+#endif
         } else {
-            t->rootp->__Vtrigrprev__TOP__clock = 0;
+#if NIC_FAST_CLOCK
+            t->rootp->NIC_CLOCK_MEMORY = 0;
+#endif
+            t->clock = 1;
+            t->eval();
+            read_outputs<true>(out);
         }
-#else
-        (void)changed;
-        t->eval();
-#endif
-#if NIC_TRACED
-        if (tfp_) tfp_->dump(cycles_ * 2 * NIC_AXI_HALF_PERIOD_PS);
-#endif
-        out.s_axil_awready = t->s_axil_awready & 1;
-        out.s_axil_wready = t->s_axil_wready & 1;
-        out.s_axil_bresp = t->s_axil_bresp;
-        out.s_axil_bvalid = t->s_axil_bvalid & 1;
-        out.s_axil_arready = t->s_axil_arready & 1;
-        out.s_axil_rdata = t->s_axil_rdata;
-        out.s_axil_rresp = t->s_axil_rresp;
-        out.s_axil_rvalid = t->s_axil_rvalid & 1;
-        out.m_axi_araddr = t->m_axi_araddr;
-        out.m_axi_arlen = t->m_axi_arlen;
-        out.m_axi_arsize = t->m_axi_arsize;
-        out.m_axi_arburst = t->m_axi_arburst;
-        out.m_axi_arvalid = t->m_axi_arvalid & 1;
-        out.m_axi_rready = t->m_axi_rready & 1;
-        out.m_axi_awaddr = t->m_axi_awaddr;
-        out.m_axi_awlen = t->m_axi_awlen;
-        out.m_axi_awsize = t->m_axi_awsize;
-        out.m_axi_awburst = t->m_axi_awburst;
-        out.m_axi_awvalid = t->m_axi_awvalid & 1;
-        out.m_axi_wdata_lo = (uint64_t)t->m_axi_wdata[0] | ((uint64_t)t->m_axi_wdata[1] << 32);
-        out.m_axi_wdata_hi = (uint64_t)t->m_axi_wdata[2] | ((uint64_t)t->m_axi_wdata[3] << 32);
-        out.m_axi_wstrb = t->m_axi_wstrb;
-        out.m_axi_wlast = t->m_axi_wlast & 1;
-        out.m_axi_wvalid = t->m_axi_wvalid & 1;
-        out.m_axi_bready = t->m_axi_bready & 1;
-        out.tx_axis_tdata = t->tx_axis_tdata;
-        out.tx_axis_tkeep = t->tx_axis_tkeep;
-        out.tx_axis_tlast = t->tx_axis_tlast & 1;
-        out.tx_axis_tuser = t->tx_axis_tuser & 1;
-        out.tx_axis_tvalid = t->tx_axis_tvalid & 1;
-        out.rx_axis_tready = t->rx_axis_tready & 1;
-        out.irq = t->irq;
-        // The DMA port inside (the wrapper's `sim_` outputs).
-        out.dma_rd_req_valid = t->sim_dma_rd_req_valid & 1;
-        out.dma_rd_req_ready = t->sim_dma_rd_req_ready & 1;
-        out.dma_rd_req_addr = t->sim_dma_rd_req_addr;
-        out.dma_rd_req_len = t->sim_dma_rd_req_len;
-        out.dma_rd_req_tag = t->sim_dma_rd_req_tag;
-        out.dma_wr_valid = t->sim_dma_wr_valid & 1;
-        out.dma_wr_ready = t->sim_dma_wr_ready & 1;
-        out.dma_wr_addr = t->sim_dma_wr_addr;
-        out.dma_wr_data_lo = (uint64_t)t->sim_dma_wr_data[0] | ((uint64_t)t->sim_dma_wr_data[1] << 32);
-        out.dma_wr_data_hi = (uint64_t)t->sim_dma_wr_data[2] | ((uint64_t)t->sim_dma_wr_data[3] << 32);
-        out.dma_wr_strb = t->sim_dma_wr_strb;
-        out.dma_wr_last = t->sim_dma_wr_last & 1;
-        out.dma_wr_tag = t->sim_dma_wr_tag;
-
-        // The edge.
-        t->clock = 1;
-        t->eval();
-#if NIC_TRACED
-        if (tfp_) tfp_->dump(cycles_ * 2 * NIC_AXI_HALF_PERIOD_PS + NIC_AXI_HALF_PERIOD_PS);
-#endif
         cycles_++;
+    }
+
+    // The outputs from the ports (EDGE false: read before the edge) or from the
+    // wrapper's `edge_` registers (EDGE true: read after it).
+    template <bool EDGE>
+    void read_outputs(AxiOutputs& out) const {
+        const NIC_VCLASS* t = top_;
+#define NIC_OUT(f) (EDGE ? t->edge_##f : t->f)
+        out.s_axil_awready = NIC_OUT(s_axil_awready) & 1;
+        out.s_axil_wready = NIC_OUT(s_axil_wready) & 1;
+        out.s_axil_bresp = NIC_OUT(s_axil_bresp);
+        out.s_axil_bvalid = NIC_OUT(s_axil_bvalid) & 1;
+        out.s_axil_arready = NIC_OUT(s_axil_arready) & 1;
+        out.s_axil_rdata = NIC_OUT(s_axil_rdata);
+        out.s_axil_rresp = NIC_OUT(s_axil_rresp);
+        out.s_axil_rvalid = NIC_OUT(s_axil_rvalid) & 1;
+        out.m_axi_araddr = NIC_OUT(m_axi_araddr);
+        out.m_axi_arlen = NIC_OUT(m_axi_arlen);
+        out.m_axi_arsize = NIC_OUT(m_axi_arsize);
+        out.m_axi_arburst = NIC_OUT(m_axi_arburst);
+        out.m_axi_arvalid = NIC_OUT(m_axi_arvalid) & 1;
+        out.m_axi_rready = NIC_OUT(m_axi_rready) & 1;
+        out.m_axi_awaddr = NIC_OUT(m_axi_awaddr);
+        out.m_axi_awlen = NIC_OUT(m_axi_awlen);
+        out.m_axi_awsize = NIC_OUT(m_axi_awsize);
+        out.m_axi_awburst = NIC_OUT(m_axi_awburst);
+        out.m_axi_awvalid = NIC_OUT(m_axi_awvalid) & 1;
+        out.m_axi_wdata_lo = (uint64_t)NIC_OUT(m_axi_wdata)[0] | ((uint64_t)NIC_OUT(m_axi_wdata)[1] << 32);
+        out.m_axi_wdata_hi = (uint64_t)NIC_OUT(m_axi_wdata)[2] | ((uint64_t)NIC_OUT(m_axi_wdata)[3] << 32);
+        out.m_axi_wstrb = NIC_OUT(m_axi_wstrb);
+        out.m_axi_wlast = NIC_OUT(m_axi_wlast) & 1;
+        out.m_axi_wvalid = NIC_OUT(m_axi_wvalid) & 1;
+        out.m_axi_bready = NIC_OUT(m_axi_bready) & 1;
+        out.tx_axis_tdata = NIC_OUT(tx_axis_tdata);
+        out.tx_axis_tkeep = NIC_OUT(tx_axis_tkeep);
+        out.tx_axis_tlast = NIC_OUT(tx_axis_tlast) & 1;
+        out.tx_axis_tuser = NIC_OUT(tx_axis_tuser) & 1;
+        out.tx_axis_tvalid = NIC_OUT(tx_axis_tvalid) & 1;
+        out.rx_axis_tready = NIC_OUT(rx_axis_tready) & 1;
+        out.irq = NIC_OUT(irq);
+        // The DMA port inside (the wrapper's `sim_` outputs).
+        out.dma_rd_req_valid = NIC_OUT(sim_dma_rd_req_valid) & 1;
+        out.dma_rd_req_ready = NIC_OUT(sim_dma_rd_req_ready) & 1;
+        out.dma_rd_req_addr = NIC_OUT(sim_dma_rd_req_addr);
+        out.dma_rd_req_len = NIC_OUT(sim_dma_rd_req_len);
+        out.dma_rd_req_tag = NIC_OUT(sim_dma_rd_req_tag);
+        out.dma_wr_valid = NIC_OUT(sim_dma_wr_valid) & 1;
+        out.dma_wr_ready = NIC_OUT(sim_dma_wr_ready) & 1;
+        out.dma_wr_addr = NIC_OUT(sim_dma_wr_addr);
+        out.dma_wr_data_lo = (uint64_t)NIC_OUT(sim_dma_wr_data)[0] | ((uint64_t)NIC_OUT(sim_dma_wr_data)[1] << 32);
+        out.dma_wr_data_hi = (uint64_t)NIC_OUT(sim_dma_wr_data)[2] | ((uint64_t)NIC_OUT(sim_dma_wr_data)[3] << 32);
+        out.dma_wr_strb = NIC_OUT(sim_dma_wr_strb);
+        out.dma_wr_last = NIC_OUT(sim_dma_wr_last) & 1;
+        out.dma_wr_tag = NIC_OUT(sim_dma_wr_tag);
+
+#undef NIC_OUT
     }
 
     void set_exact_eval(bool exact) override { exact_ = exact; }
@@ -197,7 +209,6 @@ private:
 #endif
     uint64_t cycles_;
     bool exact_ = false;
-    bool regs_loaded_ = false;
 };
 
 std::unique_ptr<AxiNicModel> NIC_FACTORY() { return std::unique_ptr<AxiNicModel>(new NIC_WRAPPER()); }

@@ -5,13 +5,13 @@
 //   NIC_FACTORY  the name of the factory function to define
 //   NIC_TRACED   1 if the Verilated model was built with --trace-fst
 //   NIC_ROOT     the root class (e.g. Vnic_small___024root), whose header is included
-//   NIC_FAST_CLOCK  1 if build.rs checked that the falling edge of the clock does
-//                nothing but load the wrapper's input registers (see `step`)
+//   NIC_FAST_CLOCK  1 if build.rs checked that nothing acts at the falling edge of the
+//                clock, so that a cycle may be one evaluation (see `step`)
+//   NIC_CLOCK_MEMORY  the root's member that remembers the clock's last value
 //
-// The Verilated top is build.rs's `nic_top_sim`: nic_top behind registers that take
-// every input except `clock` at the FALLING edge of `clock` (build.rs says why: Verilator
-// 5.006 does not propagate top-level input changes through rust-hdl's Verilog reliably,
-// register outputs it does). Same ports as nic_top.
+// The Verilated top is build.rs's `nic_top_sim`: nic_top with, beside each output
+// `<port>`, a register `edge_<port>` that takes it at the rising edge (build.rs, "The
+// wrapper: one evaluation per cycle"). The inputs go straight in.
 #pragma once
 #include <memory>
 #include <stdexcept>
@@ -36,8 +36,7 @@ public:
 #endif
         ctx_->fatalOnError(false);
         top_ = new NIC_VCLASS(ctx_.get(), "nic");
-        // Clock high (the first eval() sees no edge): the first step's clock-low
-        // evaluation is then a falling edge, which loads the input registers.
+        // Clock high (the first eval() sees no edge): steps start with the clock high.
         top_->clock = 1;
         top_->reset = 1;
         top_->eval();
@@ -48,28 +47,20 @@ public:
         delete top_;
     }
 
-    // One cycle. The clock is high between steps. Inputs are written to the top's
-    // ports, then the clock falls and eval() runs: the wrapper's registers load the
-    // inputs and everything downstream of them settles (as for any flip-flop); the
-    // outputs read then are this cycle's, combinational paths from the inputs included.
-    // Then the clock rises and eval() runs the edge.
-    //
-    // Speed note. When the inputs equal those of the previous cycle, the registers
-    // already hold them and the falling edge would change nothing, so with
-    // NIC_FAST_CLOCK its evaluation is skipped: the clock goes to 0 together with
-    // Verilator's edge-detector memory of it (`__Vtrigrprev__TOP__clock`), which is what
-    // an eval() at a falling edge that changes nothing leaves behind (build.rs checks
-    // that nothing but the input registers acts at the falling edge and that nothing
-    // reads the clock but the edge triggers). Idle cycles then cost one eval() instead
-    // of two. Invariant: after each step the input registers hold the top's input
-    // ports (an evaluated fall loaded them, a skipped one found them equal), so
-    // comparing the new inputs with the ports is comparing them with the registers.
-    // `set_exact_eval(true)` turns the skip off; a test runs both ways on the same
-    // random stimulus and compares every output.
+    // One cycle. The clock is high between steps, the state settled. The inputs are
+    // written to the ports; then (build.rs, "The wrapper: one evaluation per cycle"):
+    // * fast (NIC_FAST_CLOCK, no waveform, not exact): the clock goes low without an
+    //   evaluation (its edge-detector memory NIC_CLOCK_MEMORY with it: nothing acts at
+    //   the falling edge) and high again, and ONE eval() settles the logic that depends
+    //   on the new inputs, takes the edge, and leaves the outputs of this cycle in the
+    //   wrapper's `edge_` registers, which are returned;
+    // * exact: eval() with the clock low, the outputs read from the ports, then eval()
+    //   with the clock high; a waveform gets both half cycles.
+    // sim/tests/model_equiv.rs runs both on the same random stimulus and compares every
+    // output.
     void step(const Inputs& in, Outputs& out) override {
         NIC_VCLASS* t = top_;
-        bool changed = exact_;
-#define NIC_IN(f) changed |= (t->f != (in.f)); t->f = (in.f);
+#define NIC_IN(f) t->f = (in.f);
         NIC_IN(reset)
         NIC_IN(s_axil_awaddr)
         NIC_IN(s_axil_awvalid)
@@ -83,12 +74,10 @@ public:
         NIC_IN(dma_rd_req_ready)
         NIC_IN(dma_rd_rsp_valid)
         // 128-bit port: VlWide<4>, word 0 = bits 31:0
-#define NIC_IN_WORD(f, i, v) changed |= (t->f[i] != (uint32_t)(v)); t->f[i] = (uint32_t)(v);
-        NIC_IN_WORD(dma_rd_rsp_data, 0, in.dma_rd_rsp_data_lo)
-        NIC_IN_WORD(dma_rd_rsp_data, 1, in.dma_rd_rsp_data_lo >> 32)
-        NIC_IN_WORD(dma_rd_rsp_data, 2, in.dma_rd_rsp_data_hi)
-        NIC_IN_WORD(dma_rd_rsp_data, 3, in.dma_rd_rsp_data_hi >> 32)
-#undef NIC_IN_WORD
+        t->dma_rd_rsp_data[0] = (uint32_t)in.dma_rd_rsp_data_lo;
+        t->dma_rd_rsp_data[1] = (uint32_t)(in.dma_rd_rsp_data_lo >> 32);
+        t->dma_rd_rsp_data[2] = (uint32_t)in.dma_rd_rsp_data_hi;
+        t->dma_rd_rsp_data[3] = (uint32_t)(in.dma_rd_rsp_data_hi >> 32);
         NIC_IN(dma_rd_rsp_last)
         NIC_IN(dma_rd_rsp_error)
         NIC_IN(dma_rd_rsp_tag)
@@ -104,55 +93,67 @@ public:
         NIC_IN(rx_axis_tvalid)
 #undef NIC_IN
 
-        t->clock = 0;
-#if NIC_FAST_CLOCK
-        if (changed || !regs_loaded_) {
+        bool exact = exact_ || !NIC_FAST_CLOCK;
+#if NIC_TRACED
+        exact = exact || tfp_;
+#endif
+        if (exact) {
+            t->clock = 0;
             t->eval();
-            regs_loaded_ = true;
+#if NIC_TRACED
+            if (tfp_) tfp_->dump(cycles_ * 2 * NIC_HALF_PERIOD_PS);
+#endif
+            read_outputs<false>(out);
+            t->clock = 1;
+            t->eval();
+#if NIC_TRACED
+            if (tfp_) tfp_->dump(cycles_ * 2 * NIC_HALF_PERIOD_PS + NIC_HALF_PERIOD_PS);
+#endif
         } else {
-            t->rootp->__Vtrigrprev__TOP__clock = 0;
+#if NIC_FAST_CLOCK
+            t->rootp->NIC_CLOCK_MEMORY = 0;
+#endif
+            t->clock = 1;
+            t->eval();
+            read_outputs<true>(out);
         }
-#else
-        (void)changed;
-        t->eval();
-#endif
-#if NIC_TRACED
-        if (tfp_) tfp_->dump(cycles_ * 2 * NIC_HALF_PERIOD_PS);
-#endif
-        out.s_axil_awready = t->s_axil_awready & 1;
-        out.s_axil_wready = t->s_axil_wready & 1;
-        out.s_axil_bresp = t->s_axil_bresp;
-        out.s_axil_bvalid = t->s_axil_bvalid & 1;
-        out.s_axil_arready = t->s_axil_arready & 1;
-        out.s_axil_rdata = t->s_axil_rdata;
-        out.s_axil_rresp = t->s_axil_rresp;
-        out.s_axil_rvalid = t->s_axil_rvalid & 1;
-        out.dma_rd_req_valid = t->dma_rd_req_valid & 1;
-        out.dma_rd_req_addr = t->dma_rd_req_addr;
-        out.dma_rd_req_len = t->dma_rd_req_len;
-        out.dma_rd_req_tag = t->dma_rd_req_tag;
-        out.dma_rd_rsp_ready = t->dma_rd_rsp_ready & 1;
-        out.dma_wr_valid = t->dma_wr_valid & 1;
-        out.dma_wr_addr = t->dma_wr_addr;
-        out.dma_wr_data_lo = (uint64_t)t->dma_wr_data[0] | ((uint64_t)t->dma_wr_data[1] << 32);
-        out.dma_wr_data_hi = (uint64_t)t->dma_wr_data[2] | ((uint64_t)t->dma_wr_data[3] << 32);
-        out.dma_wr_strb = t->dma_wr_strb;
-        out.dma_wr_last = t->dma_wr_last & 1;
-        out.dma_wr_tag = t->dma_wr_tag;
-        out.tx_axis_tdata = t->tx_axis_tdata;
-        out.tx_axis_tkeep = t->tx_axis_tkeep;
-        out.tx_axis_tlast = t->tx_axis_tlast & 1;
-        out.tx_axis_tuser = t->tx_axis_tuser & 1;
-        out.tx_axis_tvalid = t->tx_axis_tvalid & 1;
-        out.rx_axis_tready = t->rx_axis_tready & 1;
-        out.irq = t->irq;
-
-        t->clock = 1;
-        t->eval();
-#if NIC_TRACED
-        if (tfp_) tfp_->dump(cycles_ * 2 * NIC_HALF_PERIOD_PS + NIC_HALF_PERIOD_PS);
-#endif
         cycles_++;
+    }
+
+    // The outputs from the ports (EDGE false: read before the edge) or from the
+    // wrapper's `edge_` registers (EDGE true: read after it).
+    template <bool EDGE>
+    void read_outputs(Outputs& out) const {
+        const NIC_VCLASS* t = top_;
+#define NIC_OUT(f) (EDGE ? t->edge_##f : t->f)
+        out.s_axil_awready = NIC_OUT(s_axil_awready) & 1;
+        out.s_axil_wready = NIC_OUT(s_axil_wready) & 1;
+        out.s_axil_bresp = NIC_OUT(s_axil_bresp);
+        out.s_axil_bvalid = NIC_OUT(s_axil_bvalid) & 1;
+        out.s_axil_arready = NIC_OUT(s_axil_arready) & 1;
+        out.s_axil_rdata = NIC_OUT(s_axil_rdata);
+        out.s_axil_rresp = NIC_OUT(s_axil_rresp);
+        out.s_axil_rvalid = NIC_OUT(s_axil_rvalid) & 1;
+        out.dma_rd_req_valid = NIC_OUT(dma_rd_req_valid) & 1;
+        out.dma_rd_req_addr = NIC_OUT(dma_rd_req_addr);
+        out.dma_rd_req_len = NIC_OUT(dma_rd_req_len);
+        out.dma_rd_req_tag = NIC_OUT(dma_rd_req_tag);
+        out.dma_rd_rsp_ready = NIC_OUT(dma_rd_rsp_ready) & 1;
+        out.dma_wr_valid = NIC_OUT(dma_wr_valid) & 1;
+        out.dma_wr_addr = NIC_OUT(dma_wr_addr);
+        out.dma_wr_data_lo = (uint64_t)NIC_OUT(dma_wr_data)[0] | ((uint64_t)NIC_OUT(dma_wr_data)[1] << 32);
+        out.dma_wr_data_hi = (uint64_t)NIC_OUT(dma_wr_data)[2] | ((uint64_t)NIC_OUT(dma_wr_data)[3] << 32);
+        out.dma_wr_strb = NIC_OUT(dma_wr_strb);
+        out.dma_wr_last = NIC_OUT(dma_wr_last) & 1;
+        out.dma_wr_tag = NIC_OUT(dma_wr_tag);
+        out.tx_axis_tdata = NIC_OUT(tx_axis_tdata);
+        out.tx_axis_tkeep = NIC_OUT(tx_axis_tkeep);
+        out.tx_axis_tlast = NIC_OUT(tx_axis_tlast) & 1;
+        out.tx_axis_tuser = NIC_OUT(tx_axis_tuser) & 1;
+        out.tx_axis_tvalid = NIC_OUT(tx_axis_tvalid) & 1;
+        out.rx_axis_tready = NIC_OUT(rx_axis_tready) & 1;
+        out.irq = NIC_OUT(irq);
+#undef NIC_OUT
     }
 
     void set_exact_eval(bool exact) override { exact_ = exact; }
@@ -199,7 +200,6 @@ private:
 #endif
     uint64_t cycles_;
     bool exact_ = false;
-    bool regs_loaded_ = false;
 };
 
 std::unique_ptr<NicModel> NIC_FACTORY() { return std::unique_ptr<NicModel>(new NIC_WRAPPER()); }

@@ -224,14 +224,16 @@ impl Model {
         self.inner.traced_build()
     }
 
-    /// `true`: evaluate clock-low and clock-high in every cycle even when the inputs did
-    /// not change (the default skips the clock-low evaluation then; results are the same,
-    /// see csrc/nic_model_impl.h). For cross-checking only.
+    /// `true`: evaluate every cycle twice, clock low (the outputs read from the ports)
+    /// and clock high, as with a waveform open. The default evaluates once per cycle and
+    /// reads the outputs from the wrapper's edge registers; the results are the same (see
+    /// csrc/nic_model_impl.h). For cross-checking only.
     pub fn set_exact_eval(&mut self, exact: bool) {
         self.inner.pin_mut().set_exact_eval(exact);
     }
 
-    /// Whether this build skips the clock-low evaluation of cycles with unchanged inputs.
+    /// Whether this build evaluates a cycle once (build.rs found nothing acting at the
+    /// falling edge of the clock), not twice.
     pub fn fast_clock_build(&self) -> bool {
         self.inner.fast_clock_build()
     }
