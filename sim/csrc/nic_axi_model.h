@@ -25,6 +25,7 @@ public:
     virtual bool traced_build() const = 0;
     virtual void set_exact_eval(bool exact) = 0;
     virtual bool fast_clock_build() const = 0;
+    virtual bool settled_inputs_build() const = 0;
     virtual uint64_t cycles() const = 0;
     // Always 0: kept for the Rust API from when nic_top and the bridge were two models
     // settled per clock-low phase (the most extra rounds that took).

@@ -29,6 +29,7 @@ public:
     virtual void set_exact_eval(bool exact) = 0;
     // Whether this build can skip the clock-low evaluation of unchanged cycles.
     virtual bool fast_clock_build() const = 0;
+    virtual bool settled_inputs_build() const = 0;
     virtual uint64_t cycles() const = 0;
 };
 

@@ -120,6 +120,7 @@ mod ffi {
         fn traced_build(self: &AxiNicModel) -> bool;
         fn set_exact_eval(self: Pin<&mut AxiNicModel>, exact: bool);
         fn fast_clock_build(self: &AxiNicModel) -> bool;
+        fn settled_inputs_build(self: &AxiNicModel) -> bool;
         fn cycles(self: &AxiNicModel) -> u64;
         fn max_settle_rounds(self: &AxiNicModel) -> u32;
     }
@@ -227,6 +228,12 @@ impl AxiModel {
 
     pub fn fast_clock_build(&self) -> bool {
         self.inner.fast_clock_build()
+    }
+
+    /// Whether this build runs only the rising edge of a cycle whose inputs equal the
+    /// previous cycle's (build.rs `settled_input_phases`), not Verilator's input region too.
+    pub fn settled_inputs_build(&self) -> bool {
+        self.inner.settled_inputs_build()
     }
 
     pub fn config(&self) -> HwConfig {

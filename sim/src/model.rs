@@ -101,6 +101,7 @@ mod ffi {
         fn traced_build(self: &NicModel) -> bool;
         fn set_exact_eval(self: Pin<&mut NicModel>, exact: bool);
         fn fast_clock_build(self: &NicModel) -> bool;
+        fn settled_inputs_build(self: &NicModel) -> bool;
         fn cycles(self: &NicModel) -> u64;
     }
 }
@@ -236,6 +237,12 @@ impl Model {
     /// falling edge of the clock), not twice.
     pub fn fast_clock_build(&self) -> bool {
         self.inner.fast_clock_build()
+    }
+
+    /// Whether this build runs only the rising edge of a cycle whose inputs equal the
+    /// previous cycle's (build.rs `settled_input_phases`), not Verilator's input region too.
+    pub fn settled_inputs_build(&self) -> bool {
+        self.inner.settled_inputs_build()
     }
 
     pub fn config(&self) -> HwConfig {
