@@ -50,7 +50,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Bump to force every model to be rebuilt (e.g. after changing the flags below).
-const BUILD_KEY: &str = "nic-sim-build-v6";
+const BUILD_KEY: &str = "nic-sim-build-v7";
 
 /// Which model variants are built: (config, traced). Each gives a `nic_top` model
 /// (src/model.rs) and a `nic_top_axi` model (src/axi_model.rs).
@@ -831,5 +831,31 @@ fn compile(name: &str, dir: &Path, obj: &Path, vinc: &Path, traced: bool, files:
     if env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("x86_64") {
         b.flag_if_supported("-mpopcnt");
     }
+    precompile_header(&b, obj, name);
     b.compile(name);
+}
+
+/// Precompiles the model's `<prefix>__pch.h` (verilated.h and the model's headers, which
+/// every generated file but the trace ones includes first) with exactly `b`'s flags, into
+/// `<prefix>__pch.h.gch/<name>.gch`: GCC looks in that directory for a precompiled header
+/// made with the flags of the file it compiles (one per library here, the fast one at its
+/// optimisation level and the slow one at -O1), so each of a model's ~100 files skips
+/// parsing them. Measured on the traced `full` model at -O1 with two jobs: 75 s of
+/// compilation without, 2 + 49 s with. A failure only costs the time: GCC parses the
+/// header when no precompiled one matches.
+fn precompile_header(b: &cc::Build, obj: &Path, name: &str) {
+    let Some(pch) = fs::read_dir(obj).ok().and_then(|d| {
+        d.flatten().map(|e| e.path()).find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().ends_with("__pch.h")))
+    }) else {
+        return;
+    };
+    let dir = obj.join(format!("{}.gch", pch.file_name().unwrap().to_string_lossy()));
+    let _ = fs::create_dir_all(&dir);
+    let mut cmd = b.get_compiler().to_command();
+    cmd.arg("-x").arg("c++-header").arg(&pch).arg("-o").arg(dir.join(format!("{name}.gch")));
+    match cmd.output() {
+        Ok(o) if o.status.success() => {}
+        Ok(o) => println!("cargo:warning=nic-sim {name}: the precompiled header failed ({}), compiling without", String::from_utf8_lossy(&o.stderr).lines().next().unwrap_or("")),
+        Err(e) => println!("cargo:warning=nic-sim {name}: the precompiled header failed ({e}), compiling without"),
+    }
 }

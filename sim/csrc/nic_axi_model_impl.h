@@ -15,7 +15,7 @@
 #include <stdexcept>
 #include <string>
 #include "verilated.h"
-#include "nic-sim/csrc/edge_only.h"
+#include "nic-sim/csrc/clock_cycle.h"
 #if NIC_TRACED
 #include "verilated_fst_c.h"
 #endif
@@ -83,39 +83,26 @@ public:
 #undef NIC_IN
 #undef NIC_IN_WORD
 
-        bool exact = exact_ || !NIC_FAST_CLOCK;
+        bool exact = exact_;
 #if NIC_TRACED
         exact = exact || tfp_;
 #endif
-        if (exact) {
-            t->clock = 0;
-            t->eval();
+        clock_cycle(
+            t, exact, changed,
+            [&](bool edge) {
+                if (edge) {
+                    read_outputs<true>(out);
+                } else {
+                    read_outputs<false>(out);
+                }
+            },
+            [&](int half) {
 #if NIC_TRACED
-            if (tfp_) tfp_->dump(cycles_ * 2 * NIC_AXI_HALF_PERIOD_PS);
-#endif
-            read_outputs<false>(out);
-            t->clock = 1;
-            t->eval();
-#if NIC_TRACED
-            if (tfp_) tfp_->dump(cycles_ * 2 * NIC_AXI_HALF_PERIOD_PS + NIC_AXI_HALF_PERIOD_PS);
-#endif
-        } else {
-#if NIC_FAST_CLOCK
-            t->rootp->NIC_CLOCK_MEMORY = 0;
-#endif
-            t->clock = 1;
-#if NIC_SETTLED_INPUTS
-            if (!changed) {
-                edge_only(t->rootp);
-            } else {
-                t->eval();
-            }
+                if (tfp_) tfp_->dump(cycles_ * 2 * NIC_AXI_HALF_PERIOD_PS + half * NIC_AXI_HALF_PERIOD_PS);
 #else
-            (void)changed;
-            t->eval();
+                (void)half;
 #endif
-            read_outputs<true>(out);
-        }
+            });
         cycles_++;
     }
 

@@ -18,7 +18,7 @@
 #include <stdexcept>
 #include <string>
 #include "verilated.h"
-#include "nic-sim/csrc/edge_only.h"
+#include "nic-sim/csrc/clock_cycle.h"
 #if NIC_TRACED
 #include "verilated_fst_c.h"
 #endif
@@ -49,18 +49,11 @@ public:
         delete top_;
     }
 
-    // One cycle. The clock is high between steps, the state settled. The inputs are
-    // written to the ports; then (build.rs, "The wrapper: one evaluation per cycle"):
-    // * fast (NIC_FAST_CLOCK, no waveform, not exact): the clock goes low without an
-    //   evaluation (its edge-detector memory NIC_CLOCK_MEMORY with it: nothing acts at
-    //   the falling edge) and high again, and ONE eval() settles the logic that depends
-    //   on the new inputs, takes the edge, and leaves the outputs of this cycle in the
-    //   wrapper's `edge_` registers, which are returned; with NIC_SETTLED_INPUTS, a cycle
-    //   whose inputs equal the previous cycle's runs only the edge (`edge_only`);
-    // * exact: eval() with the clock low, the outputs read from the ports, then eval()
-    //   with the clock high; a waveform gets both half cycles.
-    // sim/tests/model_equiv.rs runs both on the same random stimulus and compares every
-    // output.
+    // One cycle: the inputs written to the ports, then `clock_cycle` (clock_cycle.h): one
+    // evaluation, the outputs from the wrapper's edge registers; or, exact (asked for or
+    // a waveform open), clock low and clock high evaluated apart, the outputs from the
+    // ports. sim/tests/model_equiv.rs runs both on the same random stimulus and compares
+    // every output.
     void step(const Inputs& in, Outputs& out) override {
         NIC_VCLASS* t = top_;
         bool changed = false;
@@ -99,39 +92,26 @@ public:
         NIC_IN(rx_axis_tvalid)
 #undef NIC_IN
 
-        bool exact = exact_ || !NIC_FAST_CLOCK;
+        bool exact = exact_;
 #if NIC_TRACED
         exact = exact || tfp_;
 #endif
-        if (exact) {
-            t->clock = 0;
-            t->eval();
+        clock_cycle(
+            t, exact, changed,
+            [&](bool edge) {
+                if (edge) {
+                    read_outputs<true>(out);
+                } else {
+                    read_outputs<false>(out);
+                }
+            },
+            [&](int half) {
 #if NIC_TRACED
-            if (tfp_) tfp_->dump(cycles_ * 2 * NIC_HALF_PERIOD_PS);
-#endif
-            read_outputs<false>(out);
-            t->clock = 1;
-            t->eval();
-#if NIC_TRACED
-            if (tfp_) tfp_->dump(cycles_ * 2 * NIC_HALF_PERIOD_PS + NIC_HALF_PERIOD_PS);
-#endif
-        } else {
-#if NIC_FAST_CLOCK
-            t->rootp->NIC_CLOCK_MEMORY = 0;
-#endif
-            t->clock = 1;
-#if NIC_SETTLED_INPUTS
-            if (!changed) {
-                edge_only(t->rootp);
-            } else {
-                t->eval();
-            }
+                if (tfp_) tfp_->dump(cycles_ * 2 * NIC_HALF_PERIOD_PS + half * NIC_HALF_PERIOD_PS);
 #else
-            (void)changed;
-            t->eval();
+                (void)half;
 #endif
-            read_outputs<true>(out);
-        }
+            });
         cycles_++;
     }
 

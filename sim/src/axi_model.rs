@@ -4,13 +4,12 @@
 //! Same conventions as [`crate::model`]: every port except `clock` is a field of
 //! [`AxiInputs`] or [`AxiOutputs`], 1-bit ports are `bool`, 128-bit data travels as
 //! `_lo` (bits 63:0, bytes 0..8) and `_hi` (bits 127:64). [`AxiModel::step`] drives the
-//! inputs, evaluates with the clock low, returns the outputs of this cycle (what both
-//! sides sample at the coming rising edge), then clocks the edge. A handshake happened
+//! inputs, clocks the edge and returns the outputs of this cycle (what both sides
+//! sampled at that rising edge), as `Model::step` does. A handshake happened
 //! at this edge iff valid and ready were both 1 in the inputs passed and outputs returned.
 //!
 //! The model is the exported `nic_top_axi` Verilated whole, behind the simulation-only
-//! input registers of build.rs (which say why: Verilator 5.006 does not propagate
-//! top-level input changes through rust-hdl's Verilog reliably), with the DMA port
+//! output registers of build.rs (which say why), with the DMA port
 //! between `nic_top` and the bridge brought out for [`AxiOutputs`]
 //! (csrc/nic_axi_model_impl.h). Available for every configuration `Model` is.
 

@@ -3,19 +3,20 @@
 //! Every port of `nic_top` (docs/interfaces.md) except `clock` is a field of [`Inputs`]
 //! or [`Outputs`]; 1-bit ports are `bool`. [`Model::step`] runs one cycle:
 //!
-//! 1. drives all inputs, evaluates with the clock low and copies the outputs: these are
-//!    the values the design presents *during* this cycle, i.e. exactly what the design
-//!    and the testbench sample at the coming rising edge. A valid/ready handshake in
-//!    either direction happened at this edge iff both sides were 1 in the `Inputs`
-//!    passed and the `Outputs` returned (combinational input-to-output paths included);
-//! 2. raises the clock and evaluates (the edge: registers update).
+//! 1. drives all inputs; the outputs it returns are the values the design presents
+//!    *during* this cycle, i.e. exactly what the design and the testbench sample at the
+//!    coming rising edge. A valid/ready handshake in either direction happened at this
+//!    edge iff both sides were 1 in the `Inputs` passed and the `Outputs` returned
+//!    (combinational input-to-output paths included);
+//! 2. clocks the edge (registers update).
 //!
 //! So a testbench computes the next cycle's inputs from the returned outputs without
 //! any off-by-one bookkeeping.
 //!
-//! (What is Verilated is `nic_top` behind simulation-only registers that take the inputs
-//! at the falling edge, step 1; build.rs says why. For a caller of `step`, which changes
-//! inputs only between cycles, that is the same circuit.)
+//! (What is Verilated is `nic_top` with a simulation-only register beside each output
+//! that keeps its value of the cycle across the edge, so the step is one evaluation;
+//! build.rs says why. With a waveform open, or `set_exact_eval`, the step evaluates clock
+//! low and clock high apart and reads the ports: the same values.)
 
 use std::path::Path;
 

@@ -334,7 +334,8 @@ fn interrupt_mode_on(size: HwSize) {
 /// bytes 8.. replaced by a replay of bytes 4..; later frames arrived as fragments or
 /// shifted by one beat. Not an RTL bug: Verilator 5.006 let the MAC act on the previous
 /// cycle's `tready` (repeating taken beats, skipping refused ones); fixed in nic-sim by
-/// registering the model's inputs at the falling edge (sim/build.rs).
+/// registering the model's inputs at the falling edge, and for good by Verilator 5.048's
+/// static schedule (sim/build.rs).
 #[cfg(feature = "rtl")]
 #[test]
 fn wire_tx_under_tready_backpressure() {
