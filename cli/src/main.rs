@@ -10,6 +10,7 @@ mod rdma;
 mod rdma_attack;
 mod report;
 mod rx;
+mod tap;
 mod tx;
 
 use anyhow::{Context, Result};
@@ -85,6 +86,12 @@ enum Cmd {
     /// queues up, send broadcast frames, report the NIC's counters (--board ice40: the
     /// frames come back through the looped wire and are checked).
     Board(board::BoardArgs),
+    /// Two Linux TAP interfaces joined through two simulated NICs and the wire between
+    /// them: the kernel's own traffic through the RTL, with its checksum and TSO requests
+    /// mapped onto the NICs' offloads (needs root or CAP_NET_ADMIN; docs/driver-dev.md).
+    /// Prints `ready` once both interfaces exist, a `stats` line every --stats-every
+    /// seconds; runs until SIGINT or SIGTERM, then prints a summary and removes them.
+    Tap(tap::TapArgs),
     /// Measure the simulated NIC.
     Bench {
         #[command(subcommand)]
@@ -199,6 +206,11 @@ fn main() {
     let cli = Cli::parse();
     if let Err(e) = run(cli) {
         eprintln!("error: {e:#}");
+        // no permission to create the TAP interfaces: a distinct status, as the issue of
+        // rights is not one of the command's input
+        if matches!(e.downcast_ref::<tap::dev::TapError>(), Some(tap::dev::TapError::NotPermitted(_))) {
+            std::process::exit(2);
+        }
         std::process::exit(1);
     }
 }
@@ -244,6 +256,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Sim { cmd: SimCmd::Rdma(a) } => rdma::run_sim(a),
         Cmd::Sim { cmd: SimCmd::Board(a) } => board::run_sim(a),
         Cmd::Board(a) => board::run_board(a),
+        Cmd::Tap(a) => tap::run(a),
         Cmd::Bench { cmd: BenchCmd::Rx(a) } => rx::run_bench(a),
         Cmd::Bench { cmd: BenchCmd::Tx(a) } => bench_tx::run_bench(a),
         Cmd::Bench { cmd: BenchCmd::Rdma(a) } => rdma::run_bench(a),

@@ -175,7 +175,7 @@ pub fn queue_of(hash: u32, queues: u32) -> u32 {
 }
 
 /// The driver's frame: segments of at most one TX buffer, behind the context descriptor.
-fn tx_frame(h: &Handed) -> TxFrame<'_> {
+pub(crate) fn tx_frame(h: &Handed) -> TxFrame<'_> {
     let cuts: Vec<usize> = (1..).map(|k| k * TX_BUF_LEN).take_while(|&c| c < h.bytes.len()).collect();
     let f = TxFrame::split(&h.bytes, &cuts);
     match h.offload {

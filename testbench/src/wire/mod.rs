@@ -11,6 +11,8 @@
 //! * [`udp`]: UDP header and checksum.
 //! * [`bth`], [`reth`], [`aeth`]: the InfiniBand transport headers RoCEv2 carries
 //!   (base, RDMA extended, ACK extended); the packets they form are in `roce`.
+//! * [`virtio_net`]: the virtio-net header a Linux TAP puts before each frame (offload
+//!   requests toward user space, checksum verdicts toward the kernel; little-endian).
 //!
 //! The RX classification model (`rxclass`), its traffic generator (`rxgen`), the TX
 //! offload model, the driver-facing tools and the CLI share these views.
@@ -25,6 +27,7 @@ pub mod reth;
 pub mod tcp;
 pub mod udp;
 pub mod vlan;
+pub mod virtio_net;
 
 pub use aeth::{AethHeader, AethRepr, NakCode, Syndrome};
 pub use bth::{BthHeader, BthRepr};
@@ -34,6 +37,7 @@ pub use ipv6::{Ipv6ExtHeader, Ipv6ExtHeaderRepr, Ipv6Packet, Ipv6Repr};
 pub use reth::{RethHeader, RethRepr};
 pub use tcp::{TcpOption, TcpPacket, TcpRepr};
 pub use udp::{UdpPacket, UdpRepr};
+pub use virtio_net::{VirtioNetHeader, VirtioNetRepr};
 pub use vlan::{VlanRepr, VlanTag};
 
 /// Why bytes could not be viewed as a header.

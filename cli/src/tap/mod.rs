@@ -1,0 +1,487 @@
+//! `nic tap`: two Linux TAP interfaces joined through two simulated NICs and the wire
+//! between them, so the kernel's own traffic crosses the RTL (docs/driver-dev.md).
+//!
+//! ```text
+//!  kernel ─ TAP A ─ driver ─ NIC 1 (RTL) ═══ wire ═══ NIC 2 (RTL) ─ driver ─ TAP B ─ kernel
+//! ```
+//!
+//! Each side is what a Linux NIC driver does for its stack: a frame the kernel sends on
+//! the TAP comes with a virtio-net header holding its offload request, which becomes the
+//! NIC's context descriptor (`CHECKSUM_PARTIAL` → generic checksum, a TCP super-frame →
+//! TSO with the stack's MSS); the frame goes out on the TX queue of its flow. A frame
+//! the NIC receives goes to the kernel with `DATA_VALID` when the NIC verified its TCP
+//! or UDP checksum. Simulated time advances only while something is in flight.
+
+pub mod dev;
+
+use crate::line_rate;
+use crate::loopback::{open_device, SimArgs};
+use crate::tx::{flow_hash, queue_of, tx_frame, Handed, Request};
+use crate::HwArg;
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use dev::{Offloads, TapDevice};
+use nic_driver::{DriverError, MacFilter, Nic, NicConfig, RxFilterMode, RxFrame, Stats, TxOffload};
+use nic_regmap::desc;
+use nic_testbench::backend::TestDevice;
+use nic_testbench::pcap::{PcapWriter, LINKTYPE_ETHERNET};
+use nic_testbench::txoffload::{self, parse_headers};
+use nic_testbench::wire::virtio_net::{self, VirtioNetHeader, VirtioNetRepr};
+use std::collections::VecDeque;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+#[derive(Args, Debug)]
+pub struct TapArgs {
+    /// The two interfaces to create, A (NIC 1's host) and B (NIC 2's host), e.g.
+    /// `nic0,nic1`.
+    #[arg(long, value_name = "A,B", value_parser = parse_names)]
+    names: Names,
+    #[arg(long, value_enum, default_value_t = HwArg::Full)]
+    config: HwArg,
+    /// Write every frame that crosses the wire, both ways, to FILE (pcap, without FCS,
+    /// timestamps in simulated time).
+    #[arg(long, value_name = "FILE")]
+    pcap: Option<PathBuf>,
+    /// Write NIC 1's waveform (FST) to FILE (RTL backend; slow).
+    #[arg(long, value_name = "FILE")]
+    wave: Option<PathBuf>,
+    /// Write NIC 2's waveform (FST) to FILE.
+    #[arg(long, value_name = "FILE")]
+    wave_b: Option<PathBuf>,
+    /// Seconds between two live counter lines (`stats ...`).
+    #[arg(long, value_name = "SECONDS", default_value_t = 1.0, value_parser = parse_seconds)]
+    stats_every: f64,
+    /// Do not offer TSO to the kernels (checksum offload stays where the NIC has it).
+    #[arg(long)]
+    no_tso: bool,
+    /// Do not offer checksum offload (nor TSO) to the kernels.
+    #[arg(long)]
+    no_csum: bool,
+    #[command(flatten)]
+    sim: SimArgs,
+}
+
+#[derive(Clone, Debug)]
+pub struct Names(pub String, pub String);
+
+fn parse_names(s: &str) -> Result<Names, String> {
+    let Some((a, b)) = s.split_once(',') else {
+        return Err(format!("`{s}`: give two interface names separated by a comma, e.g. nic0,nic1"));
+    };
+    for n in [a, b] {
+        if n.is_empty() || n.len() > dev::MAX_NAME_LEN {
+            return Err(format!("`{n}`: an interface name has 1 to {} bytes", dev::MAX_NAME_LEN));
+        }
+        if n == "." || n == ".." || n.chars().any(|c| c == '/' || c == ':' || c == ',' || c.is_whitespace() || c.is_control()) {
+            return Err(format!("`{n}` is not a valid interface name (no '/', ':', ',' or spaces)"));
+        }
+    }
+    if a == b {
+        return Err(format!("both interfaces are named `{a}`"));
+    }
+    Ok(Names(a.to_string(), b.to_string()))
+}
+
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if (0.05..=3600.0).contains(&v) => Ok(v),
+        Ok(v) => Err(format!("{v} s is not in 0.05..=3600")),
+        Err(_) => Err(format!("`{s}` is not a number of seconds")),
+    }
+}
+
+/// Set by SIGINT and SIGTERM.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+fn catch_stop_signals() {
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: the handler only stores to an atomic; no SA_RESTART, so a poll(2) in
+        // progress returns at once.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(sig, &sa, std::ptr::null_mut());
+        }
+    }
+}
+
+/// Cycles both NICs run between two passes over the TAPs and the wire.
+const STEP: u64 = 64;
+/// Cycles without anything moving after which simulated time stops until a kernel sends
+/// (enough for a jumbo frame to cross the RX pipeline and be written to host memory).
+const QUIET_CYCLES: u64 = 16_384;
+/// Frames taken from a kernel and not yet on a TX ring, at most (beyond it the kernel's
+/// own queue holds them).
+const BACKLOG: usize = 256;
+/// Frames taken from each RX queue per pass.
+const RX_BURST: usize = 64;
+
+/// What one side saw, counted by the bridge (the NIC counts in hardware, `Stats`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Frames (and their bytes, without the virtio-net header) the kernel sent.
+    pub kernel_tx_frames: u64,
+    pub kernel_tx_bytes: u64,
+    /// Of those: TSO super-frames, the largest one, and frames with a checksum request.
+    pub tso_frames: u64,
+    pub tso_largest: u64,
+    pub csum_frames: u64,
+    /// Frames whose virtio-net header no NIC serves, or whose request contradicts their
+    /// headers (counted and dropped).
+    pub malformed: u64,
+    /// Frames the driver refused (`DriverError::InvalidFrame`: counted and dropped).
+    pub refused: u64,
+    /// Frames handed to the kernel, their bytes, and how many with `DATA_VALID`.
+    pub kernel_rx_frames: u64,
+    pub kernel_rx_bytes: u64,
+    pub data_valid: u64,
+    /// Frames the kernel would not take (interface down).
+    pub kernel_rx_refused: u64,
+}
+
+/// One host: the kernel's interface and the NIC behind it.
+struct Host {
+    tap: TapDevice,
+    nic: Nic<Box<dyn TestDevice>>,
+    /// Frames from the kernel per TX queue, not yet on the ring.
+    backlog: Vec<VecDeque<Handed>>,
+    count: Counters,
+    warned_malformed: bool,
+}
+
+impl Host {
+    fn backlog_len(&self) -> usize {
+        self.backlog.iter().map(VecDeque::len).sum()
+    }
+
+    fn tx_in_flight(&self) -> bool {
+        (0..self.nic.config().tx_queues).any(|q| self.nic.tx_in_flight(q) > 0)
+    }
+
+    /// Takes what the kernel sent, up to the backlog's room. Returns frames taken.
+    fn take_from_kernel(&mut self, buf: &mut [u8]) -> Result<usize> {
+        let mut taken = 0;
+        while self.backlog_len() < BACKLOG {
+            let Some(n) = self.tap.recv(buf).with_context(|| format!("reading from {}", self.tap.name()))? else { break };
+            taken += 1;
+            let frame = &buf[virtio_net::HEADER_LEN.min(n)..n];
+            self.count.kernel_tx_frames += 1;
+            self.count.kernel_tx_bytes += frame.len() as u64;
+            match hand_over(&buf[..n]) {
+                Ok(h) => {
+                    match h.request {
+                        Request::Tso => {
+                            self.count.tso_frames += 1;
+                            self.count.tso_largest = self.count.tso_largest.max(h.bytes.len() as u64);
+                        }
+                        Request::Csum => self.count.csum_frames += 1,
+                        Request::None => {}
+                    }
+                    let queues = self.nic.config().tx_queues;
+                    let q = if queues > 1 { queue_of(flow_hash(&h.bytes), queues) } else { 0 };
+                    self.backlog[q as usize].push_back(h);
+                }
+                Err(why) => {
+                    self.count.malformed += 1;
+                    if !self.warned_malformed {
+                        eprintln!("warning: {}: dropped a frame the NIC cannot serve: {why} (further ones are only counted)", self.tap.name());
+                        self.warned_malformed = true;
+                    }
+                }
+            }
+        }
+        Ok(taken)
+    }
+
+    /// Puts the backlog on the TX rings, as much as fits. Returns frames posted.
+    fn post(&mut self) -> Result<usize> {
+        let mut posted = 0;
+        for q in 0..self.backlog.len() {
+            if self.nic.tx_in_flight(q as u32) > 0 {
+                self.nic.tx_reap_on(q as u32).with_context(|| format!("TX queue {q} of {}'s NIC", self.tap.name()))?;
+            }
+            while !self.backlog[q].is_empty() {
+                let frames: Vec<_> = self.backlog[q].iter().take(32).map(tx_frame).collect();
+                match self.nic.tx_burst_on(q as u32, &frames) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        drop(frames);
+                        self.backlog[q].drain(..n);
+                        posted += n;
+                    }
+                    Err(DriverError::InvalidFrame { index, reason }) => {
+                        drop(frames);
+                        self.count.refused += 1;
+                        eprintln!("warning: {}: the driver refused a frame: {reason}", self.tap.name());
+                        self.backlog[q].remove(index);
+                    }
+                    Err(e) => return Err(e).with_context(|| format!("TX queue {q} of {}'s NIC", self.tap.name())),
+                }
+            }
+        }
+        Ok(posted)
+    }
+
+    /// Hands what the NIC received to the kernel. Returns frames handed.
+    fn deliver(&mut self) -> Result<usize> {
+        let frames = self.nic.rx_burst_all(RX_BURST).with_context(|| format!("RX of {}'s NIC", self.tap.name()))?;
+        for f in &frames {
+            let repr = rx_header(f);
+            if repr == VirtioNetRepr::DataValid {
+                self.count.data_valid += 1;
+            }
+            if self.tap.send(&repr.to_bytes(), &f.data).with_context(|| format!("writing to {}", self.tap.name()))? {
+                self.count.kernel_rx_frames += 1;
+                self.count.kernel_rx_bytes += f.data.len() as u64;
+            } else {
+                self.count.kernel_rx_refused += 1;
+            }
+        }
+        Ok(frames.len())
+    }
+}
+
+/// The driver's request for a frame as a TAP hands it over (virtio-net header first):
+/// `CHECKSUM_PARTIAL` becomes a generic checksum, a TCP super-frame TSO with the
+/// stack's MSS and the header length read from the frame itself.
+pub fn hand_over(with_header: &[u8]) -> Result<Handed, String> {
+    let h = VirtioNetHeader::new_checked(with_header).map_err(|e| format!("virtio-net header: {e}"))?;
+    let repr = VirtioNetRepr::parse(&h).map_err(|_| format!("virtio-net header {:02x?} asks for an offload no NIC serves", &with_header[..virtio_net::HEADER_LEN]))?;
+    let frame = h.payload();
+    let handed = |offload: Option<TxOffload>, request| Handed { bytes: frame.to_vec(), offload, request, trimmed: false };
+    match repr {
+        VirtioNetRepr::Plain | VirtioNetRepr::DataValid => Ok(handed(None, Request::None)),
+        VirtioNetRepr::Csum { csum_start, csum_offset } => {
+            if usize::from(csum_start) + usize::from(csum_offset) + 2 > frame.len() {
+                return Err(format!("checksum at {csum_start}+{csum_offset} lies beyond the {}-byte frame", frame.len()));
+            }
+            Ok(handed(Some(TxOffload::generic(csum_start, csum_offset)), Request::Csum))
+        }
+        VirtioNetRepr::Tso { ipv6, gso_size, csum_start, .. } => {
+            let p = parse_headers(frame).ok_or("a TSO super-frame whose headers do not parse as TCP over IPv4 or IPv6")?;
+            if p.udp || p.ipv6 != ipv6 || p.l4 != usize::from(csum_start) || p.ip_end != frame.len() {
+                return Err(format!(
+                    "a TSO request ({}, TCP at {csum_start}) that does not match its frame ({}, {} at {}, IP packet ends at {} of {})",
+                    if ipv6 { "IPv6" } else { "IPv4" },
+                    if p.ipv6 { "IPv6" } else { "IPv4" },
+                    if p.udp { "UDP" } else { "TCP" },
+                    p.l4,
+                    p.ip_end,
+                    frame.len()
+                ));
+            }
+            if p.hdr_len() > txoffload::MAX_TSO_HDR_LEN {
+                return Err(format!("TSO headers of {} bytes (the NIC takes {})", p.hdr_len(), txoffload::MAX_TSO_HDR_LEN));
+            }
+            let o = TxOffload::tcp_tso(p.l3 as u16, p.l4 as u16, p.hdr_len() as u16, gso_size, ipv6);
+            Ok(handed(Some(o), Request::Tso))
+        }
+    }
+}
+
+/// The header a received frame goes to the kernel with: `DATA_VALID` where the NIC
+/// verified its TCP or UDP checksum (Linux `CHECKSUM_UNNECESSARY`), else nothing, and
+/// the kernel checks it itself.
+pub fn rx_header(f: &RxFrame) -> VirtioNetRepr {
+    if f.l4_csum() == desc::CSUM_GOOD {
+        VirtioNetRepr::DataValid
+    } else {
+        VirtioNetRepr::Plain
+    }
+}
+
+fn open_host(a: &TapArgs, name: &str, wave: Option<PathBuf>, offloads: Offloads) -> Result<Host> {
+    let tap = TapDevice::create(name, offloads)?;
+    let dev = open_device(&a.sim, a.config, wave)?;
+    let hw = a.config.hw();
+    let cfg = NicConfig { tx_queues: hw.tx_queues(), rx_queues: hw.rx_queues(), tx_ring_log2: 9, rx_ring_log2: 9, ..NicConfig::default() };
+    let mut nic = Nic::open_with(dev, cfg).with_context(|| format!("opening the NIC behind {name}"))?;
+    if nic.layout().rxc.is_some() {
+        // the kernel's address in the exact-match table, every multicast group (a TAP
+        // does not tell user space which groups the stack joined) and broadcast
+        nic.set_mac_filter(0, Some(MacFilter { addr: tap.mac(), steer_queue: None }))?;
+        nic.set_rx_filter_mode(RxFilterMode { promisc: false, allmulti: true, broadcast: true })?;
+    }
+    let backlog = (0..nic.config().tx_queues).map(|_| VecDeque::new()).collect();
+    Ok(Host { tap, nic, backlog, count: Counters::default(), warned_malformed: false })
+}
+
+fn mac_str(m: [u8; 6]) -> String {
+    m.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":")
+}
+
+/// One `stats`/`summary` line: `key=value` tokens, side A's then side B's.
+fn counter_line(kind: &str, elapsed: f64, cycles: u64, idle: bool, hosts: &[Host; 2], hw: &[Stats; 2], wire: [u64; 2]) -> String {
+    let mut s = format!("{kind} elapsed={elapsed:.2} cycles={cycles} idle={}", u8::from(idle));
+    for (i, (h, st)) in hosts.iter().zip(hw).enumerate() {
+        let c = &h.count;
+        let p = ["a", "b"][i];
+        s += &format!(
+            " {p}.kernel_tx_frames={} {p}.kernel_tx_bytes={} {p}.tso_frames={} {p}.tso_largest={} {p}.csum_frames={} {p}.malformed={} {p}.refused={} \
+             {p}.kernel_rx_frames={} {p}.kernel_rx_bytes={} {p}.data_valid={} {p}.kernel_rx_refused={} {p}.wire_tx_frames={} \
+             {p}.nic_tx_frames={} {p}.nic_tx_bytes={} {p}.nic_tx_tso_segments={} {p}.nic_tx_offload_errors={} {p}.nic_tx_errors={} \
+             {p}.nic_rx_frames={} {p}.nic_rx_bytes={} {p}.nic_rx_drops={} {p}.nic_rx_csum_l4_bad={}",
+            c.kernel_tx_frames,
+            c.kernel_tx_bytes,
+            c.tso_frames,
+            c.tso_largest,
+            c.csum_frames,
+            c.malformed,
+            c.refused,
+            c.kernel_rx_frames,
+            c.kernel_rx_bytes,
+            c.data_valid,
+            c.kernel_rx_refused,
+            wire[i],
+            st.tx_frames,
+            st.tx_bytes,
+            st.tx_tso_segments,
+            st.tx_offload_errors,
+            st.tx_errors,
+            st.rx_frames,
+            st.rx_bytes,
+            st.rx_drops(),
+            st.rx_csum_l4_bad,
+        );
+    }
+    s
+}
+
+pub fn run(a: TapArgs) -> Result<()> {
+    let hw = a.config.hw();
+    let offloads = Offloads { csum: hw.has_tx_offload() && !a.no_csum, tso: hw.has_tx_offload() && !a.no_csum && !a.no_tso };
+    if a.sim.backend != crate::BackendArg::Rtl && (a.wave.is_some() || a.wave_b.is_some()) {
+        bail!("--wave needs the RTL backend (the behavioural model has no signals)");
+    }
+    let mut pcap = match &a.pcap {
+        Some(p) => Some(PcapWriter::new(std::io::BufWriter::new(std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?), LINKTYPE_ETHERNET)?),
+        None => None,
+    };
+    let target = line_rate::target(hw);
+    catch_stop_signals();
+    let mut hosts = [open_host(&a, &a.names.0, a.wave.clone(), offloads)?, open_host(&a, &a.names.1, a.wave_b.clone(), offloads)?];
+    for h in &mut hosts {
+        h.nic.device_mut().take_dma_faults();
+    }
+    let base = [hosts[0].nic.stats()?, hosts[1].nic.stats()?];
+    println!(
+        "ready {} ({}) {} ({}): {} configuration, offloads to the kernels: checksum {}, TSO {}",
+        hosts[0].tap.name(),
+        mac_str(hosts[0].tap.mac()),
+        hosts[1].tap.name(),
+        mac_str(hosts[1].tap.mac()),
+        hw,
+        if offloads.csum { "on" } else { "off" },
+        if offloads.tso { "on" } else { "off" }
+    );
+    std::io::stdout().flush()?;
+
+    let started = Instant::now();
+    let start_cycles = hosts[0].nic.device().cycles();
+    let every = Duration::from_secs_f64(a.stats_every);
+    let mut next_stats = started + every;
+    let mut buf = vec![0u8; virtio_net::HEADER_LEN + dev::MAX_FRAME_LEN];
+    let mut quiet = 0u64;
+    let mut wire = [0u64; 2];
+    let hw_stats = |hosts: &mut [Host; 2]| -> Result<[Stats; 2]> { Ok([hosts[0].nic.stats()?.since(&base[0]), hosts[1].nic.stats()?.since(&base[1])]) };
+    let result: Result<()> = (|| {
+        while !STOP.load(Ordering::SeqCst) {
+            let mut moved = 0;
+            for h in hosts.iter_mut() {
+                moved += h.take_from_kernel(&mut buf)?;
+                moved += h.post()?;
+            }
+            for h in hosts.iter_mut() {
+                h.nic.device_mut().idle(STEP);
+            }
+            // the wire: what each NIC sent goes to the other
+            let cycle = hosts[0].nic.device().cycles() - start_cycles;
+            for from in 0..2 {
+                let sent = hosts[from].nic.device_mut().take_tx_frames();
+                for (f, err) in sent {
+                    wire[from] += 1;
+                    moved += 1;
+                    if let Some(w) = &mut pcap {
+                        let ns = (target.seconds(cycle) * 1e9) as u64;
+                        w.write(ns, &f[..f.len().saturating_sub(4)])?;
+                    }
+                    hosts[1 - from].nic.device_mut().inject_rx(&f, err);
+                }
+            }
+            for h in hosts.iter_mut() {
+                moved += h.deliver()?;
+                for fault in h.nic.device_mut().take_dma_faults() {
+                    bail!("{}'s NIC: DMA fault {fault:?}", h.tap.name());
+                }
+            }
+            let busy = moved > 0 || hosts.iter().any(|h| h.tx_in_flight() || h.backlog_len() > 0);
+            quiet = if busy { 0 } else { quiet + STEP };
+            let now = Instant::now();
+            if now >= next_stats {
+                let idle = quiet >= QUIET_CYCLES;
+                let st = hw_stats(&mut hosts)?;
+                let cycles = hosts[0].nic.device().cycles() - start_cycles;
+                println!("{}", counter_line("stats", started.elapsed().as_secs_f64(), cycles, idle, &hosts, &st, wire));
+                std::io::stdout().flush()?;
+                next_stats = now + every;
+            }
+            if quiet >= QUIET_CYCLES {
+                // nothing in flight: simulated time waits for a kernel to send
+                let wait = next_stats.saturating_duration_since(Instant::now()).min(Duration::from_millis(50));
+                dev::wait_readable(&[hosts[0].tap.raw_fd(), hosts[1].tap.raw_fd()], wait.as_millis() as i32 + 1);
+            }
+        }
+        Ok(())
+    })();
+    let st = hw_stats(&mut hosts)?;
+    let cycles = hosts[0].nic.device().cycles() - start_cycles;
+    let elapsed = started.elapsed().as_secs_f64();
+    if let Some(w) = pcap {
+        w.into_inner().flush()?;
+    }
+    result?;
+    println!("{}", counter_line("summary", elapsed, cycles, quiet >= QUIET_CYCLES, &hosts, &st, wire));
+    for (i, h) in hosts.iter().enumerate() {
+        let c = &h.count;
+        println!(
+            "{}: kernel sent {} frames ({} TSO super-frames, largest {} bytes; {} checksum requests), NIC {} sent {} frames ({} TSO segments); \
+             NIC {} received {} frames, {} handed to the kernel ({} with DATA_VALID)",
+            h.tap.name(),
+            c.kernel_tx_frames,
+            c.tso_frames,
+            c.tso_largest,
+            c.csum_frames,
+            i + 1,
+            st[i].tx_frames,
+            st[i].tx_tso_segments,
+            i + 1,
+            st[i].rx_frames,
+            c.kernel_rx_frames,
+            c.data_valid
+        );
+    }
+    println!("simulated {cycles} cycles in {elapsed:.1} s ({:.0} cycles/s); removing {} and {}", cycles as f64 / elapsed.max(1e-9), hosts[0].tap.name(), hosts[1].tap.name());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(parse_names("a,b").unwrap().1, "b");
+        assert!(parse_names("ab").unwrap_err().contains("comma"));
+        assert!(parse_names("a,a").unwrap_err().contains("both"));
+        assert!(parse_names("a,0123456789abcdef").unwrap_err().contains("1 to 15"));
+        assert!(parse_names("a/b,c").unwrap_err().contains("not a valid"));
+    }
+}
