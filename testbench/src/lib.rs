@@ -21,6 +21,9 @@
 //! * [`txgen`]: seeded random TX offload requests for the differential tests, and TCP
 //!   payload reassembly to check TSO.
 //! * [`roce`]: the RoCEv2 golden model: opcode table, ICRC, packets, PSNs, segmentation.
+//! * [`netns`]: Linux network namespaces, kernel interface counters and TCP transfers
+//!   between namespaces with SHA-256 on both ends.
+//! * [`tap_session`]: a running `nic tap` with its interfaces in two namespaces.
 //! * [`backend`]: opens the simulated RTL or the model for the suites.
 
 pub mod backend;
@@ -29,6 +32,7 @@ pub mod crc;
 pub mod fcs;
 pub mod gen;
 pub mod impair;
+pub mod netns;
 pub mod pcap;
 pub mod rdma_pair;
 pub mod refnic;
@@ -36,6 +40,7 @@ pub mod roce;
 pub mod rxclass;
 pub mod rxsuite;
 pub mod rxgen;
+pub mod tap_session;
 pub mod toeplitz;
 pub mod traffic;
 pub mod txgen;

@@ -145,6 +145,7 @@ pub struct Counters {
     pub data_valid: u64,
     /// Frames the kernel would not take (interface down).
     pub kernel_rx_refused: u64,
+    pub kernel_rx_refused_bytes: u64,
 }
 
 /// One host: the kernel's interface and the NIC behind it.
@@ -243,6 +244,7 @@ impl Host {
                 self.count.kernel_rx_bytes += f.data.len() as u64;
             } else {
                 self.count.kernel_rx_refused += 1;
+                self.count.kernel_rx_refused_bytes += f.data.len() as u64;
             }
         }
         Ok(frames.len())
@@ -326,7 +328,7 @@ fn counter_line(kind: &str, elapsed: f64, cycles: u64, idle: bool, hosts: &[Host
         let p = ["a", "b"][i];
         s += &format!(
             " {p}.kernel_tx_frames={} {p}.kernel_tx_bytes={} {p}.tso_frames={} {p}.tso_largest={} {p}.csum_frames={} {p}.malformed={} {p}.refused={} \
-             {p}.kernel_rx_frames={} {p}.kernel_rx_bytes={} {p}.data_valid={} {p}.kernel_rx_refused={} {p}.wire_tx_frames={} \
+             {p}.kernel_rx_frames={} {p}.kernel_rx_bytes={} {p}.data_valid={} {p}.kernel_rx_refused={} {p}.kernel_rx_refused_bytes={} {p}.wire_tx_frames={} \
              {p}.nic_tx_frames={} {p}.nic_tx_bytes={} {p}.nic_tx_tso_segments={} {p}.nic_tx_offload_errors={} {p}.nic_tx_errors={} \
              {p}.nic_rx_frames={} {p}.nic_rx_bytes={} {p}.nic_rx_drops={} {p}.nic_rx_csum_l4_bad={}",
             c.kernel_tx_frames,
@@ -340,6 +342,7 @@ fn counter_line(kind: &str, elapsed: f64, cycles: u64, idle: bool, hosts: &[Host
             c.kernel_rx_bytes,
             c.data_valid,
             c.kernel_rx_refused,
+            c.kernel_rx_refused_bytes,
             wire[i],
             st.tx_frames,
             st.tx_bytes,
@@ -475,6 +478,92 @@ pub fn run(a: TapArgs) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Ethernet, IPv4 (20 bytes, total length over the whole packet as a stack writes a
+    /// super-frame's), then a TCP header of `tcp_len` bytes or a UDP header, then
+    /// `payload` bytes: written out byte by byte, not with the project's header views.
+    fn ipv4_frame(udp: bool, tcp_len: usize, payload: usize) -> Vec<u8> {
+        let l4_len = if udp { 8 } else { tcp_len };
+        let mut f = vec![0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1, 0x08, 0x00];
+        let total = (20 + l4_len + payload) as u16;
+        f.extend_from_slice(&[0x45, 0, (total >> 8) as u8, total as u8, 0, 1, 0x40, 0, 64, if udp { 17 } else { 6 }, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2]);
+        if udp {
+            let ul = (8 + payload) as u16;
+            f.extend_from_slice(&[0x13, 0x88, 0x13, 0x89, (ul >> 8) as u8, ul as u8, 0, 0]);
+        } else {
+            let mut t = vec![0u8; tcp_len];
+            t[0..4].copy_from_slice(&[0xc0, 0x00, 0x14, 0x51]);
+            t[12] = ((tcp_len / 4) as u8) << 4;
+            t[13] = 0x18;
+            f.extend_from_slice(&t);
+        }
+        f.extend((0..payload).map(|i| i as u8));
+        f
+    }
+
+    fn with_header(h: [u8; 10], frame: &[u8]) -> Vec<u8> {
+        let mut v = h.to_vec();
+        v.extend_from_slice(frame);
+        v
+    }
+
+    #[test]
+    fn a_tcpv4_super_frame_becomes_a_tso_request() {
+        // as Linux fills the header: NEEDS_CSUM, TCPV4, hdr_len 66, gso_size 1448,
+        // csum_start 34, csum_offset 16 (little-endian)
+        let frame = ipv4_frame(false, 32, 4000);
+        let h = hand_over(&with_header([1, 1, 66, 0, 0xa8, 0x05, 34, 0, 16, 0], &frame)).unwrap();
+        assert_eq!(h.request, Request::Tso);
+        assert_eq!(h.bytes, frame);
+        let o = h.offload.unwrap();
+        assert_eq!((o.l3_offset, o.l4_offset, o.hdr_len, o.mss, o.tso, o.ipv6, o.udp), (14, 34, 66, 1448, true, false, false));
+        // the header length comes from the frame's TCP data offset, not the hint
+        let h = hand_over(&with_header([1, 1, 0, 0, 0xa8, 0x05, 34, 0, 16, 0], &frame)).unwrap();
+        assert_eq!(h.offload.unwrap().hdr_len, 66);
+    }
+
+    #[test]
+    fn a_partial_checksum_becomes_a_generic_checksum() {
+        let frame = ipv4_frame(true, 0, 100);
+        let h = hand_over(&with_header([1, 0, 0, 0, 0, 0, 34, 0, 6, 0], &frame)).unwrap();
+        assert_eq!(h.request, Request::Csum);
+        let o = h.offload.unwrap();
+        assert_eq!((o.generic_csum, o.csum_start, o.csum_offset, o.tso, o.l4_csum), (true, 34, 6, false, false));
+        // no request: the frame as it is
+        let h = hand_over(&with_header([0; 10], &frame)).unwrap();
+        assert_eq!((h.request, h.offload, h.bytes), (Request::None, None, frame));
+    }
+
+    #[test]
+    fn requests_that_contradict_their_frame_are_refused() {
+        let tcp = ipv4_frame(false, 20, 3000);
+        let udp = ipv4_frame(true, 0, 3000);
+        for (hdr, frame, why) in [
+            ([1, 4, 54, 0, 0xa8, 0x05, 34, 0, 16, 0], &tcp, "does not match"),  // TCPV6 on IPv4
+            ([1, 1, 42, 0, 0xa8, 0x05, 34, 0, 6, 0], &udp, "does not match"),   // TSO of UDP
+            ([1, 1, 54, 0, 0xa8, 0x05, 38, 0, 16, 0], &tcp, "does not match"),  // TCP elsewhere
+            ([1, 3, 42, 0, 0xa8, 0x05, 34, 0, 6, 0], &udp, "no NIC serves"),    // UFO
+            ([1, 0, 0, 0, 0, 0, 0xf0, 0x0b, 16, 0], &tcp, "beyond"),             // csum past the end
+        ] {
+            let e = hand_over(&with_header(hdr, frame)).unwrap_err();
+            assert!(e.contains(why), "{hdr:?}: {e}");
+        }
+        assert!(hand_over(&[0u8; 6]).unwrap_err().contains("virtio-net header"));
+    }
+
+    #[test]
+    fn data_valid_only_where_the_nic_verified_the_l4_checksum() {
+        let f = |l4: u8, l3: u8| RxFrame {
+            queue: 0,
+            data: vec![0; 60],
+            flags: desc::DONE | u16::from(l4) << desc::RX_L4_CSUM_SHIFT | u16::from(l3) << desc::RX_L3_CSUM_SHIFT,
+            info: 0,
+            ptype: 0,
+        };
+        assert_eq!(rx_header(&f(desc::CSUM_GOOD, desc::CSUM_GOOD)), VirtioNetRepr::DataValid);
+        assert_eq!(rx_header(&f(desc::CSUM_BAD, desc::CSUM_GOOD)), VirtioNetRepr::Plain);
+        assert_eq!(rx_header(&f(desc::CSUM_NOT_CHECKED, desc::CSUM_GOOD)), VirtioNetRepr::Plain);
+    }
 
     #[test]
     fn names() {
