@@ -136,6 +136,10 @@ enum BenchCmd {
     /// 1 MiB), path MTU (1024, 4096) and QP count (1, 8), and the latency of a 64-byte
     /// WRITE and READ, every byte checked.
     Rdma(rdma::BenchRdmaArgs),
+    /// TCP between two network namespaces through `nic tap` (the kernels' stacks, two
+    /// simulated NICs), with and without TSO and checksum offload: megabits per wall-clock
+    /// second and simulator cycles per second while carrying them (needs root).
+    Tap(tap::bench::BenchTapArgs),
 }
 
 /// Hardware configuration.
@@ -260,6 +264,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Bench { cmd: BenchCmd::Rx(a) } => rx::run_bench(a),
         Cmd::Bench { cmd: BenchCmd::Tx(a) } => bench_tx::run_bench(a),
         Cmd::Bench { cmd: BenchCmd::Rdma(a) } => rdma::run_bench(a),
+        Cmd::Bench { cmd: BenchCmd::Tap(a) } => tap::bench::run(a),
     }
 }
 

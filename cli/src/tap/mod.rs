@@ -12,6 +12,7 @@
 //! the NIC receives goes to the kernel with `DATA_VALID` when the NIC verified its TCP
 //! or UDP checksum. Simulated time advances only while something is in flight.
 
+pub mod bench;
 pub mod dev;
 
 use crate::line_rate;
