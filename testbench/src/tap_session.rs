@@ -153,6 +153,9 @@ impl TapSession {
         let stats_wait = Duration::from_secs(30);
         loop {
             let before = self.kernel_counters()?;
+            // the first line may answer a request made before `before` was read; the
+            // second was asked for after it
+            self.next_stats(stats_wait)?;
             let s = self.next_stats(stats_wait)?;
             let after = self.kernel_counters()?;
             if before == after && s.get("idle") == 1 {

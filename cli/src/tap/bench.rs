@@ -29,6 +29,8 @@ struct Run {
     bytes: u64,
     wall: f64,
     cycles: u64,
+    /// Cycles both NICs ran together (each on its own thread).
+    cycles_both: u64,
     tso_frames: u64,
     segments: u64,
     frames: u64,
@@ -64,7 +66,8 @@ fn run_one(a: &BenchTapArgs, label: &'static str, extra: &[&str], net: u8) -> Re
         label,
         bytes: len as u64,
         wall: after.seconds() - before.seconds(),
-        cycles: delta(&after, &before, "cycles"),
+        cycles: delta(&after, &before, "a.cycles"),
+        cycles_both: delta(&after, &before, "a.cycles") + delta(&after, &before, "b.cycles"),
         tso_frames: delta(&after, &before, "a.tso_frames"),
         segments: delta(&after, &before, "a.nic_tx_tso_segments"),
         frames: delta(&after, &before, "a.nic_tx_frames"),
@@ -85,21 +88,25 @@ pub fn run(a: BenchTapArgs) -> Result<()> {
         runs.push(run_one(&a, "checksum offload, no TSO", &["--no-tso"], 2)?);
     }
     runs.push(run_one(&a, "no offload", &["--no-csum"], 3)?);
-    println!("{:<26} {:>10} {:>12} {:>14} {:>14} {:>12} {:>18}", "kernel offloads", "wall s", "Mb/s (wall)", "sim cycles/s", "sim cycles", "NIC frames", "TSO super/segments");
+    println!(
+        "{:<26} {:>8} {:>12} {:>14} {:>16} {:>14} {:>12} {:>18}",
+        "kernel offloads", "wall s", "Mb/s (wall)", "NIC 1 cycles/s", "both NICs cyc/s", "NIC 1 cycles", "NIC 1 frames", "TSO super/segments"
+    );
     for r in &runs {
         println!(
-            "{:<26} {:>10.1} {:>12.2} {:>14} {:>14} {:>12} {:>18}",
+            "{:<26} {:>8.1} {:>12.2} {:>14} {:>16} {:>14} {:>12} {:>18}",
             r.label,
             r.wall,
             r.bytes as f64 * 8.0 / r.wall / 1e6,
             si(r.cycles as f64 / r.wall),
+            si(r.cycles_both as f64 / r.wall),
             r.cycles,
             r.frames,
             format!("{}/{}", r.tso_frames, r.segments)
         );
     }
     println!(
-        "sim cycles: cycles NIC 1 ran during the transfer (simulated time stops while nothing is in flight); \
+        "NIC 1 cycles: cycles NIC 1 ran during the transfer (each NIC runs on its own thread, and its simulated time stops while it has nothing in flight); \
          at {:.2} MHz the transfer's {} MiB would need {:.0} cycles at line rate",
         target.clock_hz / 1e6,
         a.mib,

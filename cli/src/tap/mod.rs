@@ -15,7 +15,6 @@
 pub mod bench;
 pub mod dev;
 
-use crate::line_rate;
 use crate::loopback::{open_device, SimArgs};
 use crate::tx::{flow_hash, queue_of, tx_frame, Handed, Request};
 use crate::HwArg;
@@ -301,8 +300,176 @@ pub fn rx_header(f: &RxFrame) -> VirtioNetRepr {
     }
 }
 
-fn open_host(a: &TapArgs, name: &str, wave: Option<PathBuf>, offloads: Offloads) -> Result<Host> {
-    let tap = TapDevice::create(name, offloads)?;
+/// The hardware counters that matter here, kept in 64 bits: the statistics block's
+/// 32-bit counters wrap after 4 GiB, so each read adds what changed since the last.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HwCounts {
+    pub tx_frames: u64,
+    pub tx_bytes: u64,
+    pub tx_tso_segments: u64,
+    pub tx_offload_errors: u64,
+    pub tx_errors: u64,
+    pub rx_frames: u64,
+    pub rx_bytes: u64,
+    pub rx_drops: u64,
+    pub rx_csum_l4_bad: u64,
+}
+
+impl HwCounts {
+    fn add(&mut self, d: &Stats) {
+        self.tx_frames += u64::from(d.tx_frames);
+        self.tx_bytes += u64::from(d.tx_bytes);
+        self.tx_tso_segments += u64::from(d.tx_tso_segments);
+        self.tx_offload_errors += u64::from(d.tx_offload_errors);
+        self.tx_errors += u64::from(d.tx_errors);
+        self.rx_frames += u64::from(d.rx_frames);
+        self.rx_bytes += u64::from(d.rx_bytes);
+        self.rx_drops += u64::from(d.rx_drops());
+        self.rx_csum_l4_bad += u64::from(d.rx_csum_l4_bad);
+    }
+}
+
+/// What one side publishes for a `stats` line.
+#[derive(Clone, Copy, Debug, Default)]
+struct Snapshot {
+    /// The request it answers (see `Side::publish`).
+    generation: u64,
+    count: Counters,
+    hw: HwCounts,
+    wire_tx_frames: u64,
+    cycles: u64,
+    idle: bool,
+}
+
+/// A frame one NIC put on the wire (FCS included) and its error flag.
+type WireBatch = Vec<(Vec<u8>, bool)>;
+
+/// An eventfd: the peer's way of waking a side that sleeps in poll(2).
+struct Waker(std::os::fd::OwnedFd);
+
+impl Waker {
+    fn new() -> Result<Waker> {
+        // SAFETY: plain eventfd(2).
+        let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
+        if fd < 0 {
+            bail!("eventfd: {}", std::io::Error::last_os_error());
+        }
+        // SAFETY: we own the new descriptor.
+        Ok(Waker(unsafe { std::os::fd::FromRawFd::from_raw_fd(fd) }))
+    }
+    fn raw(&self) -> i32 {
+        std::os::fd::AsRawFd::as_raw_fd(&self.0)
+    }
+    fn wake(&self) {
+        let one = 1u64;
+        // SAFETY: writes 8 bytes from a live u64 (a full counter only means it is awake).
+        unsafe { libc::write(self.raw(), (&one as *const u64).cast(), 8) };
+    }
+    fn clear(&self) {
+        let mut v = 0u64;
+        // SAFETY: reads 8 bytes into a live u64 (EAGAIN when nothing was written).
+        unsafe { libc::read(self.raw(), (&mut v as *mut u64).cast(), 8) };
+    }
+}
+
+/// What the two sides and the main thread share.
+struct Shared {
+    wakers: [Waker; 2],
+    /// The latest `stats` request; each side answers it in `snapshots`.
+    wanted: std::sync::atomic::AtomicU64,
+    snapshots: [std::sync::Mutex<Snapshot>; 2],
+    pcap: Option<std::sync::Mutex<PcapWriter<std::io::BufWriter<std::fs::File>>>>,
+    started: Instant,
+}
+
+/// One side's thread: its NIC is built here (a Verilated model stays on its thread),
+/// then it moves frames between its kernel, its NIC and the wire until STOP.
+struct Side {
+    i: usize,
+    host: Host,
+    to_peer: std::sync::mpsc::Sender<WireBatch>,
+    from_peer: std::sync::mpsc::Receiver<WireBatch>,
+    shared: std::sync::Arc<Shared>,
+    base: Stats,
+    hw: HwCounts,
+    wire_tx_frames: u64,
+    start_cycles: u64,
+    quiet: u64,
+}
+
+impl Side {
+    /// Reads the NIC's counters and publishes a snapshot for request `generation`.
+    fn publish(&mut self, generation: u64) -> Result<()> {
+        let now = self.host.nic.stats()?;
+        self.hw.add(&now.since(&self.base));
+        self.base = now;
+        let snap = Snapshot {
+            generation,
+            count: self.host.count,
+            hw: self.hw,
+            wire_tx_frames: self.wire_tx_frames,
+            cycles: self.host.nic.device().cycles() - self.start_cycles,
+            idle: self.quiet >= QUIET_CYCLES,
+        };
+        *self.shared.snapshots[self.i].lock().unwrap() = snap;
+        Ok(())
+    }
+
+    fn run(&mut self) -> Result<()> {
+        let mut buf = vec![0u8; virtio_net::HEADER_LEN + dev::MAX_FRAME_LEN];
+        let mut answered = 0u64;
+        while !STOP.load(Ordering::SeqCst) {
+            let mut moved = 0;
+            for batch in self.from_peer.try_iter() {
+                moved += batch.len();
+                for (f, err) in batch {
+                    self.host.nic.device_mut().inject_rx(&f, err);
+                }
+            }
+            moved += self.host.take_from_kernel(&mut buf)?;
+            moved += self.host.post()?;
+            self.host.nic.device_mut().idle(STEP);
+            let sent = self.host.nic.device_mut().take_tx_frames();
+            if !sent.is_empty() {
+                moved += sent.len();
+                self.wire_tx_frames += sent.len() as u64;
+                if let Some(p) = &self.shared.pcap {
+                    // wall-clock time: each NIC keeps its own simulated time
+                    let ns = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+                    let mut w = p.lock().unwrap();
+                    for (f, _) in &sent {
+                        w.write(ns, &f[..f.len().saturating_sub(4)])?;
+                    }
+                }
+                // a peer that is gone (its thread failed) is reported by its own result
+                if self.to_peer.send(sent).is_ok() {
+                    self.shared.wakers[1 - self.i].wake();
+                }
+            }
+            moved += self.host.deliver()?;
+            if let Some(fault) = self.host.nic.device_mut().take_dma_faults().first() {
+                bail!("{}'s NIC: DMA fault {fault:?}", self.host.tap.name());
+            }
+            let busy = moved > 0 || self.host.tx_in_flight() || self.host.backlog_len() > 0;
+            self.quiet = if busy { 0 } else { self.quiet + STEP };
+            let wanted = self.shared.wanted.load(Ordering::SeqCst);
+            if wanted > answered {
+                self.publish(wanted)?;
+                answered = wanted;
+            }
+            if self.quiet >= QUIET_CYCLES {
+                // nothing in flight: simulated time waits for the kernel or the peer
+                let waker = &self.shared.wakers[self.i];
+                dev::wait_readable(&[self.host.tap.raw_fd(), waker.raw()], 50);
+                waker.clear();
+            }
+        }
+        Ok(())
+    }
+}
+
+fn open_host(a: &TapArgs, tap: TapDevice, wave: Option<PathBuf>) -> Result<Host> {
+    let name = tap.name().to_string();
     let dev = open_device(&a.sim, a.config, wave)?;
     let hw = a.config.hw();
     let cfg = NicConfig { tx_queues: hw.tx_queues(), rx_queues: hw.rx_queues(), tx_ring_log2: 9, rx_ring_log2: 9, ..NicConfig::default() };
@@ -313,6 +480,7 @@ fn open_host(a: &TapArgs, name: &str, wave: Option<PathBuf>, offloads: Offloads)
         nic.set_mac_filter(0, Some(MacFilter { addr: tap.mac(), steer_queue: None }))?;
         nic.set_rx_filter_mode(RxFilterMode { promisc: false, allmulti: true, broadcast: true })?;
     }
+    nic.device_mut().take_dma_faults();
     let backlog = (0..nic.config().tx_queues).map(|_| VecDeque::new()).collect();
     Ok(Host { tap, nic, backlog, count: Counters::default(), warned_malformed: false })
 }
@@ -321,17 +489,19 @@ fn mac_str(m: [u8; 6]) -> String {
     m.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":")
 }
 
-/// One `stats`/`summary` line: `key=value` tokens, side A's then side B's.
-fn counter_line(kind: &str, elapsed: f64, cycles: u64, idle: bool, hosts: &[Host; 2], hw: &[Stats; 2], wire: [u64; 2]) -> String {
-    let mut s = format!("{kind} elapsed={elapsed:.2} cycles={cycles} idle={}", u8::from(idle));
-    for (i, (h, st)) in hosts.iter().zip(hw).enumerate() {
-        let c = &h.count;
+/// One `stats`/`summary` line: `key=value` tokens, side A's then side B's. `cycles` is
+/// NIC 1's (each NIC keeps its own time).
+fn counter_line(kind: &str, elapsed: f64, snaps: &[Snapshot; 2]) -> String {
+    let mut s = format!("{kind} elapsed={elapsed:.2} cycles={} idle={}", snaps[0].cycles, u8::from(snaps[0].idle && snaps[1].idle));
+    for (i, n) in snaps.iter().enumerate() {
+        let (c, h) = (&n.count, &n.hw);
         let p = ["a", "b"][i];
         s += &format!(
-            " {p}.kernel_tx_frames={} {p}.kernel_tx_bytes={} {p}.tso_frames={} {p}.tso_largest={} {p}.csum_frames={} {p}.malformed={} {p}.refused={} \
+            " {p}.cycles={} {p}.kernel_tx_frames={} {p}.kernel_tx_bytes={} {p}.tso_frames={} {p}.tso_largest={} {p}.csum_frames={} {p}.malformed={} {p}.refused={} \
              {p}.kernel_rx_frames={} {p}.kernel_rx_bytes={} {p}.data_valid={} {p}.kernel_rx_refused={} {p}.kernel_rx_refused_bytes={} {p}.wire_tx_frames={} \
              {p}.nic_tx_frames={} {p}.nic_tx_bytes={} {p}.nic_tx_tso_segments={} {p}.nic_tx_offload_errors={} {p}.nic_tx_errors={} \
              {p}.nic_rx_frames={} {p}.nic_rx_bytes={} {p}.nic_rx_drops={} {p}.nic_rx_csum_l4_bad={}",
+            n.cycles,
             c.kernel_tx_frames,
             c.kernel_tx_bytes,
             c.tso_frames,
@@ -344,16 +514,16 @@ fn counter_line(kind: &str, elapsed: f64, cycles: u64, idle: bool, hosts: &[Host
             c.data_valid,
             c.kernel_rx_refused,
             c.kernel_rx_refused_bytes,
-            wire[i],
-            st.tx_frames,
-            st.tx_bytes,
-            st.tx_tso_segments,
-            st.tx_offload_errors,
-            st.tx_errors,
-            st.rx_frames,
-            st.rx_bytes,
-            st.rx_drops(),
-            st.rx_csum_l4_bad,
+            n.wire_tx_frames,
+            h.tx_frames,
+            h.tx_bytes,
+            h.tx_tso_segments,
+            h.tx_offload_errors,
+            h.tx_errors,
+            h.rx_frames,
+            h.rx_bytes,
+            h.rx_drops,
+            h.rx_csum_l4_bad,
         );
     }
     s
@@ -365,114 +535,157 @@ pub fn run(a: TapArgs) -> Result<()> {
     if a.sim.backend != crate::BackendArg::Rtl && (a.wave.is_some() || a.wave_b.is_some()) {
         bail!("--wave needs the RTL backend (the behavioural model has no signals)");
     }
-    let mut pcap = match &a.pcap {
-        Some(p) => Some(PcapWriter::new(std::io::BufWriter::new(std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?), LINKTYPE_ETHERNET)?),
+    let pcap = match &a.pcap {
+        Some(p) => Some(std::sync::Mutex::new(PcapWriter::new(
+            std::io::BufWriter::new(std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?),
+            LINKTYPE_ETHERNET,
+        )?)),
         None => None,
     };
-    let target = line_rate::target(hw);
     catch_stop_signals();
-    let mut hosts = [open_host(&a, &a.names.0, a.wave.clone(), offloads)?, open_host(&a, &a.names.1, a.wave_b.clone(), offloads)?];
-    for h in &mut hosts {
-        h.nic.device_mut().take_dma_faults();
+    let taps = [TapDevice::create(&a.names.0, offloads)?, TapDevice::create(&a.names.1, offloads)?];
+    let macs = [taps[0].mac(), taps[1].mac()];
+    let names = [taps[0].name().to_string(), taps[1].name().to_string()];
+    let shared = std::sync::Arc::new(Shared {
+        wakers: [Waker::new()?, Waker::new()?],
+        wanted: std::sync::atomic::AtomicU64::new(0),
+        snapshots: Default::default(),
+        pcap,
+        started: Instant::now(),
+    });
+    let (to_b, from_a) = std::sync::mpsc::channel();
+    let (to_a, from_b) = std::sync::mpsc::channel();
+    let (up_tx, up_rx) = std::sync::mpsc::channel::<std::result::Result<(), String>>();
+    let a = std::sync::Arc::new(a);
+    // each NIC on a thread of its own: the two simulations run on two cores, and meet
+    // only where frames cross the wire
+    let threads: Vec<_> = taps
+        .into_iter()
+        .zip([(to_b, from_b), (to_a, from_a)])
+        .enumerate()
+        .map(|(i, (tap, (to_peer, from_peer)))| {
+            let (a, shared, up) = (a.clone(), shared.clone(), up_tx.clone());
+            std::thread::Builder::new()
+                .name(format!("nic{}", i + 1))
+                .spawn(move || -> Result<Snapshot> {
+                    let wave = if i == 0 { a.wave.clone() } else { a.wave_b.clone() };
+                    let host = match open_host(&a, tap, wave) {
+                        Ok(h) => h,
+                        Err(e) => {
+                            let _ = up.send(Err(format!("{e:#}")));
+                            return Err(e);
+                        }
+                    };
+                    let mut side = Side { i, to_peer, from_peer, shared, base: Stats::default(), hw: HwCounts::default(), wire_tx_frames: 0, start_cycles: 0, quiet: 0, host };
+                    side.base = side.host.nic.stats()?;
+                    side.start_cycles = side.host.nic.device().cycles();
+                    let _ = up.send(Ok(()));
+                    let r = side.run();
+                    // a side that fails stops the other
+                    STOP.store(true, Ordering::SeqCst);
+                    side.shared.wakers[1 - i].wake();
+                    r?;
+                    side.publish(u64::MAX)?;
+                    let snap = *side.shared.snapshots[i].lock().unwrap();
+                    Ok(snap)
+                })
+                .expect("spawning a NIC thread")
+        })
+        .collect();
+    drop(up_tx);
+    let mut up_error = None;
+    for _ in 0..2 {
+        match up_rx.recv() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => up_error = Some(e),
+            Err(_) => up_error = up_error.or(Some("a NIC thread ended before its NIC was up".into())),
+        }
     }
-    let base = [hosts[0].nic.stats()?, hosts[1].nic.stats()?];
+    if let Some(e) = up_error {
+        STOP.store(true, Ordering::SeqCst);
+        for t in threads {
+            let _ = t.join();
+        }
+        bail!("{e}");
+    }
     println!(
         "ready {} ({}) {} ({}): {} configuration, offloads to the kernels: checksum {}, TSO {}",
-        hosts[0].tap.name(),
-        mac_str(hosts[0].tap.mac()),
-        hosts[1].tap.name(),
-        mac_str(hosts[1].tap.mac()),
+        names[0],
+        mac_str(macs[0]),
+        names[1],
+        mac_str(macs[1]),
         hw,
         if offloads.csum { "on" } else { "off" },
         if offloads.tso { "on" } else { "off" }
     );
     std::io::stdout().flush()?;
 
-    let started = Instant::now();
-    let start_cycles = hosts[0].nic.device().cycles();
     let every = Duration::from_secs_f64(a.stats_every);
-    let mut next_stats = started + every;
-    let mut buf = vec![0u8; virtio_net::HEADER_LEN + dev::MAX_FRAME_LEN];
-    let mut quiet = 0u64;
-    let mut wire = [0u64; 2];
-    let hw_stats = |hosts: &mut [Host; 2]| -> Result<[Stats; 2]> { Ok([hosts[0].nic.stats()?.since(&base[0]), hosts[1].nic.stats()?.since(&base[1])]) };
-    let result: Result<()> = (|| {
-        while !STOP.load(Ordering::SeqCst) {
-            let mut moved = 0;
-            for h in hosts.iter_mut() {
-                moved += h.take_from_kernel(&mut buf)?;
-                moved += h.post()?;
-            }
-            for h in hosts.iter_mut() {
-                h.nic.device_mut().idle(STEP);
-            }
-            // the wire: what each NIC sent goes to the other
-            let cycle = hosts[0].nic.device().cycles() - start_cycles;
-            for from in 0..2 {
-                let sent = hosts[from].nic.device_mut().take_tx_frames();
-                for (f, err) in sent {
-                    wire[from] += 1;
-                    moved += 1;
-                    if let Some(w) = &mut pcap {
-                        let ns = (target.seconds(cycle) * 1e9) as u64;
-                        w.write(ns, &f[..f.len().saturating_sub(4)])?;
-                    }
-                    hosts[1 - from].nic.device_mut().inject_rx(&f, err);
-                }
-            }
-            for h in hosts.iter_mut() {
-                moved += h.deliver()?;
-                for fault in h.nic.device_mut().take_dma_faults() {
-                    bail!("{}'s NIC: DMA fault {fault:?}", h.tap.name());
-                }
-            }
-            let busy = moved > 0 || hosts.iter().any(|h| h.tx_in_flight() || h.backlog_len() > 0);
-            quiet = if busy { 0 } else { quiet + STEP };
-            let now = Instant::now();
-            if now >= next_stats {
-                let idle = quiet >= QUIET_CYCLES;
-                let st = hw_stats(&mut hosts)?;
-                let cycles = hosts[0].nic.device().cycles() - start_cycles;
-                println!("{}", counter_line("stats", started.elapsed().as_secs_f64(), cycles, idle, &hosts, &st, wire));
-                std::io::stdout().flush()?;
-                next_stats = now + every;
-            }
-            if quiet >= QUIET_CYCLES {
-                // nothing in flight: simulated time waits for a kernel to send
-                let wait = next_stats.saturating_duration_since(Instant::now()).min(Duration::from_millis(50));
-                dev::wait_readable(&[hosts[0].tap.raw_fd(), hosts[1].tap.raw_fd()], wait.as_millis() as i32 + 1);
-            }
+    let mut next_stats = Instant::now() + every;
+    let mut generation = 0u64;
+    while !STOP.load(Ordering::SeqCst) {
+        std::thread::sleep(next_stats.saturating_duration_since(Instant::now()).min(Duration::from_millis(20)));
+        if Instant::now() < next_stats {
+            continue;
         }
-        Ok(())
-    })();
-    let st = hw_stats(&mut hosts)?;
-    let cycles = hosts[0].nic.device().cycles() - start_cycles;
-    let elapsed = started.elapsed().as_secs_f64();
-    if let Some(w) = pcap {
-        w.into_inner().flush()?;
+        // ask both sides for their counters and wait for both answers
+        generation += 1;
+        shared.wanted.store(generation, Ordering::SeqCst);
+        shared.wakers.iter().for_each(Waker::wake);
+        let asked = Instant::now();
+        let snaps = loop {
+            let snaps = [*shared.snapshots[0].lock().unwrap(), *shared.snapshots[1].lock().unwrap()];
+            if snaps.iter().all(|s| s.generation >= generation) || STOP.load(Ordering::SeqCst) || asked.elapsed() > Duration::from_secs(10) {
+                break snaps;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        };
+        if snaps.iter().all(|s| s.generation >= generation) {
+            println!("{}", counter_line("stats", shared.started.elapsed().as_secs_f64(), &snaps));
+            std::io::stdout().flush()?;
+        }
+        next_stats = Instant::now() + every;
     }
-    result?;
-    println!("{}", counter_line("summary", elapsed, cycles, quiet >= QUIET_CYCLES, &hosts, &st, wire));
-    for (i, h) in hosts.iter().enumerate() {
-        let c = &h.count;
+    shared.wakers.iter().for_each(Waker::wake);
+    let results: Vec<Result<Snapshot>> = threads.into_iter().map(|t| t.join().unwrap_or_else(|_| Err(anyhow::anyhow!("a NIC thread panicked")))).collect();
+    let elapsed = shared.started.elapsed().as_secs_f64();
+    if let Ok(Shared { pcap: Some(p), .. }) = std::sync::Arc::try_unwrap(shared) {
+        p.into_inner().unwrap().into_inner().flush()?;
+    }
+    let mut snaps = [Snapshot::default(); 2];
+    for (i, r) in results.into_iter().enumerate() {
+        snaps[i] = r.with_context(|| format!("NIC {} (behind {})", i + 1, names[i]))?;
+    }
+    println!("{}", counter_line("summary", elapsed, &snaps));
+    for (i, n) in snaps.iter().enumerate() {
+        let (c, h) = (&n.count, &n.hw);
         println!(
             "{}: kernel sent {} frames ({} TSO super-frames, largest {} bytes; {} checksum requests), NIC {} sent {} frames ({} TSO segments); \
              NIC {} received {} frames, {} handed to the kernel ({} with DATA_VALID)",
-            h.tap.name(),
+            names[i],
             c.kernel_tx_frames,
             c.tso_frames,
             c.tso_largest,
             c.csum_frames,
             i + 1,
-            st[i].tx_frames,
-            st[i].tx_tso_segments,
+            h.tx_frames,
+            h.tx_tso_segments,
             i + 1,
-            st[i].rx_frames,
+            h.rx_frames,
             c.kernel_rx_frames,
             c.data_valid
         );
     }
-    println!("simulated {cycles} cycles in {elapsed:.1} s ({:.0} cycles/s); removing {} and {}", cycles as f64 / elapsed.max(1e-9), hosts[0].tap.name(), hosts[1].tap.name());
+    let rate = |n: &Snapshot| n.cycles as f64 / elapsed.max(1e-9);
+    println!(
+        "simulated {} and {} cycles in {elapsed:.1} s ({:.0} and {:.0} cycles/s); removing {} and {}",
+        snaps[0].cycles,
+        snaps[1].cycles,
+        rate(&snaps[0]),
+        rate(&snaps[1]),
+        names[0],
+        names[1]
+    );
     Ok(())
 }
 
