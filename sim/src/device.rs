@@ -194,6 +194,15 @@ impl SimDevice {
             config.backpressure.map(|(s, p)| (s ^ 0x5157_4952, p)),
             config.backpressure.map(|(s, p)| (s ^ 0x5258_4741, p)),
         ));
+        let mut core = core;
+        // NIC_SIM_EXACT=1: every cycle evaluated twice (clock low, clock high), as with a
+        // waveform open, to tell a simulator fault from an RTL one
+        if std::env::var_os("NIC_SIM_EXACT").is_some_and(|v| v == "1") {
+            match &mut core {
+                Core::Dma(m) => m.set_exact_eval(true),
+                Core::Axi(a) => a.model.set_exact_eval(true),
+            }
+        }
         let mut d = SimDevice {
             core,
             mem,

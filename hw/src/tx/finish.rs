@@ -11,7 +11,7 @@
 //! * f5: the TCP/UDP checksum over the pseudo-header (addresses, protocol, L4 length)
 //!   and the L4 bytes (TSO: template + new fields + the segment's payload); a UDP 0 is
 //!   sent as 0xffff; or the generic checksum, which sums the IPv4 header checksum
-//!   as stored when its range covers it.
+//!   as stored when its range covers it (a generic 0 is sent as 0xffff too).
 //!
 //! Seven registered stages; sums of at most four 16-bit terms per stage, then folds.
 //!
@@ -268,6 +268,11 @@ impl Logic for TxFinish {
         self.o_f5.d.next = self.z6_l4c.q.val();
         if self.z6_fl.q.val().get_bit(4) {
             self.o_f5.d.next = !self.y.val();
+            // a generic result of 0 is stored as 0xffff, as Linux's skb_checksum_help
+            // does (docs/tx-offload.md): the sum folded to 0xffff
+            if self.y.val() == 0xffff {
+                self.o_f5.d.next = 0xffff.into();
+            }
         }
         self.out_valid.next = self.o_valid.q.val();
         self.f1.next = self.o_f1.q.val();
