@@ -4,7 +4,7 @@
 //! 156.25 MHz, `small` 1 GbE at the ECPIX-5 build's 41.67 MHz).
 
 use crate::loopback::{open_device, BusArg, SimArgs};
-use crate::report::{grouped, si};
+use crate::report::{grouped, round, si};
 use crate::{BackendArg, HwArg};
 use anyhow::{Context, Result};
 use clap::Args;
@@ -38,6 +38,30 @@ struct Row {
     line_cycles: f64,
     ratio: f64,
     wall_cycles_per_s: f64,
+}
+
+/// `nic bench loopback --json`.
+#[derive(serde::Serialize)]
+struct LoopbackJson {
+    config: String,
+    backend: String,
+    bus: String,
+    backpressure: Option<f64>,
+    mem_latency: u32,
+    clock_hz: f64,
+    line_bps: f64,
+    results: Vec<LoopbackJsonRow>,
+    idle_cycles_per_second: Option<f64>,
+}
+
+#[derive(serde::Serialize)]
+struct LoopbackJsonRow {
+    frame_bytes: usize,
+    frames: usize,
+    cycles_per_frame: f64,
+    line_rate_cycles_per_frame: f64,
+    line_rate_ratio: f64,
+    sim_cycles_per_second: f64,
 }
 
 fn default_frames(wire_len: usize) -> usize {
@@ -92,27 +116,28 @@ pub fn run(a: BenchArgs) -> Result<()> {
     };
 
     if a.json {
-        let items: Vec<String> = rows
-            .iter()
-            .map(|r| {
-                format!(
-                    "{{\"frame_bytes\":{},\"frames\":{},\"cycles_per_frame\":{:.3},\"line_rate_cycles_per_frame\":{:.3},\"line_rate_ratio\":{:.5},\"sim_cycles_per_second\":{:.0}}}",
-                    r.wire_len, r.frames, r.cycles_per_frame, r.line_cycles, r.ratio, r.wall_cycles_per_s
-                )
-            })
-            .collect();
-        println!(
-            "{{\"config\":\"{}\",\"backend\":\"{:?}\",\"bus\":\"{:?}\",\"backpressure\":{},\"mem_latency\":{},\"clock_hz\":{},\"line_bps\":{},\"results\":[{}],\"idle_cycles_per_second\":{}}}",
-            a.config.hw(),
-            a.sim.backend,
-            a.sim.bus,
-            a.sim.backpressure.map_or("null".to_string(), |p| p.to_string()),
-            a.sim.mem_latency,
-            target.clock_hz,
-            target.line_bps,
-            items.join(","),
-            idle.map_or("null".to_string(), |v| format!("{v:.0}"))
-        );
+        let report = LoopbackJson {
+            config: a.config.hw().to_string(),
+            backend: format!("{:?}", a.sim.backend),
+            bus: format!("{:?}", a.sim.bus),
+            backpressure: a.sim.backpressure,
+            mem_latency: a.sim.mem_latency,
+            clock_hz: target.clock_hz,
+            line_bps: target.line_bps,
+            results: rows
+                .iter()
+                .map(|r| LoopbackJsonRow {
+                    frame_bytes: r.wire_len,
+                    frames: r.frames,
+                    cycles_per_frame: round(r.cycles_per_frame, 3),
+                    line_rate_cycles_per_frame: round(r.line_cycles, 3),
+                    line_rate_ratio: round(r.ratio, 5),
+                    sim_cycles_per_second: r.wall_cycles_per_s.round(),
+                })
+                .collect(),
+            idle_cycles_per_second: idle.map(f64::round),
+        };
+        println!("{}", serde_json::to_string(&report)?);
         return Ok(());
     }
     println!(

@@ -8,7 +8,7 @@
 //! preamble and gap. Every frame on the wire is compared with what the golden model says it must be.
 
 use crate::loopback::{open_device, SimArgs};
-use crate::report::grouped;
+use crate::report::{grouped, round};
 use crate::rx::SIZES;
 use crate::HwArg;
 use anyhow::{bail, ensure, Context, Result};
@@ -45,6 +45,29 @@ pub struct BenchTxArgs {
 }
 
 /// One measurement: `frames` wire frames of `wire_bytes` (FCS included) in `cycles`.
+/// `nic bench tx --json`.
+#[derive(serde::Serialize)]
+struct TxJson {
+    config: String,
+    backend: String,
+    bus: String,
+    queues: u32,
+    results: Vec<TxJsonRow>,
+    skipped_sizes: Vec<usize>,
+}
+
+#[derive(serde::Serialize)]
+struct TxJsonRow {
+    /// What was sent (a frame size, or the TSO request).
+    frames: String,
+    wire_frames: usize,
+    wire_bytes: u64,
+    cycles: u64,
+    cycles_per_frame: f64,
+    beat_efficiency: f64,
+    line_rate_ratio: f64,
+}
+
 struct Row {
     what: String,
     frames: usize,
@@ -221,29 +244,26 @@ pub fn run_bench(a: BenchTxArgs) -> Result<()> {
         }
     }
     if a.json {
-        let items: Vec<String> = rows
-            .iter()
-            .map(|r| {
-                format!(
-                    "{{\"frames\":\"{}\",\"wire_frames\":{},\"wire_bytes\":{},\"cycles\":{},\"cycles_per_frame\":{:.3},\"beat_efficiency\":{:.5},\"line_rate_ratio\":{:.5}}}",
-                    r.what,
-                    r.frames,
-                    r.wire_bytes,
-                    r.cycles,
-                    r.cycles_per_frame(),
-                    r.beat_efficiency(),
-                    r.ratio()
-                )
-            })
-            .collect();
-        println!(
-            "{{\"config\":\"{hw}\",\"backend\":\"{:?}\",\"bus\":\"{:?}\",\"queues\":{},\"results\":[{}],\"skipped_sizes\":{:?}}}",
-            a.sim.backend,
-            a.sim.bus,
-            a.queues,
-            items.join(","),
-            skipped
-        );
+        let report = TxJson {
+            config: hw.to_string(),
+            backend: format!("{:?}", a.sim.backend),
+            bus: format!("{:?}", a.sim.bus),
+            queues: a.queues,
+            results: rows
+                .iter()
+                .map(|r| TxJsonRow {
+                    frames: r.what.clone(),
+                    wire_frames: r.frames,
+                    wire_bytes: r.wire_bytes,
+                    cycles: r.cycles,
+                    cycles_per_frame: round(r.cycles_per_frame(), 3),
+                    beat_efficiency: round(r.beat_efficiency(), 5),
+                    line_rate_ratio: round(r.ratio(), 5),
+                })
+                .collect(),
+            skipped_sizes: skipped.clone(),
+        };
+        println!("{}", serde_json::to_string(&report)?);
         return Ok(());
     }
     println!(

@@ -438,15 +438,24 @@ pub fn run_bench(a: BenchRdmaArgs) -> Result<()> {
         lat.push((op, transfer(&t, &a.sim, a.config, [None, None])?.first_latency));
     }
     if a.json {
-        let items: Vec<String> = rows
-            .iter()
-            .map(|(op, mtu, qps, size, count, o)| match o {
-                Ok(o) => format!("{{\"op\":\"{op:?}\",\"mtu\":{mtu},\"qps\":{qps},\"size\":{size},\"messages\":{count},\"cycles\":{},\"goodput_pct\":{:.2}}}", o.cycles, o.goodput_pct()),
-                Err(e) => format!("{{\"op\":\"{op:?}\",\"mtu\":{mtu},\"qps\":{qps},\"size\":{size},\"messages\":{count},\"error\":{e:?}}}"),
-            })
-            .collect();
-        let lats: Vec<String> = lat.iter().map(|(op, c)| format!("{{\"op\":\"{op:?}\",\"size\":64,\"cycles\":{c}}}")).collect();
-        println!("{{\"backend\":\"{}\",\"goodput\":[{}],\"latency\":[{}]}}", if rtl { "rtl" } else { "model" }, items.join(","), lats.join(","));
+        let report = RdmaJson {
+            backend: if rtl { "rtl" } else { "model" },
+            goodput: rows
+                .iter()
+                .map(|(op, mtu, qps, size, count, o)| RdmaJsonRow {
+                    op: format!("{op:?}"),
+                    mtu: *mtu,
+                    qps: *qps,
+                    size: *size,
+                    messages: *count,
+                    cycles: o.as_ref().ok().map(|o| o.cycles),
+                    goodput_pct: o.as_ref().ok().map(|o| crate::report::round(o.goodput_pct(), 2)),
+                    error: o.as_ref().err().cloned(),
+                })
+                .collect(),
+            latency: lat.iter().map(|(op, c)| RdmaJsonLatency { op: format!("{op:?}"), size: 64, cycles: *c }).collect(),
+        };
+        println!("{}", serde_json::to_string(&report)?);
     } else {
         print_table(rtl, &rows, &lat);
     }
@@ -458,6 +467,37 @@ pub fn run_bench(a: BenchRdmaArgs) -> Result<()> {
 }
 
 type Row = (OpArg, u32, u32, u32, u32, std::result::Result<Outcome, String>);
+
+/// `nic bench rdma --json`.
+#[derive(serde::Serialize)]
+struct RdmaJson {
+    backend: &'static str,
+    goodput: Vec<RdmaJsonRow>,
+    latency: Vec<RdmaJsonLatency>,
+}
+
+/// A case that failed has `error` and neither `cycles` nor `goodput_pct`.
+#[derive(serde::Serialize)]
+struct RdmaJsonRow {
+    op: String,
+    mtu: u32,
+    qps: u32,
+    size: u32,
+    messages: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cycles: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    goodput_pct: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+#[derive(serde::Serialize)]
+struct RdmaJsonLatency {
+    op: String,
+    size: u32,
+    cycles: u64,
+}
 
 fn print_table(rtl: bool, rows: &[Row], lat: &[(OpArg, u64)]) {
     println!("RDMA goodput, {} (payload bytes as a share of 10 GbE at 156.25 MHz; every byte checked)", if rtl { "Verilated RTL" } else { "behavioural model (DMA instantaneous)" });

@@ -27,3 +27,9 @@ pub fn si(v: f64) -> String {
     }
 }
 
+
+/// `x` rounded to `digits` decimals, for JSON figures (a ratio to 5, cycles to 3).
+pub fn round(x: f64, digits: i32) -> f64 {
+    let m = 10f64.powi(digits);
+    (x * m).round() / m
+}

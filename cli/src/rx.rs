@@ -6,7 +6,7 @@
 //! RSS over every queue and checksum validation all on, per frame size.
 
 use crate::loopback::{open_device, SimArgs};
-use crate::report::grouped;
+use crate::report::{grouped, round};
 use crate::HwArg;
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -23,7 +23,7 @@ use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct SimRxArgs {
-    /// Frames to replay (classic pcap, Ethernet, without FCS as captured).
+    /// Frames to replay (pcap or pcapng, Ethernet, without FCS as captured).
     #[arg(long, value_name = "IN.pcap")]
     pcap: PathBuf,
     /// Output directory: rx.jsonl and queue-<n>.pcap.
@@ -109,21 +109,57 @@ fn csum_name(v: u8) -> &'static str {
     ["not-checked", "good", "bad"].get(usize::from(v)).copied().unwrap_or("reserved")
 }
 
+/// One line of `rx.jsonl`: what the receive side decided for one frame.
+#[derive(serde::Serialize)]
+struct RxJsonLine {
+    index: usize,
+    accepted: bool,
+    drop_reason: Option<&'static str>,
+    queue: Option<u32>,
+    /// Hex, 8 digits.
+    rss_hash: String,
+    rss_type: &'static str,
+    l3_csum: &'static str,
+    l4_csum: &'static str,
+    ptype: u16,
+    len: usize,
+}
+
 fn json_line(o: &RxOutcome) -> String {
-    let opt_str = |v: Option<&str>| v.map_or("null".to_string(), |s| format!("\"{s}\""));
-    format!(
-        "{{\"index\":{},\"accepted\":{},\"drop_reason\":{},\"queue\":{},\"rss_hash\":\"{:08x}\",\"rss_type\":\"{}\",\"l3_csum\":\"{}\",\"l4_csum\":\"{}\",\"ptype\":{},\"len\":{}}}",
-        o.index,
-        o.accepted,
-        opt_str(o.drop_reason),
-        o.queue.map_or("null".to_string(), |q| q.to_string()),
-        o.rss_hash,
-        type_name(o.rss_type),
-        csum_name(o.l3_csum),
-        csum_name(o.l4_csum),
-        o.ptype,
-        o.len
-    )
+    let line = RxJsonLine {
+        index: o.index,
+        accepted: o.accepted,
+        drop_reason: o.drop_reason,
+        queue: o.queue,
+        rss_hash: format!("{:08x}", o.rss_hash),
+        rss_type: type_name(o.rss_type),
+        l3_csum: csum_name(o.l3_csum),
+        l4_csum: csum_name(o.l4_csum),
+        ptype: o.ptype,
+        len: o.len,
+    };
+    serde_json::to_string(&line).expect("a line always serializes")
+}
+
+/// `nic bench rx --json`.
+#[derive(serde::Serialize)]
+struct RxBenchJson {
+    config: String,
+    backend: String,
+    bus: String,
+    queues: u32,
+    results: Vec<RxBenchJsonRow>,
+}
+
+#[derive(serde::Serialize)]
+struct RxBenchJsonRow {
+    frame_bytes: usize,
+    frames: usize,
+    cycles_per_frame: f64,
+    beats_per_frame: f64,
+    beat_efficiency: f64,
+    line_rate_ratio: f64,
+    completion_latency_cycles: u64,
 }
 
 pub fn run_sim(a: SimRxArgs) -> Result<()> {
@@ -313,16 +349,25 @@ pub fn run_bench(a: BenchRxArgs) -> Result<()> {
         }
     }
     if a.json {
-        let items: Vec<String> = rows
-            .iter()
-            .map(|r| {
-                format!(
-                    "{{\"frame_bytes\":{},\"frames\":{},\"cycles_per_frame\":{:.3},\"beats_per_frame\":{},\"beat_efficiency\":{:.5},\"line_rate_ratio\":{:.5},\"completion_latency_cycles\":{}}}",
-                    r.wire_len, r.frames, r.cycles_per_frame, r.beats_per_frame, r.beats_per_frame / r.cycles_per_frame, r.line_cycles / r.cycles_per_frame, r.latency
-                )
-            })
-            .collect();
-        println!("{{\"config\":\"{}\",\"backend\":\"{:?}\",\"bus\":\"{:?}\",\"queues\":{queues},\"results\":[{}]}}", a.config.hw(), a.sim.backend, a.sim.bus, items.join(","));
+        let report = RxBenchJson {
+            config: a.config.hw().to_string(),
+            backend: format!("{:?}", a.sim.backend),
+            bus: format!("{:?}", a.sim.bus),
+            queues,
+            results: rows
+                .iter()
+                .map(|r| RxBenchJsonRow {
+                    frame_bytes: r.wire_len,
+                    frames: r.frames,
+                    cycles_per_frame: round(r.cycles_per_frame, 3),
+                    beats_per_frame: r.beats_per_frame,
+                    beat_efficiency: round(r.beats_per_frame / r.cycles_per_frame, 5),
+                    line_rate_ratio: round(r.line_cycles / r.cycles_per_frame, 5),
+                    completion_latency_cycles: r.latency,
+                })
+                .collect(),
+        };
+        println!("{}", serde_json::to_string(&report)?);
         return Ok(());
     }
     let classes = if a.config.hw().has_rx_offload() {

@@ -24,7 +24,7 @@ use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct SimTxArgs {
-    /// Frames to send as the OS hands them to the driver (classic pcap, Ethernet, without
+    /// Frames to send as the OS hands them to the driver (pcap or pcapng, Ethernet, without
     /// FCS; a TCP frame may be up to 64 KiB when --tso-mss segments it).
     #[arg(long, value_name = "IN.pcap")]
     pcap: PathBuf,

@@ -101,9 +101,7 @@ fn sim_loopback_reports_rates() {
 fn bench_json_has_every_size() {
     let (code, out, err) = nic(&["bench", "loopback", "--backend", "model", "--frames", "50", "--json"]);
     assert_eq!(code, 0, "{err}");
-    for size in [64, 128, 512, 1518, 9018] {
-        assert!(out.contains(&format!("\"frame_bytes\":{size},")), "no {size}-byte row in {out}");
-    }
+    assert_eq!(frame_sizes(&out), [64, 128, 512, 1518, 9018], "{out}");
 }
 
 /// `nic bench rx` checks every frame's classification against what the build's
@@ -114,18 +112,28 @@ fn bench_rx_runs_on_both_configurations() {
     for config in ["small", "full"] {
         let (code, out, err) = nic(&["bench", "rx", "--config", config, "--frames", "40", "--json"]);
         assert_eq!(code, 0, "{config}: {err}");
+        let sizes = frame_sizes(&out);
         for size in [64, 65, 1518, 9018] {
-            assert!(out.contains(&format!("\"frame_bytes\":{size},")), "{config}: no {size}-byte row in {out}");
+            assert!(sizes.contains(&size), "{config}: no {size}-byte row in {out}");
         }
     }
 }
 
-/// Pulls `"key":value` out of one JSON line (the CLI writes flat objects).
-fn field<'a>(line: &'a str, key: &str) -> &'a str {
-    let start = line.find(&format!("\"{key}\":")).unwrap_or_else(|| panic!("no {key} in {line}")) + key.len() + 3;
-    let rest = &line[start..];
-    let end = rest.find([',', '}']).unwrap();
-    rest[..end].trim_matches('"')
+/// The `frame_bytes` of every row of a bench's `--json` output (parsed with serde_json).
+fn frame_sizes(out: &str) -> Vec<u64> {
+    let v: serde_json::Value = serde_json::from_str(out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"));
+    v["results"].as_array().unwrap_or_else(|| panic!("no results array: {out}")).iter().map(|r| r["frame_bytes"].as_u64().expect("frame_bytes")).collect()
+}
+
+/// One field of one JSON line, as text: a string's contents, `null`, or the number or
+/// boolean as JSON writes it.
+fn field(line: &str, key: &str) -> String {
+    let v: serde_json::Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+    match &v[key] {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null if v.get(key).is_none() => panic!("no {key} in {line}"),
+        other => other.to_string(),
+    }
 }
 
 #[test]
@@ -165,7 +173,7 @@ fn sim_rx_reports_every_frame_as_the_model_classifies_it() {
             assert_eq!(field(line, "queue"), m.queue.to_string(), "frame {i}: {line}");
             assert_eq!(field(line, "rss_hash"), format!("{:08x}", m.hash), "frame {i}: {line}");
             let csum = |v: u8| ["not-checked", "good", "bad"][usize::from(v)];
-            assert_eq!((field(line, "l3_csum"), field(line, "l4_csum")), (csum(m.l3_csum), csum(m.l4_csum)), "frame {i}: {line}");
+            assert_eq!((field(line, "l3_csum").as_str(), field(line, "l4_csum").as_str()), (csum(m.l3_csum), csum(m.l4_csum)), "frame {i}: {line}");
             per_queue[m.queue as usize] += 1;
         } else {
             assert_eq!(field(line, "queue"), "null");

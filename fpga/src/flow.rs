@@ -14,7 +14,6 @@ use crate::{venv_tool, yosys_cells, Family};
 use anyhow::{bail, Context, Result};
 use nic_hw::Config;
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
 use std::str::FromStr;
@@ -108,8 +107,8 @@ impl Design {
 /// ECP5 speed grades nextpnr knows.
 pub const ECP5_SPEEDS: [u8; 3] = [6, 7, 8];
 
-/// What one run produced (`report.json`).
-#[derive(Clone, Debug, Default, PartialEq)]
+/// What one run produced (`report.json`, written and read with serde).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Report {
     pub target: String,
     pub config: String,
@@ -143,88 +142,15 @@ pub struct Report {
 }
 
 impl Report {
-    /// Reads a `report.json` written by [`Report::to_json`] (a purpose-built reader for
-    /// this flat format: strings without escaped quotes, numbers, booleans, flat objects
-    /// of numbers and arrays of strings). `None` when a field is missing or malformed.
+    /// Reads a `report.json`; `None` when it is not one (a field missing or malformed).
     pub fn from_json(json: &str) -> Option<Report> {
-        fn raw<'a>(json: &'a str, key: &str) -> Option<&'a str> {
-            let i = json.find(&format!("\n  \"{key}\": "))? + key.len() + 7;
-            let rest = &json[i..];
-            let end = rest.find(",\n  \"").or_else(|| rest.find("\n}"))?;
-            Some(rest[..end].trim())
-        }
-        let string = |key: &str| -> Option<String> { Some(raw(json, key)?.strip_prefix('"')?.strip_suffix('"')?.replace("\\\"", "\"").replace("\\\\", "\\")) };
-        let number = |key: &str| -> Option<f64> { raw(json, key)?.parse().ok() };
-        let map = |key: &str| -> Option<BTreeMap<String, f64>> {
-            let body = raw(json, key)?.strip_prefix('{')?.strip_suffix('}')?;
-            let mut m = BTreeMap::new();
-            for entry in body.split(", ").filter(|e| !e.trim().is_empty()) {
-                let (k, v) = entry.rsplit_once(": ")?;
-                m.insert(k.trim().strip_prefix('"')?.strip_suffix('"')?.to_string(), v.trim().parse().ok()?);
-            }
-            Some(m)
-        };
-        let list = |key: &str| -> Option<Vec<String>> {
-            let body = raw(json, key)?.strip_prefix('[')?.strip_suffix(']')?.trim();
-            if body.is_empty() {
-                return Some(Vec::new());
-            }
-            body.strip_prefix('"')?.strip_suffix('"')?.split("\", \"").map(|e| Some(e.replace("\\\"", "\"").replace("\\\\", "\\"))).collect()
-        };
-        Some(Report {
-            target: string("target")?,
-            config: string("config")?,
-            top: string("top")?,
-            speed: number("speed")? as u8,
-            luts: number("luts")? as u64,
-            ffs: number("ffs")? as u64,
-            brams: number("brams")? as u64,
-            dsps: number("dsps")? as u64,
-            logic_cells: number("logic_cells")? as u64,
-            fmax_mhz: map("fmax_mhz")?,
-            freq_mhz: number("freq_mhz")?,
-            constraint_mhz: map("constraint_mhz")?,
-            timing_met: match raw(json, "timing_met")? {
-                "true" => true,
-                "false" => false,
-                _ => return None,
-            },
-            bitstream: match raw(json, "bitstream")? {
-                "null" => None,
-                _ => Some(string("bitstream")?),
-            },
-            critical_path: list("critical_path")?,
-            notes: list("notes")?,
-        })
+        serde_json::from_str(json).ok()
     }
 
+    /// The report as pretty-printed JSON (two-space indent), with a final newline.
     pub fn to_json(&self) -> String {
-        let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
-        let mut s = String::from("{\n");
-        let _ = writeln!(s, "  \"target\": \"{}\",", esc(&self.target));
-        let _ = writeln!(s, "  \"config\": \"{}\",", esc(&self.config));
-        let _ = writeln!(s, "  \"top\": \"{}\",", esc(&self.top));
-        let _ = writeln!(s, "  \"speed\": {},", self.speed);
-        let _ = writeln!(s, "  \"luts\": {},\n  \"ffs\": {},\n  \"brams\": {},\n  \"dsps\": {},\n  \"logic_cells\": {},", self.luts, self.ffs, self.brams, self.dsps, self.logic_cells);
-        let fmax: Vec<String> = self.fmax_mhz.iter().map(|(k, v)| format!("\"{}\": {:.2}", esc(k), v)).collect();
-        let _ = writeln!(s, "  \"fmax_mhz\": {{{}}},", fmax.join(", "));
-        let _ = writeln!(s, "  \"freq_mhz\": {:.2},", self.freq_mhz);
-        let cons: Vec<String> = self.constraint_mhz.iter().map(|(k, v)| format!("\"{}\": {:.2}", esc(k), v)).collect();
-        let _ = writeln!(s, "  \"constraint_mhz\": {{{}}},", cons.join(", "));
-        match &self.bitstream {
-            Some(b) => {
-                let _ = writeln!(s, "  \"bitstream\": \"{}\",", esc(b));
-            }
-            None => {
-                let _ = writeln!(s, "  \"bitstream\": null,");
-            }
-        }
-        let _ = writeln!(s, "  \"timing_met\": {},", self.timing_met);
-        let cp: Vec<String> = self.critical_path.iter().map(|n| format!("\"{}\"", esc(n))).collect();
-        let _ = writeln!(s, "  \"critical_path\": [{}],", cp.join(", "));
-        let notes: Vec<String> = self.notes.iter().map(|n| format!("\"{}\"", esc(n))).collect();
-        let _ = writeln!(s, "  \"notes\": [{}]", notes.join(", "));
-        s.push_str("}\n");
+        let mut s = serde_json::to_string_pretty(self).expect("a report always serializes");
+        s.push('\n');
         s
     }
 }
@@ -277,64 +203,31 @@ impl Report {
     }
 }
 
-/// Reads nextpnr's `--report` JSON: utilisation by cell type and Fmax per clock.
+/// nextpnr's `--report` JSON, the parts read here.
+#[derive(serde::Deserialize, Default)]
+struct NextpnrReport {
+    #[serde(default)]
+    utilization: BTreeMap<String, NextpnrUse>,
+    #[serde(default)]
+    fmax: BTreeMap<String, NextpnrFmax>,
+}
+
+#[derive(serde::Deserialize)]
+struct NextpnrUse {
+    used: u64,
+}
+
+#[derive(serde::Deserialize)]
+struct NextpnrFmax {
+    achieved: f64,
+    constraint: f64,
+}
+
+/// Reads nextpnr's `--report` JSON: utilisation by cell type and Fmax per clock
+/// (achieved, constraint). A report that does not parse gives empty maps.
 pub(crate) fn nextpnr_report(json: &str) -> (BTreeMap<String, u64>, BTreeMap<String, (f64, f64)>) {
-    // A small, purpose-built reader: the report is flat JSON with known keys.
-    let mut util = BTreeMap::new();
-    let mut fmax = BTreeMap::new();
-    let section = |key: &str| -> Option<&str> {
-        let i = json.find(&format!("\"{key}\""))?;
-        let open = i + json[i..].find('{')?;
-        let mut depth = 0;
-        for (j, c) in json[open..].char_indices() {
-            match c {
-                '{' => depth += 1,
-                '}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return Some(&json[open + 1..open + j]);
-                    }
-                }
-                _ => {}
-            }
-        }
-        None
-    };
-    let number_after = |s: &str, key: &str| -> Option<f64> {
-        let i = s.find(&format!("\"{key}\""))? + key.len() + 2;
-        let rest = s[i..].trim_start().trim_start_matches(':').trim_start();
-        let end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == 'e' || c == '+')).unwrap_or(rest.len());
-        rest[..end].parse().ok()
-    };
-    let entries = |body: &str| -> Vec<(String, String)> {
-        let mut v = Vec::new();
-        let mut rest = body;
-        while let Some(q) = rest.find('"') {
-            let Some(q2) = rest[q + 1..].find('"') else { break };
-            let name = rest[q + 1..q + 1 + q2].to_string();
-            let after = &rest[q + 2 + q2..];
-            let Some(o) = after.find('{') else { break };
-            let Some(c) = after[o..].find('}') else { break };
-            v.push((name, after[o + 1..o + c].to_string()));
-            rest = &after[o + c + 1..];
-        }
-        v
-    };
-    if let Some(u) = section("utilization") {
-        for (name, body) in entries(u) {
-            if let Some(used) = number_after(&body, "used") {
-                util.insert(name, used as u64);
-            }
-        }
-    }
-    if let Some(f) = section("fmax") {
-        for (name, body) in entries(f) {
-            if let (Some(a), Some(c)) = (number_after(&body, "achieved"), number_after(&body, "constraint")) {
-                fmax.insert(name, (a, c));
-            }
-        }
-    }
-    (util, fmax)
+    let r: NextpnrReport = serde_json::from_str(json).unwrap_or_default();
+    (r.utilization.into_iter().map(|(k, u)| (k, u.used)).collect(), r.fmax.into_iter().map(|(k, f)| (k, (f.achieved, f.constraint))).collect())
 }
 
 /// The critical path of each clock from nextpnr's log: per report, the header line
@@ -589,6 +482,18 @@ Info: 0.76 ns logic, 1.49 ns routing\n\nERROR: Max frequency for clock 'clock': 
         let empty = Report { target: "ice40-hx8k".into(), ..Report::default() };
         assert_eq!(Report::from_json(&empty.to_json()), Some(empty));
         assert_eq!(Report::from_json("{}"), None);
+    }
+
+    /// A report.json as the hand-written writer before serde put it (out/, docs/fpga.md
+    /// runs) still reads, field for field.
+    #[test]
+    fn reads_reports_written_before_serde() {
+        let old = "{\n  \"target\": \"ecp5-85k\",\n  \"config\": \"-\",\n  \"top\": \"rdma_responder\",\n  \"speed\": 8,\n  \"luts\": 6762,\n  \"ffs\": 6988,\n  \"brams\": 40,\n  \"dsps\": 0,\n  \"logic_cells\": 0,\n  \"fmax_mhz\": {\"clock\": 144.84},\n  \"freq_mhz\": 156.25,\n  \"constraint_mhz\": {\"clock\": 156.25},\n  \"bitstream\": null,\n  \"timing_met\": false,\n  \"critical_path\": [\"Critical path report for clock 'clock' (posedge -> posedge):\", \"1.28 ns logic, 5.63 ns routing\"],\n  \"notes\": [\"a \\\"quoted\\\" note\"]\n}\n";
+        let r = Report::from_json(old).expect("an old report reads");
+        assert_eq!((r.top.as_str(), r.speed, r.luts, r.brams, r.timing_met, r.bitstream.as_deref()), ("rdma_responder", 8, 6762, 40, false, None));
+        assert_eq!(r.fmax_mhz["clock"], 144.84);
+        assert_eq!(r.critical_path.len(), 2);
+        assert_eq!(r.notes, vec!["a \"quoted\" note".to_string()]);
     }
 
     #[test]
