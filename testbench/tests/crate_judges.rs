@@ -1,0 +1,102 @@
+//! The golden models judged by well-kept crates, so that they are never judged only by
+//! themselves (the suites compare the RTL with them):
+//! * CRC-32 and the Ethernet FCS against `crc32fast`;
+//! * the TX offload model's output (checksum insertion and TSO, `txoffload::apply`) on
+//!   random requests, parsed by `etherparse`: every frame must parse as Ethernet (with
+//!   its VLAN tags), IPv4 or IPv6 and TCP or UDP, and its IPv4 header, TCP and UDP
+//!   checksums must be what etherparse computes.
+
+use etherparse::{NetSlice, SlicedPacket, TransportSlice};
+use nic_testbench::txgen::{random_request, TxGenOptions};
+use nic_testbench::txoffload::{self, OffloadKind};
+use nic_testbench::{crc, fcs};
+use proptest::prelude::*;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn crc32_and_fcs_agree_with_crc32fast(data in proptest::collection::vec(any::<u8>(), 0..3000)) {
+        let want = crc32fast::hash(&data);
+        prop_assert_eq!(crc::crc32(&data), want);
+        prop_assert_eq!(crc::crc32_bitwise(&data), want);
+        // the FCS goes least significant byte first (IEEE 802.3 3.2.9)
+        let wire = fcs::with_fcs(&data);
+        prop_assert_eq!(&wire[data.len()..], &want.to_le_bytes()[..]);
+        prop_assert!(fcs::residue_ok(&wire));
+    }
+}
+
+/// Counts of what etherparse judged.
+#[derive(Default, Debug)]
+struct Judged {
+    frames: usize,
+    ipv4_headers: usize,
+    tcp: usize,
+    udp: usize,
+    tso_segments: usize,
+}
+
+#[test]
+fn tx_offload_model_frames_carry_the_checksums_etherparse_computes() {
+    let opts = TxGenOptions { p_invalid: 0.0, ..TxGenOptions::default() };
+    let mut rng = StdRng::seed_from_u64(0x0e7e_4a25);
+    let mut n = Judged::default();
+    for i in 0..600 {
+        let r = random_request(&mut rng, &opts);
+        let frames = txoffload::apply(&r.frame, &r.offload, opts.max_frame_len).unwrap_or_else(|e| panic!("request {i}: the model refused a valid request: {e:?}"));
+        if r.kind == Some(OffloadKind::Tso) {
+            n.tso_segments += frames.len();
+        }
+        for (s, f) in frames.iter().enumerate() {
+            let what = format!("request {i} ({:?}), frame {s} of {}", r.kind, frames.len());
+            let p = SlicedPacket::from_ethernet(f).unwrap_or_else(|e| panic!("{what}: etherparse cannot parse it: {e}"));
+            n.frames += 1;
+            let (src, dst): (Vec<u8>, Vec<u8>) = match &p.net {
+                Some(NetSlice::Ipv4(ip)) => {
+                    let h = ip.header();
+                    assert_eq!(h.header_checksum(), h.to_header().calc_header_checksum(), "{what}: IPv4 header checksum");
+                    n.ipv4_headers += 1;
+                    (h.source().to_vec(), h.destination().to_vec())
+                }
+                Some(NetSlice::Ipv6(ip)) => {
+                    let h = ip.header();
+                    (h.source().to_vec(), h.destination().to_vec())
+                }
+                other => panic!("{what}: etherparse sees no IP packet: {other:?}"),
+            };
+            let v4 = src.len() == 4;
+            match &p.transport {
+                Some(TransportSlice::Tcp(t)) => {
+                    let want = if v4 {
+                        t.calc_checksum_ipv4(src[..].try_into().unwrap(), dst[..].try_into().unwrap())
+                    } else {
+                        t.calc_checksum_ipv6(src[..].try_into().unwrap(), dst[..].try_into().unwrap())
+                    }
+                    .expect("a TCP length that fits");
+                    // a generic checksum that computes to 0 is sent as 0xffff (Linux's
+                    // skb_checksum_help); the same value in one's complement
+                    let generic_zero = r.kind == Some(OffloadKind::Generic) && want == 0 && t.checksum() == 0xffff;
+                    assert!(t.checksum() == want || generic_zero, "{what}: TCP checksum {:#06x}, etherparse computes {want:#06x}", t.checksum());
+                    n.tcp += 1;
+                }
+                Some(TransportSlice::Udp(u)) => {
+                    let h = u.to_header();
+                    let want = if v4 {
+                        h.calc_checksum_ipv4_raw(src[..].try_into().unwrap(), dst[..].try_into().unwrap(), u.payload())
+                    } else {
+                        h.calc_checksum_ipv6_raw(src[..].try_into().unwrap(), dst[..].try_into().unwrap(), u.payload())
+                    }
+                    .expect("a UDP length that fits");
+                    assert_eq!(u.checksum(), want, "{what}: UDP checksum");
+                    n.udp += 1;
+                }
+                other => panic!("{what}: etherparse sees no TCP or UDP: {other:?}"),
+            }
+        }
+    }
+    // every kind of frame was judged, many times
+    assert!(n.ipv4_headers > 200 && n.tcp > 200 && n.udp > 100 && n.tso_segments > 500, "too little judged: {n:?}");
+}
