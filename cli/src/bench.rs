@@ -74,6 +74,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
     let target = line_rate::target(a.config.hw());
     const RING_LOG2: u32 = 10;
     let warmup = 1usize << RING_LOG2;
+    let mut bar = (!a.json).then(|| crate::progress::Progress::new("bench loopback", Some(SIZES.len() as u64), "sizes"));
     for &wire_len in &SIZES {
         let mut dev = open_device(&a.sim, a.config, None)?;
         let cfg = NicConfig { tx_ring_log2: RING_LOG2, rx_ring_log2: RING_LOG2, irq_mode: IrqMode::Polling, ..NicConfig::default() };
@@ -100,9 +101,12 @@ pub fn run(a: BenchArgs) -> Result<()> {
             ratio: line_cycles / cycles_per_frame,
             wall_cycles_per_s: (nic.cycles() - start) as f64 / wall,
         });
-        if !a.json {
-            eprintln!("{wire_len:>5} bytes: done ({} frames)", grouped(count as u64));
+        if let Some(b) = &mut bar {
+            b.done_one(&format!("{wire_len} bytes done ({} frames)", grouped(count as u64)));
         }
+    }
+    if let Some(b) = bar {
+        b.finish();
     }
     let idle = match a.sim.backend {
         BackendArg::Rtl => {

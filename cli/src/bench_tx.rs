@@ -187,6 +187,7 @@ pub fn run_bench(a: BenchTxArgs) -> Result<()> {
     // checksum offload takes frames up to the offload buffer less 512 bytes
     let sizes: Vec<usize> = SIZES.iter().copied().filter(|&l| l - fcs::FCS_LEN <= hw.tx_offload_max_frame()).collect();
     let skipped: Vec<usize> = SIZES.iter().copied().filter(|l| !sizes.contains(l)).collect();
+    let mut bar = (!a.json).then(|| crate::progress::Progress::new("bench tx", Some(sizes.len() as u64 + 1), "runs"));
     for &wire_len in &sizes {
         let mut dev = open_device(&a.sim, a.config, None)?;
         let mut nic = open_nic(&mut dev, a.queues)?;
@@ -209,8 +210,8 @@ pub fn run_bench(a: BenchTxArgs) -> Result<()> {
             line_cycles: frames as f64 * target.cycles_per_frame(wire_len as u64),
             cycles,
         });
-        if !a.json {
-            eprintln!("{wire_len:>5} bytes: done ({} frames)", grouped((warmup + measured) as u64));
+        if let Some(b) = &mut bar {
+            b.done_one(&format!("{wire_len} bytes done ({} frames)", grouped((warmup + measured) as u64)));
         }
     }
     // TSO: the largest IPv4 request, cut into 8 KiB buffers
@@ -239,9 +240,12 @@ pub fn run_bench(a: BenchTxArgs) -> Result<()> {
             line_cycles: reqs as f64 * segs.iter().map(|s| target.cycles_per_frame(s.len() as u64)).sum::<f64>(),
             cycles,
         });
-        if !a.json {
-            eprintln!("TSO: done ({} requests, {} segments each)", count, segs.len());
+        if let Some(b) = &mut bar {
+            b.done_one(&format!("TSO done ({} requests, {} segments each)", count, segs.len()));
         }
+    }
+    if let Some(b) = bar {
+        b.finish();
     }
     if a.json {
         let report = TxJson {

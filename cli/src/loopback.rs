@@ -12,7 +12,7 @@ use crate::line_rate;
 use nic_testbench::traffic::{run_loopback, LoopbackOptions, PlannedFrame, Progress};
 use std::ops::RangeInclusive;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct LoopbackArgs {
@@ -103,7 +103,6 @@ pub fn open_device(sim: &SimArgs, config: HwArg, wave: Option<PathBuf>) -> Resul
 
 pub fn run(a: LoopbackArgs) -> Result<()> {
     let mut dev = open_device(&a.sim, a.config, a.wave.clone())?;
-    let wall = Instant::now();
     let cfg = NicConfig { tx_ring_log2: a.ring_log2, rx_ring_log2: a.ring_log2, ..NicConfig::default() };
     let mut nic = Nic::open_with(&mut dev, cfg).context("opening the NIC")?;
     nic.set_loopback(true)?;
@@ -116,21 +115,8 @@ pub fn run(a: LoopbackArgs) -> Result<()> {
     let range = a.size.clone();
     let segments = a.segments as usize;
     let opts = LoopbackOptions { bursts: vec![a.burst as usize], rx_burst: 256, ..LoopbackOptions::default() };
-    let mut last_report = Instant::now();
-    let progress = |p: &Progress| {
-        if last_report.elapsed() >= Duration::from_secs(1) {
-            last_report = Instant::now();
-            let secs = wall.elapsed().as_secs_f64();
-            eprintln!(
-                "progress: {}/{} frames ({:.0}%), {} cycles, {}cycles/s",
-                grouped(p.received as u64),
-                grouped(count as u64),
-                100.0 * p.received as f64 / count as f64,
-                grouped(p.cycles),
-                si(p.cycles as f64 / secs)
-            );
-        }
-    };
+    let mut bar = crate::progress::Progress::new("sim loopback", Some(count as u64), "frames");
+    let progress = |p: &Progress| bar.set(p.received as u64);
     let sim_start = Instant::now();
     let r = run_loopback(
         &mut nic,
@@ -143,7 +129,9 @@ pub fn run(a: LoopbackArgs) -> Result<()> {
         &opts,
         progress,
     )
-    .map_err(|e| anyhow::anyhow!("loopback failed: {e}"))?;
+    .map_err(|e| anyhow::anyhow!("loopback failed: {e}"));
+    bar.finish();
+    let r = r?;
     let elapsed = sim_start.elapsed().as_secs_f64();
     let total_cycles = nic.cycles() - start_cycles;
 

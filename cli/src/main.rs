@@ -6,6 +6,7 @@ mod board;
 mod bench_tx;
 mod line_rate;
 mod loopback;
+mod progress;
 mod rdma;
 mod rdma_attack;
 mod report;
@@ -235,7 +236,6 @@ fn run(cli: Cli) -> Result<()> {
         }
         Cmd::Synth { target, config, block, speed, freq, ooc, quick, out } => {
             use nic_fpga::flow::{Design, Target};
-            let started = std::time::Instant::now();
             let design = match (block, ooc) {
                 (Some(b), _) => Design::Block(b),
                 (None, true) => Design::Core(config.hw()),
@@ -246,9 +246,10 @@ fn run(cli: Cli) -> Result<()> {
                 nic_fpga::Family::Ecp5 => 156.25,
                 nic_fpga::Family::Ice40 => 33.0,
             });
-            let r = nic_fpga::flow::synth_design(target, design, freq, speed, quick, &out, |step| {
-                eprintln!("[{:>4.0} s] {step}", started.elapsed().as_secs_f64());
-            })?;
+            let mut bar = progress::Progress::new("nic synth", None, "steps");
+            let r = nic_fpga::flow::synth_design(target, design, freq, speed, quick, &out, |step| bar.step(step));
+            bar.finish();
+            let r = r?;
             print!("{}", r.to_json());
             eprintln!("wrote {}/report.json", out.display());
             Ok(())

@@ -282,6 +282,7 @@ pub fn run_bench(a: BenchRxArgs) -> Result<()> {
     let queues = a.config.hw().rx_queues();
     let target = line_rate::target(a.config.hw());
     let ours = [0x02, 0x4e, 0x49, 0x43, 0x00, 0x01];
+    let mut bar = (!a.json).then(|| crate::progress::Progress::new("bench rx", Some(SIZES.len() as u64), "sizes"));
     for &wire_len in &SIZES {
         let mut dev = open_device(&a.sim, a.config, None)?;
         let cfg = NicConfig { rx_queues: queues, rx_ring_log2: 10, rx_buf_len: 9216, irq_mode: IrqMode::Polling, ..NicConfig::default() };
@@ -344,9 +345,12 @@ pub fn run_bench(a: BenchRxArgs) -> Result<()> {
             line_cycles: target.cycles_per_frame(wire_len as u64),
             latency,
         });
-        if !a.json {
-            eprintln!("{wire_len:>5} bytes: done ({} frames)", grouped(count as u64));
+        if let Some(b) = &mut bar {
+            b.done_one(&format!("{wire_len} bytes done ({} frames)", grouped(count as u64)));
         }
+    }
+    if let Some(b) = bar {
+        b.finish();
     }
     if a.json {
         let report = RxBenchJson {
