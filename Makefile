@@ -7,7 +7,7 @@ NIC        := $(CARGO) run --release -j$(JOBS) --bin nic --
 OUT        := out
 CONFIGS    := small full
 
-.PHONY: all setup build run test test-board-flow lint regmap verilog bench clean
+.PHONY: all setup build run test test-board-flow lint regmap regmap-html verilog bench clean
 
 all: build
 
@@ -45,9 +45,15 @@ lint: setup
 		done; \
 	done
 
-# Regenerate docs/regmap.md and docs/nic_regs.h from regmap/src/lib.rs.
+# Regenerate docs/regmap.md, docs/nic_regs.h and docs/nic_regs.rdl from regmap/src/lib.rs.
 regmap:
 	$(NIC) regmap --out docs
+
+# HTML register documentation from docs/nic_regs.rdl, rendered by PeakRDL into
+# out/regmap-html (open index.html).
+regmap-html: setup
+	.venv/bin/peakrdl html docs/nic_regs.rdl -o $(OUT)/regmap-html
+	@echo "wrote $(OUT)/regmap-html/index.html"
 
 verilog: setup
 	@for c in $(CONFIGS); do $(NIC) verilog --config $$c --out $(OUT)/verilog/$$c || exit 1; done

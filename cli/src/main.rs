@@ -36,7 +36,8 @@ enum Cmd {
         #[arg(long)]
         out: PathBuf,
     },
-    /// Write the register map as Markdown (regmap.md) and a C header (nic_regs.h).
+    /// Write the register map as Markdown (regmap.md), a C header (nic_regs.h) and
+    /// SystemRDL 2.0 (nic_regs.rdl, for PeakRDL and other SystemRDL tools).
     Regmap {
         #[arg(long, default_value = "docs")]
         out: PathBuf,
@@ -231,7 +232,8 @@ fn run(cli: Cli) -> Result<()> {
             std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
             std::fs::write(out.join("regmap.md"), nic_regmap::render_markdown()).context("writing regmap.md")?;
             std::fs::write(out.join("nic_regs.h"), nic_regmap::render_c_header()).context("writing nic_regs.h")?;
-            println!("wrote {}/regmap.md and {}/nic_regs.h", out.display(), out.display());
+            std::fs::write(out.join("nic_regs.rdl"), nic_regmap::render_systemrdl()).context("writing nic_regs.rdl")?;
+            println!("wrote {0}/regmap.md, {0}/nic_regs.h and {0}/nic_regs.rdl", out.display());
             Ok(())
         }
         Cmd::Synth { target, config, block, speed, freq, ooc, quick, out } => {

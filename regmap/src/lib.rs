@@ -4,7 +4,8 @@
 //! * the driver's constants (the `pub const` items generated next to each table),
 //! * the RTL address decode (`nic-hw` looks every address up here by name, and a test
 //!   walks the whole table through the Verilated model),
-//! * `docs/regmap.md` ([`render_markdown`]) and `docs/nic_regs.h` ([`render_c_header`]).
+//! * `docs/regmap.md` ([`render_markdown`]), `docs/nic_regs.h` ([`render_c_header`]) and
+//!   `docs/nic_regs.rdl`, SystemRDL 2.0 for PeakRDL and other tools ([`render_systemrdl`]).
 //!
 //! The address space is a chain of blocks in the style of Corundum: every block starts
 //! with `ID`, `VERSION` and `NEXT` (offset of the next block, 0 at the end) so a driver
@@ -12,7 +13,7 @@
 //! per-queue register set at `base + QUEUE_STRIDE * (q + 1)`.
 
 pub mod render;
-pub use render::{render_c_header, render_markdown};
+pub use render::{render_c_header, render_markdown, render_systemrdl, systemrdl_instances, RdlInstance};
 
 /// How software may access a register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -724,5 +725,7 @@ mod tests {
         let h = std::fs::read_to_string(root.join("docs/nic_regs.h")).unwrap_or_default();
         assert!(md == render_markdown(), "docs/regmap.md is stale: run `make regmap`");
         assert!(h == render_c_header(), "docs/nic_regs.h is stale: run `make regmap`");
+        let rdl = std::fs::read_to_string(root.join("docs/nic_regs.rdl")).unwrap_or_default();
+        assert!(rdl == render_systemrdl(), "docs/nic_regs.rdl is stale: run `make regmap`");
     }
 }
