@@ -183,12 +183,15 @@ pub fn run_sim(a: SimBoardArgs) -> Result<()> {
         nic.device_mut().link_mut().phy.send(&fcs::with_fcs(f), &[]);
     }
     let mut got = Vec::new();
+    let mut bar = crate::progress::Progress::new("sim board", Some(2 * rx.len() as u64), "frames");
     while got.len() < rx.len() {
-        let burst = nic.rx_collect(rx.len() - got.len(), 2_000_000).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let want = (rx.len() - got.len()).min(16);
+        let burst = nic.rx_collect(want, 2_000_000).map_err(|e| anyhow::anyhow!("{e}"))?;
         if burst.is_empty() {
             bail!("{} of {} frames from the PHY reached the driver", got.len(), rx.len());
         }
         got.extend(burst.into_iter().map(|f| f.data));
+        bar.set(got.len() as u64);
     }
     for (i, (g, w)) in got.iter().zip(&rx).enumerate() {
         if g != w {
@@ -203,7 +206,9 @@ pub fn run_sim(a: SimBoardArgs) -> Result<()> {
         sent += nic.tx_burst(&frames).map_err(|e| anyhow::anyhow!("{e}"))?;
         nic.tx_reap().map_err(|e| anyhow::anyhow!("{e}"))?;
         nic.device_mut().idle(1000);
+        bar.set((rx.len() + sent) as u64);
     }
+    bar.finish();
     let link = nic.device_mut().link_mut();
     if !link.run_until(4_000_000, |s| s.phy.tx_frames.len() >= tx.len()) {
         bail!("{} of {} frames reached the PHY", link.phy.tx_frames.len(), tx.len());

@@ -192,6 +192,11 @@ impl Outcome {
 
 /// Sets up two hosts, runs `t` and checks every byte that landed and every completion.
 pub fn transfer(t: &Transfer, sim: &SimArgs, config: HwArg, waves: [Option<PathBuf>; 2]) -> Result<Outcome> {
+    transfer_with(t, sim, config, waves, &mut |_| {})
+}
+
+/// [`transfer`], calling `progress` with the messages completed so far.
+pub fn transfer_with(t: &Transfer, sim: &SimArgs, config: HwArg, waves: [Option<PathBuf>; 2], progress: &mut dyn FnMut(u32)) -> Result<Outcome> {
     if config == HwArg::Small {
         bail!("the `small` configuration has no RDMA engine (FEATURES.RDMA clear); use --config full");
     }
@@ -283,6 +288,7 @@ pub fn transfer(t: &Transfer, sim: &SimArgs, config: HwArg, waves: [Option<PathB
             }
         }
         done += wcs.len() as u32;
+        progress(done);
         if first_latency.is_none() {
             first_latency = Some(p.a.nic.device().cycles() - start);
             p.cfg.step = step;
@@ -329,7 +335,10 @@ pub fn run_sim(a: SimRdmaArgs) -> Result<()> {
     let (op, size) = (a.op.expect("clap requires --op"), a.size.expect("clap requires --size"));
     let impair = a.impair.config(a.seed);
     let t = Transfer { op, size, count: a.count, qps: a.qps, mtu: a.mtu, seed: a.seed, capture: a.wire.is_some(), impair, psn_start: a.psn_start };
-    let o = transfer(&t, &a.sim, a.config, [a.wave.clone(), a.wave_b.clone()])?;
+    let mut bar = crate::progress::Progress::new("sim rdma", Some(u64::from(t.count)), "messages");
+    let o = transfer_with(&t, &a.sim, a.config, [a.wave.clone(), a.wave_b.clone()], &mut |n| bar.set(u64::from(n)));
+    bar.finish();
+    let o = o?;
     let what = if a.sim.backend == BackendArg::Rtl { "Verilated RTL" } else { "behavioural model (DMA instantaneous: wire-bound figures)" };
     println!("RDMA {:?}, {} messages of {} bytes over {} QP(s), path MTU {}, {what}", op, a.count, size, a.qps, a.mtu);
     println!("  every byte checked: ok");
@@ -417,6 +426,7 @@ pub fn run_bench(a: BenchRdmaArgs) -> Result<()> {
     }
     let rtl = a.sim.backend == BackendArg::Rtl;
     let mut rows = Vec::new();
+    let mut bar = (!a.json).then(|| crate::progress::Progress::new("bench rdma", Some(3 * 2 * 2 * 3 + 2), "runs"));
     for op in [OpArg::Write, OpArg::Read, OpArg::Send] {
         for mtu in [1024u32, 4096] {
             for qps in [1u32, 8] {
@@ -428,6 +438,9 @@ pub fn run_bench(a: BenchRdmaArgs) -> Result<()> {
                     // then exits non-zero
                     let o = transfer(&t, &a.sim, a.config, [None, None]).map_err(|e| format!("{e:#}"));
                     rows.push((op, mtu, qps, size, count, o));
+                    if let Some(b) = &mut bar {
+                        b.done_one(&format!("{op:?} {size} B, MTU {mtu}, {qps} QP"));
+                    }
                 }
             }
         }
@@ -436,6 +449,12 @@ pub fn run_bench(a: BenchRdmaArgs) -> Result<()> {
     for op in [OpArg::Write, OpArg::Read] {
         let t = Transfer { op, size: 64, count: 1, qps: 1, mtu: 1024, seed: 2, capture: false, impair: ImpairConfig::clean(), psn_start: None };
         lat.push((op, transfer(&t, &a.sim, a.config, [None, None])?.first_latency));
+        if let Some(b) = &mut bar {
+            b.done_one(&format!("{op:?} latency"));
+        }
+    }
+    if let Some(b) = bar {
+        b.finish();
     }
     if a.json {
         let report = RdmaJson {

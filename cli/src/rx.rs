@@ -13,7 +13,7 @@ use clap::Args;
 use nic_driver::{IrqMode, MacFilter, Nic, NicConfig, RxFilterMode};
 use nic_regmap::rxc::RSS_DEFAULT_KEY;
 use nic_testbench::pcap::{self, PcapWriter, LINKTYPE_ETHERNET};
-use nic_testbench::rxsuite::{replay_one_by_one, RxOutcome};
+use nic_testbench::rxsuite::{replay_one_by_one_with, RxOutcome};
 use crate::line_rate;
 use nic_testbench::{fcs, rxgen};
 use rand::rngs::StdRng;
@@ -194,7 +194,10 @@ pub fn run_sim(a: SimRxArgs) -> Result<()> {
     nic.set_rx_filter_mode(RxFilterMode { promisc, allmulti: a.allmulti, broadcast: true })?;
     // A sender's MAC pads frames to the 60-byte minimum; captures show them unpadded.
     let wire: Vec<Vec<u8>> = frames.iter().map(|f| fcs::padded(f)).collect();
-    let outcomes = replay_one_by_one(&mut nic, &wire, 400_000).map_err(anyhow::Error::msg)?;
+    let mut bar = crate::progress::Progress::new("sim rx", Some(wire.len() as u64), "frames");
+    let outcomes = replay_one_by_one_with(&mut nic, &wire, 400_000, |n| bar.set(n as u64));
+    bar.finish();
+    let outcomes = outcomes.map_err(anyhow::Error::msg)?;
     let mut jsonl = std::io::BufWriter::new(std::fs::File::create(a.out.join("rx.jsonl"))?);
     let mut per_queue: Vec<PcapWriter<_>> = (0..queues)
         .map(|q| -> Result<_> { Ok(PcapWriter::new(std::io::BufWriter::new(std::fs::File::create(a.out.join(format!("queue-{q}.pcap")))?), LINKTYPE_ETHERNET)?) })

@@ -239,6 +239,7 @@ pub fn run_sim(a: SimTxArgs) -> Result<()> {
     };
     let mut next = vec![0usize; queues];
     let mut last_progress = nic.cycles();
+    let mut bar = crate::progress::Progress::new("sim tx", Some(handed.len() as u64), "frames");
     while (0..queues).any(|q| next[q] < by_queue[q].len()) {
         let mut progressed = false;
         for q in 0..queues {
@@ -250,6 +251,7 @@ pub fn run_sim(a: SimTxArgs) -> Result<()> {
             }
         }
         progressed |= collect(&mut nic, &mut wire);
+        bar.set(next.iter().sum::<usize>() as u64);
         if progressed {
             last_progress = nic.cycles();
         } else {
@@ -259,6 +261,7 @@ pub fn run_sim(a: SimTxArgs) -> Result<()> {
             nic.device_mut().idle(256);
         }
     }
+    bar.finish();
     nic.tx_flush(STALL_CYCLES).context("waiting for the TX completions")?;
     let mut quiet_since = nic.cycles();
     while nic.cycles() - quiet_since < QUIET_CYCLES {

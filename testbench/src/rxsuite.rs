@@ -96,6 +96,11 @@ pub fn model_drop_reason(meta: &RxMeta) -> Option<&'static str> {
 /// that received it or to the counter that counted its drop. Every frame is sent with
 /// a correct FCS. Slower than a burst, but exact per frame, whatever the NIC does.
 pub fn replay_one_by_one<D: Device + WireAccess>(nic: &mut Nic<D>, frames: &[Vec<u8>], timeout_cycles: u64) -> Result<Vec<RxOutcome>, String> {
+    replay_one_by_one_with(nic, frames, timeout_cycles, |_| {})
+}
+
+/// [`replay_one_by_one`], calling `progress` with the number of frames done after each.
+pub fn replay_one_by_one_with<D: Device + WireAccess>(nic: &mut Nic<D>, frames: &[Vec<u8>], timeout_cycles: u64, mut progress: impl FnMut(usize)) -> Result<Vec<RxOutcome>, String> {
     let queues = nic.config().rx_queues;
     let mut out = Vec::with_capacity(frames.len());
     for (index, f) in frames.iter().enumerate() {
@@ -123,6 +128,7 @@ pub fn replay_one_by_one<D: Device + WireAccess>(nic: &mut Nic<D>, frames: &[Vec
             nic.device_mut().idle(32);
         };
         out.push(outcome);
+        progress(out.len());
     }
     // nothing more may come: a late frame would have been credited to the wrong index
     nic.device_mut().idle(2_000);

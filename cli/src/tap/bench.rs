@@ -83,11 +83,18 @@ pub fn run(a: BenchTapArgs) -> Result<()> {
     println!("nic bench tap: {} MiB of TCP/IPv4 from namespace A to B through the kernels and two simulated NICs ({hw})", a.mib);
     println!("target: {}", target.describe());
     let mut runs = Vec::new();
-    if hw.has_tx_offload() {
-        runs.push(run_one(&a, "TSO + checksum offload", &[], 1)?);
-        runs.push(run_one(&a, "checksum offload, no TSO", &["--no-tso"], 2)?);
+    let plan: Vec<(&'static str, &[&str], u8)> = if hw.has_tx_offload() {
+        vec![("TSO + checksum offload", &[], 1), ("checksum offload, no TSO", &["--no-tso"], 2), ("no offload", &["--no-csum"], 3)]
+    } else {
+        vec![("no offload", &["--no-csum"], 3)]
+    };
+    let mut bar = crate::progress::Progress::new("bench tap", Some(plan.len() as u64), "runs");
+    for (label, extra, net) in plan {
+        bar.step(label);
+        runs.push(run_one(&a, label, extra, net)?);
+        bar.done_one(label);
     }
-    runs.push(run_one(&a, "no offload", &["--no-csum"], 3)?);
+    bar.finish();
     println!(
         "{:<26} {:>8} {:>12} {:>14} {:>16} {:>14} {:>12} {:>18}",
         "kernel offloads", "wall s", "Mb/s (wall)", "NIC 1 cycles/s", "both NICs cyc/s", "NIC 1 cycles", "NIC 1 frames", "TSO super/segments"
