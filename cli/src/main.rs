@@ -9,6 +9,7 @@ mod loopback;
 mod progress;
 mod rdma;
 mod rdma_attack;
+mod rdma_perf;
 mod report;
 mod rx;
 mod tap;
@@ -94,6 +95,12 @@ enum Cmd {
     /// Prints `ready` once both interfaces exist, a `stats` line every --stats-every
     /// seconds; runs until SIGINT or SIGTERM, then prints a summary and removes them.
     Tap(tap::TapArgs),
+    /// One simulated NIC as a RoCEv2 host behind a TAP interface it creates (the host's
+    /// own TCP/IP stack over the NIC's Ethernet queues owns --ip), and perftest's
+    /// benchmarks against a peer: perftest's connection exchange over TCP, then RDMA WRITE,
+    /// READ or SEND bandwidth (or --lat latency) through the RDMA engine, printed in
+    /// perftest's table (needs root or CAP_NET_ADMIN; docs/rdma.md).
+    RdmaPerf(rdma_perf::RdmaPerfArgs),
     /// Measure the simulated NIC.
     Bench {
         #[command(subcommand)]
@@ -264,6 +271,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Sim { cmd: SimCmd::Board(a) } => board::run_sim(a),
         Cmd::Board(a) => board::run_board(a),
         Cmd::Tap(a) => tap::run(a),
+        Cmd::RdmaPerf(a) => rdma_perf::run(a),
         Cmd::Bench { cmd: BenchCmd::Rx(a) } => rx::run_bench(a),
         Cmd::Bench { cmd: BenchCmd::Tx(a) } => bench_tx::run_bench(a),
         Cmd::Bench { cmd: BenchCmd::Rdma(a) } => rdma::run_bench(a),

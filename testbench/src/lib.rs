@@ -24,6 +24,7 @@
 //! * [`netns`]: Linux network namespaces, kernel interface counters and TCP transfers
 //!   between namespaces with SHA-256 on both ends.
 //! * [`tap_session`]: a running `nic tap` with its interfaces in two namespaces.
+//! * [`rdma_perf_session`]: two namespaces joined by kernel bridges for `nic rdma-perf`.
 //! * [`backend`]: opens the simulated RTL or the model for the suites.
 
 pub mod backend;
@@ -35,6 +36,7 @@ pub mod impair;
 pub mod netns;
 pub mod pcap;
 pub mod rdma_pair;
+pub mod rdma_perf_session;
 pub mod refnic;
 pub mod roce;
 pub mod rxclass;
