@@ -149,6 +149,10 @@ enum BenchCmd {
     /// simulated NICs), with and without TSO and checksum offload: megabits per wall-clock
     /// second and simulator cycles per second while carrying them (needs root).
     Tap(tap::bench::BenchTapArgs),
+    /// `nic rdma-perf` server and client across two kernel bridges: WRITE, READ and SEND
+    /// bandwidth at 4 and 64 KiB in simulated time (share of 10 GbE) and wall-clock time,
+    /// and READ/WRITE latency (needs root).
+    RdmaPerf(rdma_perf::bench::BenchRdmaPerfArgs),
 }
 
 /// Hardware configuration.
@@ -276,6 +280,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Bench { cmd: BenchCmd::Tx(a) } => bench_tx::run_bench(a),
         Cmd::Bench { cmd: BenchCmd::Rdma(a) } => rdma::run_bench(a),
         Cmd::Bench { cmd: BenchCmd::Tap(a) } => tap::bench::run(a),
+        Cmd::Bench { cmd: BenchCmd::RdmaPerf(a) } => rdma_perf::bench::run(a),
     }
 }
 

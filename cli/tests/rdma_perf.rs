@@ -39,12 +39,16 @@ fn pair(net: &RdmaNet, tag: &str, args: &[&str]) -> (PerfExit, PerfExit) {
     let (s_tap, c_tap) = (format!("{tag}s"), format!("{tag}c"));
     let s_ip = format!("{}/24", net.host(1));
     let c_ip = format!("{}/24", net.host(2));
-    let mut s_args = vec!["--ip", &s_ip, "--server"];
+    // both sides' captures, for a failure to be looked into
+    let dir = std::env::temp_dir();
+    let (s_pcap, c_pcap) = (dir.join(format!("{s_tap}.pcap")).display().to_string(), dir.join(format!("{c_tap}.pcap")).display().to_string());
+    eprintln!("captures: {s_pcap} {c_pcap}");
+    let mut s_args = vec!["--ip", &s_ip, "--server", "--pcap", &s_pcap];
     s_args.extend_from_slice(args);
     let server = PerfProcess::start(nic(), &s_tap, &s_args, READY).expect("the server comes up");
     net.attach(0, &s_tap).expect("the server's TAP on bridge A");
     let host1 = net.host(1);
-    let mut c_args = vec!["--ip", &c_ip, "--client", &host1];
+    let mut c_args = vec!["--ip", &c_ip, "--client", &host1, "--pcap", &c_pcap];
     c_args.extend_from_slice(args);
     let client = PerfProcess::start(nic(), &c_tap, &c_args, READY).expect("the client comes up");
     net.attach(1, &c_tap).expect("the client's TAP on bridge B");
@@ -84,7 +88,7 @@ fn perftest_runs_between_two_simulated_hosts_across_kernel_bridges() {
         return;
     }
     let prefix = format!("rp{}", std::process::id() % 100_000);
-    let net = RdmaNet::create(&prefix, 78).expect("namespaces and bridges");
+    let net = RdmaNet::create(&prefix, 78, false).expect("namespaces and bridges");
     // (op, size, iters, extra): sizes below and above half a page (perftest's cycle
     // buffer walk, and all at one address), path MTUs 1024 and 4096, one and two QPs
     let runs: [(&str, u32, u32, &[&str]); 3] = [
@@ -170,7 +174,8 @@ fn bad_peers_get_clear_errors_and_no_hang() {
         return;
     }
     let prefix = format!("rq{}", std::process::id() % 100_000);
-    let net = RdmaNet::create(&prefix, 79).expect("namespaces and bridges");
+    // IPv6 on: the kernel pings the simulated host's link-local address below
+    let net = RdmaNet::create(&prefix, 79, true).expect("namespaces and bridges");
     net.kernel_address(0, 100).expect("the kernel's address on bridge A");
 
     // malformed QP information after a correct opening
@@ -233,6 +238,16 @@ fn bad_peers_get_clear_errors_and_no_hang() {
     let s_ip = format!("{}/24", net.host(1));
     let p = PerfProcess::start(nic(), &format!("{prefix}s"), &["--ip", &s_ip, "--server"], READY).expect("the server comes up");
     net.attach(0, &format!("{prefix}s")).expect("the server's TAP on bridge A");
+    // the kernel finds the simulated host by ARP and by IPv6 neighbour discovery, and its
+    // stack answers pings: all through the NIC's RX and TX paths
+    let ping = |argv: &[&str], what: &str| {
+        let out = net.ns[0].exec(argv).expect("ping runs");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success() && text.contains("3 received"), "{what}: {text}{}", String::from_utf8_lossy(&out.stderr));
+    };
+    ping(&["ping", "-c", "3", "-w", "30", "-i", "0.2", &net.host(1)], "IPv4 ping of the simulated host");
+    let ll = p.transcript.iter().find_map(|l| l.split_whitespace().find_map(|t| t.strip_prefix("ip6="))).expect("`ready` names the link-local address").to_string();
+    ping(&["ping", "-6", "-c", "3", "-w", "30", "-i", "0.2", &format!("{ll}%br0")], "IPv6 ping of the simulated host's link-local address");
     let to = format!("{}:18515", net.host(1));
     let t = net.ns[0].spawn(move || {
         let mut s = TcpStream::connect_timeout(&to.parse().unwrap(), Duration::from_secs(60))?;

@@ -35,11 +35,13 @@ fn check(out: io::Result<std::process::Output>, what: &str) -> io::Result<()> {
 }
 
 impl RdmaNet {
-    /// Namespaces `<prefix>a` and `<prefix>b`, each with bridge `br0`, joined by veth.
-    pub fn create(prefix: &str, net: u8) -> io::Result<RdmaNet> {
+    /// Namespaces `<prefix>a` and `<prefix>b`, each with bridge `br0`, joined by veth;
+    /// IPv6 off unless `ipv6` (then the kernels add frames of their own).
+    pub fn create(prefix: &str, net: u8, ipv6: bool) -> io::Result<RdmaNet> {
         let ns = [Netns::create(&format!("{prefix}a"))?, Netns::create(&format!("{prefix}b"))?];
         for n in &ns {
-            check(n.exec(&["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"]), "disabling IPv6")?;
+            let off = if ipv6 { "0" } else { "1" };
+            check(n.exec(&["sysctl", "-qw", &format!("net.ipv6.conf.all.disable_ipv6={off}"), &format!("net.ipv6.conf.default.disable_ipv6={off}")]), "setting IPv6")?;
             n.ip(&["link", "add", "br0", "mtu", LINK_MTU, "type", "bridge", "stp_state", "0", "mcast_snooping", "0"])?;
         }
         // made inside the namespaces, so they take the namespaces' IPv6 setting
@@ -49,7 +51,29 @@ impl RdmaNet {
             n.ip(&["link", "set", "br0", "up"])?;
             n.ip(&["link", "set", v, "up"])?;
         }
-        Ok(RdmaNet { ns, net })
+        let net = RdmaNet { ns, net };
+        net.wait_forwarding(0, "v0")?;
+        net.wait_forwarding(1, "v1")?;
+        Ok(net)
+    }
+
+    /// Waits until bridge port `port` of namespace `side` forwards. The kernel enables a
+    /// port when its link watch sees the carrier, which it may defer by up to a second
+    /// (a veth's carrier comes when both ends are up); a frame before that is dropped.
+    pub fn wait_forwarding(&self, side: usize, port: &str) -> io::Result<()> {
+        let path = format!("/sys/class/net/{port}/brport/state");
+        let start = Instant::now();
+        loop {
+            // `ip netns exec` mounts the namespace's own /sys; 3 is BR_STATE_FORWARDING
+            let out = self.ns[side].exec(&["cat", &path])?;
+            if String::from_utf8_lossy(&out.stdout).trim() == "3" {
+                return Ok(());
+            }
+            if start.elapsed() > Duration::from_secs(10) {
+                return Err(io::Error::other(format!("bridge port {port} in {} does not forward after 10 s ({})", self.ns[side].name(), String::from_utf8_lossy(&out.stdout).trim())));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// The simulated host `k`'s address (`10.<net>.0.<k>`).
@@ -65,7 +89,7 @@ impl RdmaNet {
         n.ip(&["link", "set", name, "mtu", LINK_MTU])?;
         n.ip(&["link", "set", name, "master", "br0"])?;
         n.ip(&["link", "set", name, "up"])?;
-        Ok(())
+        self.wait_forwarding(side, name)
     }
 
     /// Gives the kernel of namespace `side` address `10.<net>.0.<k>/24` on its bridge.

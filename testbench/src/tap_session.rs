@@ -35,6 +35,11 @@ impl Counters {
         self.values.get(key).copied().unwrap_or_else(|| panic!("no `{key}` in the {} line", self.kind)) as u64
     }
 
+    /// A value as printed (fractions kept); panics when the line lacks it.
+    pub fn value(&self, key: &str) -> f64 {
+        self.values.get(key).copied().unwrap_or_else(|| panic!("no `{key}` in the {} line", self.kind))
+    }
+
     pub fn seconds(&self) -> f64 {
         self.values.get("elapsed").copied().unwrap_or(0.0)
     }

@@ -1,625 +1,112 @@
-//! The benchmark of `nic rdma-perf`, perftest's way: resources, the connection exchange
-//! over TCP, the QPs connected, the run (the client issues WRITEs, READs or SENDs; the
-//! server posts receives for SENDs and otherwise waits for the final sync), the figures
-//! in perftest's table, and the check of every byte that landed.
-//!
-//! Memory per QP, in one region registered for every access: `slots` landing slots of
-//! `size` bytes (the target of the peer's WRITEs, the source of its READs, the client's
-//! READ landings, the server's SEND landings) and one source slot. A sender's bytes are
-//! a pattern seeded by its QPN and PSN, which its peer learns in the exchange, so each
-//! side can check what landed without another message: the server every WRITE slot after
-//! the final sync and every SEND as it completes, the client every READ as it completes.
+//! `nic bench rdma-perf`: `nic rdma-perf` server and client across two kernel bridges
+//! (the CI test's network, `nic_testbench::rdma_perf_session`), per operation, message
+//! size and path MTU: bandwidth in simulated time (share of 10 GbE at 156.25 MHz) and in
+//! wall-clock time, and the READ latency, each run's bytes checked by the side they
+//! landed on. `nic bench rdma` gives the same NIC back to back, without TAPs and kernels.
 
-use super::exchange::{self, QpInfo};
-use super::link::Link;
-use super::host::SimHost;
-use super::{mac_str, secs, Op, RdmaPerfArgs};
+use super::run::CORE_HZ;
 use anyhow::{bail, Context, Result};
-use nic_driver::verbs::{access, Cq, Mr, Mtu, Qp, QpAttr, QpCaps, QpState, RecvWr, SendOp, SendWr, Sge, Wc, WcOpcode, WcStatus};
-use nic_driver::Device;
-use std::net::Ipv4Addr;
-use std::time::Instant;
+use clap::Args;
+use nic_testbench::netns;
+use nic_testbench::rdma_perf_session::{PerfProcess, RdmaNet};
+use nic_testbench::tap_session::Counters;
+use std::time::Duration;
 
-/// The core clock the simulated time is read at (10 GbE: 64 bits a cycle).
-pub const CORE_HZ: f64 = 156.25e6;
-/// perftest's MB: 2^20 bytes.
-const MB: f64 = 1_048_576.0;
-/// READs a QP may have outstanding (advertised as perftest's `out_reads`).
-const OUT_READS: u16 = 15;
-/// Landing slots per QP for WRITE and READ: both sides derive the same count from
-/// `--size` (up to 1 MiB of them, at most 64).
-pub fn remote_slots(size: u32) -> u32 {
-    ((1 << 20) / size).clamp(1, 64)
+#[derive(Args, Debug)]
+pub struct BenchRdmaPerfArgs {
+    /// Messages per bandwidth run of 4 KiB (runs of 64 KiB take a tenth of them).
+    #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u32).range(10..=100_000))]
+    iters: u32,
 }
 
-/// The sender's bytes: a xorshift stream seeded by its QPN and first PSN.
-pub fn pattern(qpn: u32, psn: u32, len: usize) -> Vec<u8> {
-    let mut x = (u64::from(qpn) << 24 | u64::from(psn)) ^ 0x9e37_79b9_7f4a_7c15;
-    let mut out = Vec::with_capacity(len + 8);
-    while out.len() < len {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        out.extend_from_slice(&x.to_le_bytes());
-    }
-    out.truncate(len);
-    out
-}
-
-/// One QP and its memory.
-struct Lane {
-    qp: Qp,
-    psn: u32,
-    /// Bus address (= IOVA) of the landing slots, and of the source slot.
-    land: u64,
-    src: u64,
-    peer: Option<QpInfo>,
-    posted: u32,
-    done: u32,
-    /// Next landing slot a READ (client) or receive (server) takes.
-    next_slot: u32,
-}
-
-/// What the run measured.
-#[derive(Clone, Debug, Default)]
-pub struct Outcome {
-    pub messages: u64,
-    pub bytes: u64,
-    /// Simulated cycles from the first post to the last completion (client), and wall
-    /// seconds.
-    pub cycles: u64,
-    pub wall: f64,
-    /// Bytes checked against the sender's pattern, and messages.
-    pub verified_bytes: u64,
-    pub verified_messages: u64,
-    pub mtu: u32,
-    /// Per message (latency runs): wall microseconds and simulated cycles.
-    pub lat_us: Vec<f64>,
-    pub lat_cycles: Vec<u64>,
-}
-
-impl Outcome {
-    /// Seconds of simulated time the run took.
-    pub fn sim_seconds(&self) -> f64 {
-        self.cycles as f64 / CORE_HZ
-    }
-
-    /// perftest's figures: MiB/s (2^20 bytes a second) and millions of messages a second,
-    /// in simulated time.
-    pub fn report(&self, size: u32) -> exchange::BwReport {
-        let t = self.sim_seconds().max(1e-12);
-        let bw = self.bytes as f64 / t / MB;
-        exchange::BwReport { size: size.into(), iters: self.messages, bw_peak: bw, bw_avg: bw, msg_rate: self.messages as f64 / t / 1e6 }
-    }
-}
-
-struct Ctx {
-    cq_send: Cq,
-    cq_recv: Cq,
-    mr: Mr,
-    lanes: Vec<Lane>,
-    slots: u32,
+struct Row {
+    op: &'static str,
     size: u32,
-    depth: u32,
-    /// Bytes of each lane's landing area.
-    land_len: u64,
-    /// What the opening of the exchange agreed on.
-    agreed: Option<exchange::Agreed>,
+    mtu: u32,
+    lat: bool,
+    client: Counters,
+    server: Counters,
 }
 
-/// The smallest landing area per QP: perftest's cycle buffer on hosts with 64 KiB pages.
-const LAND_MIN: u64 = 64 << 10;
-
-impl Ctx {
-    fn agreed(&self) -> exchange::Agreed {
-        self.agreed.expect("the exchange opened")
-    }
-
-    /// perftest's offset of message `n` in the peer's (or, for the checks, this side's)
-    /// landing area.
-    fn remote_offset(&self, n: u64) -> u64 {
-        let g = self.agreed();
-        exchange::remote_offset(n, self.size, g.cycle_buffer, g.cache_line)
-    }
-
-    /// The offsets messages 0..iters reach (at most one cycle's worth).
-    fn offsets_used(&self, iters: u32) -> Vec<u64> {
-        let mut v: Vec<u64> = (0..u64::from(iters)).map(|n| self.remote_offset(n)).take_while({
-            let mut seen = std::collections::HashSet::new();
-            move |o| seen.insert(*o)
-        }).collect();
-        v.sort_unstable();
-        v
-    }
+fn argv(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
 }
 
-fn ceil_log2(n: u32) -> u32 {
-    32 - n.saturating_sub(1).leading_zeros()
-}
-
-fn setup(a: &RdmaPerfArgs, h: &mut SimHost) -> Result<Ctx> {
-    let nic = &mut h.nic;
-    if !nic.has_rdma() {
-        bail!("this NIC has no RDMA engine (FEATURES.RDMA is clear)");
-    }
-    nic.rdma_open(h.ip).context("opening the RDMA engine")?;
-    let pd = nic.alloc_pd()?;
-    let depth = a.tx_depth.min(1 << 14);
-    // a SEND server keeps twice the client's window posted (fewer RNR NAKs)
-    let slots = if a.op == Op::Send { (2 * depth).clamp(2, 512).min(((32 << 20) / a.qps / a.size).max(2)) } else { remote_slots(a.size) };
-    // room for perftest's addressing of the peer's messages too (a cycle buffer of up
-    // to 64 KiB, or one message)
-    let land_len = (u64::from(slots) * u64::from(a.size)).max(LAND_MIN);
-    let per_qp = land_len + u64::from(a.size);
-    let total = per_qp * u64::from(a.qps);
-    if total > 64 << 20 {
-        bail!("{total} bytes of buffers ({} QPs x {} slots of {} bytes): at most 64 MiB", a.qps, slots + 1, a.size);
-    }
-    let buf = nic.device_mut().alloc_dma(total as usize).context("host memory for the buffers")?;
-    let mr = nic.reg_mr(pd, buf.bus_addr, total as usize, access::LOCAL_WRITE | access::REMOTE_WRITE | access::REMOTE_READ)?;
-    let cq_log2 = ceil_log2(a.qps * depth.max(slots) + 1).clamp(4, 15);
-    let cq_send = nic.create_cq(cq_log2)?;
-    let cq_recv = nic.create_cq(cq_log2)?;
-    let q_log2 = ceil_log2(depth.max(slots) + 1).clamp(2, 15);
-    let caps = QpCaps { sq_log2: q_log2, rq_log2: q_log2, sig_all: false };
-    let mut lanes = Vec::new();
-    for i in 0..a.qps {
-        let qp = nic.create_qp(pd, cq_send, cq_recv, caps).context("creating a QP")?;
-        let land = buf.bus_addr + u64::from(i) * per_qp;
-        let psn = rand::random::<u32>() & 0xff_ffff;
-        lanes.push(Lane { qp, psn, land, src: land + land_len, peer: None, posted: 0, done: 0, next_slot: 0 });
-    }
-    Ok(Ctx { cq_send, cq_recv, mr, lanes, slots, size: a.size, depth, land_len, agreed: None })
-}
-
-/// The local half of the exchange for each QP.
-fn local_infos(c: &Ctx, ip: Ipv4Addr, op: Op) -> Vec<QpInfo> {
-    // perftest advertises the device's READ depth for READ tests, else 1
-    let out_reads = if op == Op::Read { OUT_READS } else { 1 };
-    c.lanes.iter().map(|l| QpInfo { lid: 0, out_reads, qpn: l.qp.qpn, psn: l.psn, rkey: c.mr.rkey, vaddr: l.land, gid: exchange::gid_of(ip) }).collect()
-}
-
-/// Fills memory before the exchange: the source slot with this side's pattern; the
-/// landing slots with it too where the peer READs them (server of a READ test), else
-/// zeroes.
-fn fill(a: &RdmaPerfArgs, h: &mut SimHost, c: &Ctx) -> Result<()> {
-    for l in &c.lanes {
-        let mine = pattern(l.qp.qpn, l.psn, c.size as usize);
-        h.nic.device_mut().mem_write(l.src, &mine)?;
-        h.nic.device_mut().mem_write(l.land, &vec![0; c.land_len as usize])?;
-        if a.server && a.op == Op::Read {
-            for off in c.offsets_used(a.iters) {
-                h.nic.device_mut().mem_write(l.land + off, &mine)?;
-            }
+fn one(net: &RdmaNet, tag: &str, args: &[String]) -> Result<(Counters, Counters)> {
+    let exe = std::env::current_exe().context("finding the nic binary")?;
+    let mut s_args = vec![format!("--ip={}/24", net.host(1)), "--server".into()];
+    s_args.extend_from_slice(args);
+    let server = PerfProcess::start(&exe, &format!("{tag}s"), &argv(&s_args), Duration::from_secs(120)).map_err(anyhow::Error::msg)?;
+    net.attach(0, &format!("{tag}s")).map_err(anyhow::Error::msg)?;
+    let mut c_args = vec![format!("--ip={}/24", net.host(2)), format!("--client={}", net.host(1))];
+    c_args.extend_from_slice(args);
+    let client = PerfProcess::start(&exe, &format!("{tag}c"), &argv(&c_args), Duration::from_secs(120)).map_err(anyhow::Error::msg)?;
+    net.attach(1, &format!("{tag}c")).map_err(anyhow::Error::msg)?;
+    let c = client.wait(Duration::from_secs(3600)).map_err(anyhow::Error::msg)?;
+    let s = server.wait(Duration::from_secs(600)).map_err(anyhow::Error::msg)?;
+    for (e, who) in [(&c, "client"), (&s, "server")] {
+        if !e.status.success() {
+            bail!("the {who} failed ({}):\n{}", e.status, e.text());
         }
     }
+    let get = |e: &nic_testbench::rdma_perf_session::PerfExit, who: &str| e.summary.clone().with_context(|| format!("no summary from the {who}"));
+    Ok((get(&c, "client")?, get(&s, "server")?))
+}
+
+pub fn run(a: BenchRdmaPerfArgs) -> Result<()> {
+    if !netns::have_privileges() {
+        bail!("nic bench rdma-perf creates TAP interfaces and network namespaces: run it as root");
+    }
+    let prefix = format!("bp{}", std::process::id() % 100_000);
+    let net = RdmaNet::create(&prefix, 81, false).map_err(anyhow::Error::msg).context("namespaces and bridges")?;
+    let mut rows = Vec::new();
+    let plan: Vec<(&'static str, u32, u32, bool)> = vec![
+        ("write", 4096, 1024, false),
+        ("read", 4096, 1024, false),
+        ("send", 4096, 1024, false),
+        ("write", 65536, 4096, false),
+        ("read", 65536, 4096, false),
+        ("send", 65536, 4096, false),
+        ("read", 64, 1024, true),
+        ("write", 64, 1024, true),
+    ];
+    for (k, &(op, size, mtu, lat)) in plan.iter().enumerate() {
+        let iters = if lat { 200 } else if size > 4096 { (a.iters / 10).max(10) } else { a.iters };
+        let mut args = vec![format!("--op={op}"), format!("--size={size}"), format!("--iters={iters}"), format!("--mtu={mtu}")];
+        if lat {
+            args.push("--lat".into());
+        }
+        eprintln!("{op} {size} B x {iters}, MTU {mtu}{}", if lat { ", latency" } else { "" });
+        let (client, server) = one(&net, &format!("{prefix}{k}"), &args)?;
+        rows.push(Row { op, size, mtu, lat, client, server });
+    }
+    println!("nic rdma-perf across two kernel bridges (two simulated full NICs, each behind a TAP; every landed byte checked)");
+    println!("{:<6} {:>6} {:>5} {:>6} {:>11} {:>9} {:>8} {:>8} {:>10} {:>11}", "op", "size", "MTU", "iters", "sim cycles", "sim Gb/s", "of 10G", "wall s", "wall Mb/s", "NIC cyc/s");
+    for r in rows.iter().filter(|r| !r.lat) {
+        let (cycles, bytes, wall) = (r.client.get("run_cycles"), r.client.get("bytes"), r.client.value("wall"));
+        let gbps = bytes as f64 * 8.0 / (cycles as f64 / CORE_HZ) / 1e9;
+        println!(
+            "{:<6} {:>6} {:>5} {:>6} {:>11} {:>9.2} {:>7.1}% {:>8.2} {:>10.2} {:>11.0}",
+            r.op,
+            r.size,
+            r.mtu,
+            r.client.get("messages"),
+            cycles,
+            gbps,
+            gbps * 10.0,
+            wall,
+            bytes as f64 * 8.0 / wall / 1e6,
+            cycles as f64 / wall
+        );
+    }
+    println!();
+    println!("{:<6} {:>6} {:>6} {:>20} {:>20}", "op", "size", "iters", "mean sim latency", "mean wall latency");
+    for r in rows.iter().filter(|r| r.lat) {
+        let n = r.client.get("messages").max(1) as f64;
+        let cyc = r.client.get("run_cycles") as f64 / n;
+        println!("{:<6} {:>6} {:>6} {:>11.0} cyc {:>5.2} us {:>17.0} us", r.op, r.size, n, cyc, cyc / CORE_HZ * 1e6, r.client.value("wall") / n * 1e6);
+    }
+    let naks: u64 = rows.iter().map(|r| r.client.get("rdma_tx_retries") + r.server.get("rdma_tx_retries")).sum();
+    println!("\nretransmissions in all runs: {naks}. Simulated time stands still while a NIC waits for its peer (see docs/rdma.md, \"Against real peers\").");
     Ok(())
-}
-
-fn connect(h: &mut SimHost, c: &mut Ctx, tcp_peer: Ipv4Addr, retransmit: bool) -> Result<u32> {
-    let mtu = Mtu::from_bytes(c.agreed().mtu).expect("agreed from ibv_mtu codes");
-    for l in &mut c.lanes {
-        let p = l.peer.expect("exchanged");
-        let peer_ip = exchange::gid_ipv4(&p.gid).with_context(|| format!("the peer's GID {} is not an IPv4-mapped address: this NIC speaks RoCEv2 over IPv4 only", exchange::gid_str(&p.gid)))?;
-        let mac = h.neighbour(peer_ip).or_else(|| h.neighbour(tcp_peer)).with_context(|| format!("no MAC address known for the peer {peer_ip} (no frame came from it)"))?;
-        let nic = &mut h.nic;
-        nic.modify_qp(l.qp, QpState::Init, &QpAttr { access: Some(access::LOCAL_WRITE | access::REMOTE_WRITE | access::REMOTE_READ), ..QpAttr::default() })?;
-        let rtr = QpAttr { path_mtu: Some(mtu), dest_qpn: Some(p.qpn), rq_psn: Some(p.psn), dest_mac: Some(mac), dest_ipv4: Some(peer_ip), min_rnr_timer: retransmit.then_some(1), ..QpAttr::default() };
-        nic.modify_qp(l.qp, QpState::Rtr, &rtr).with_context(|| format!("QP {:#x} to RTR (peer QPN {:#x} at {peer_ip}, {})", l.qp.qpn, p.qpn, mac_str(mac)))?;
-        let rd = (p.out_reads.min(OUT_READS) as u8).max(1);
-        let rts = QpAttr {
-            sq_psn: Some(l.psn),
-            timeout: retransmit.then_some(10),
-            retry_cnt: retransmit.then_some(7),
-            rnr_retry: retransmit.then_some(7),
-            max_rd_atomic: Some(rd),
-            ..QpAttr::default()
-        };
-        nic.modify_qp(l.qp, QpState::Rts, &rts)?;
-    }
-    Ok(c.agreed().mtu)
-}
-
-fn post_recv(h: &mut SimHost, c: &mut Ctx, i: usize) -> Result<()> {
-    let l = &mut c.lanes[i];
-    let slot = l.next_slot;
-    l.next_slot = (l.next_slot + 1) % c.slots;
-    let addr = l.land + u64::from(slot) * u64::from(c.size);
-    let wr = RecvWr { wr_id: (i as u64) << 32 | u64::from(slot), sg_list: vec![Sge { addr, length: c.size, lkey: c.mr.lkey }] };
-    h.nic.post_recv(l.qp, &[wr])?;
-    Ok(())
-}
-
-fn post_send(a: &RdmaPerfArgs, h: &mut SimHost, c: &mut Ctx, i: usize) -> Result<()> {
-    let l = &c.lanes[i];
-    let p = l.peer.expect("exchanged");
-    let n = l.posted;
-    let slot = n % c.slots;
-    let (op, local) = match a.op {
-        Op::Write => (SendOp::Write { remote_addr: p.vaddr + c.remote_offset(n.into()), rkey: p.rkey }, l.src),
-        Op::Read => (SendOp::Read { remote_addr: p.vaddr + c.remote_offset(n.into()), rkey: p.rkey }, l.land + u64::from(slot) * u64::from(c.size)),
-        Op::Send => (SendOp::Send, l.src),
-    };
-    let wr = SendWr { wr_id: (i as u64) << 32 | u64::from(slot), op, sg_list: vec![Sge { addr: local, length: c.size, lkey: c.mr.lkey }], signaled: true, solicited: false };
-    h.nic.post_send(l.qp, &[wr])?;
-    c.lanes[i].posted += 1;
-    Ok(())
-}
-
-fn check_wc(w: &Wc, what: &str) -> Result<()> {
-    if w.status != WcStatus::Success {
-        bail!("{what} completed with {:?} (QPN {:#x}, NAK syndrome {:#04x})", w.status, w.qpn, w.syndrome);
-    }
-    Ok(())
-}
-
-/// Checks (and clears) landing slot `slot` of lane `i` against the peer's pattern.
-fn verify_slot(h: &mut SimHost, c: &Ctx, i: usize, slot: u32, len: u32, out: &mut Outcome) -> Result<()> {
-    let l = &c.lanes[i];
-    let p = l.peer.expect("exchanged");
-    let want = pattern(p.qpn, p.psn, c.size as usize);
-    let at = l.land + u64::from(slot) * u64::from(c.size);
-    let mut got = vec![0u8; c.size as usize];
-    h.nic.device_mut().mem_read(at, &mut got)?;
-    if len != c.size {
-        bail!("a message of {len} bytes landed where {} were sent", c.size);
-    }
-    if let Some(k) = got.iter().zip(&want).position(|(g, w)| g != w) {
-        bail!("QP {:#x}, slot {slot}: byte {k} of {} is {:#04x}, the peer's pattern has {:#04x}", l.qp.qpn, c.size, got[k], want[k]);
-    }
-    h.nic.device_mut().mem_write(at, &vec![0; c.size as usize])?;
-    out.verified_bytes += u64::from(c.size);
-    out.verified_messages += 1;
-    Ok(())
-}
-
-/// The client's bandwidth run: up to `depth` messages outstanding per QP.
-fn client_bw(a: &RdmaPerfArgs, h: &mut SimHost, c: &mut Ctx, out: &mut Outcome) -> Result<()> {
-    let start_cycles = h.nic.cycles();
-    let start = Instant::now();
-    let mut last_progress = Instant::now();
-    let want = u64::from(a.iters) * c.lanes.len() as u64;
-    let mut done = 0u64;
-    while done < want {
-        for i in 0..c.lanes.len() {
-            while c.lanes[i].posted < a.iters && c.lanes[i].posted - c.lanes[i].done < c.depth {
-                post_send(a, h, c, i)?;
-            }
-        }
-        h.pump()?;
-        let wcs = h.nic.poll_cq(c.cq_send, 256)?;
-        if !wcs.is_empty() {
-            last_progress = Instant::now();
-        }
-        for w in wcs {
-            check_wc(&w, "a work request")?;
-            let (i, slot) = ((w.wr_id >> 32) as usize, w.wr_id as u32);
-            if a.op == Op::Read && !a.no_verify {
-                verify_slot(h, c, i, slot, w.byte_len.max(c.size), out)?;
-            }
-            c.lanes[i].done += 1;
-            done += 1;
-        }
-        if super::stopped() {
-            bail!("interrupted after {done} of {want} completions");
-        }
-        if last_progress.elapsed() > secs(a.stall_timeout) {
-            bail!("no completion for {:.1} s ({done} of {want} arrived); the engine's counters: {}", a.stall_timeout, rdma_counter_text(h));
-        }
-    }
-    out.cycles = h.nic.cycles() - start_cycles;
-    out.wall = start.elapsed().as_secs_f64();
-    out.messages = want;
-    out.bytes = want * u64::from(c.size);
-    Ok(())
-}
-
-/// The client's latency run: one message at a time on QP 0.
-fn client_lat(a: &RdmaPerfArgs, h: &mut SimHost, c: &mut Ctx, out: &mut Outcome) -> Result<()> {
-    for _ in 0..a.iters {
-        let (c0, t0) = (h.nic.cycles(), Instant::now());
-        post_send(a, h, c, 0)?;
-        let mut got = None;
-        h.pump_until("a completion", secs(a.stall_timeout), |h| {
-            let w = h.nic.poll_cq(c.cq_send, 1)?;
-            got = w.into_iter().next();
-            Ok(got.is_some())
-        })?;
-        let w = got.expect("waited for");
-        check_wc(&w, "a work request")?;
-        out.lat_cycles.push(h.nic.cycles() - c0);
-        out.lat_us.push(t0.elapsed().as_secs_f64() * 1e6);
-        if a.op == Op::Read && !a.no_verify {
-            verify_slot(h, c, 0, w.wr_id as u32, w.byte_len, out)?;
-        }
-        c.lanes[0].done += 1;
-    }
-    out.messages = u64::from(a.iters);
-    out.bytes = out.messages * u64::from(c.size);
-    out.cycles = out.lat_cycles.iter().sum();
-    out.wall = out.lat_us.iter().sum::<f64>() / 1e6;
-    Ok(())
-}
-
-/// The server's side of a SEND run: every receive checked, cleared and posted again,
-/// until each QP took `iters`.
-fn server_recv(a: &RdmaPerfArgs, h: &mut SimHost, c: &mut Ctx, out: &mut Outcome) -> Result<()> {
-    let want = u64::from(a.iters) * c.lanes.len() as u64;
-    let mut got = 0u64;
-    let mut last_progress = Instant::now();
-    let start_cycles = h.nic.cycles();
-    let start = Instant::now();
-    while got < want {
-        h.pump()?;
-        let wcs = h.nic.poll_cq(c.cq_recv, 256)?;
-        if !wcs.is_empty() {
-            last_progress = Instant::now();
-        }
-        for w in wcs {
-            check_wc(&w, "a receive")?;
-            if w.opcode != WcOpcode::Recv {
-                bail!("a receive completed as {:?}", w.opcode);
-            }
-            let (i, slot) = ((w.wr_id >> 32) as usize, w.wr_id as u32);
-            if !a.no_verify {
-                verify_slot(h, c, i, slot, w.byte_len, out)?;
-            }
-            c.lanes[i].done += 1;
-            got += 1;
-            // keep the window: a receive goes back for each one taken, up to iters
-            if c.lanes[i].posted < a.iters {
-                post_recv(h, c, i)?;
-                c.lanes[i].posted += 1;
-            }
-        }
-        if super::stopped() {
-            bail!("interrupted after {got} of {want} receives");
-        }
-        if last_progress.elapsed() > secs(a.stall_timeout) {
-            bail!("no receive for {:.1} s ({got} of {want} arrived); the engine's counters: {}", a.stall_timeout, rdma_counter_text(h));
-        }
-    }
-    out.cycles = h.nic.cycles() - start_cycles;
-    out.wall = start.elapsed().as_secs_f64();
-    out.messages = want;
-    out.bytes = want * u64::from(c.size);
-    Ok(())
-}
-
-/// After the final sync: each offset the client's WRITEs reached holds its pattern,
-/// every other byte of the landing area is still zero.
-fn server_check_writes(a: &RdmaPerfArgs, h: &mut SimHost, c: &Ctx, out: &mut Outcome) -> Result<()> {
-    let offsets = c.offsets_used(a.iters);
-    for l in &c.lanes {
-        let p = l.peer.expect("exchanged");
-        let sent = pattern(p.qpn, p.psn, c.size as usize);
-        let mut want = vec![0u8; c.land_len as usize];
-        for &o in &offsets {
-            want[o as usize..o as usize + c.size as usize].copy_from_slice(&sent);
-        }
-        let mut got = vec![0u8; c.land_len as usize];
-        h.nic.device_mut().mem_read(l.land, &mut got)?;
-        if let Some(k) = got.iter().zip(&want).position(|(g, w)| g != w) {
-            let inside = offsets.iter().any(|&o| (o..o + u64::from(c.size)).contains(&(k as u64)));
-            bail!(
-                "QP {:#x}: byte {k} of the landing area is {:#04x} where {} {:#04x}",
-                l.qp.qpn,
-                got[k],
-                if inside { "the client's pattern has" } else { "no WRITE reaches, so it should still be" },
-                want[k]
-            );
-        }
-        out.verified_bytes += offsets.len() as u64 * u64::from(c.size);
-        out.verified_messages += offsets.len() as u64;
-    }
-    out.messages = u64::from(a.iters) * c.lanes.len() as u64;
-    out.bytes = out.messages * u64::from(c.size);
-    Ok(())
-}
-
-pub fn rdma_counter_text(h: &mut SimHost) -> String {
-    h.nic.rdma_counters().unwrap_or_default().iter().filter(|(_, v)| *v != 0).map(|(n, v)| format!("{n} {v}")).collect::<Vec<_>>().join(", ")
-}
-
-/// The whole command after `ready`.
-pub fn run(a: &RdmaPerfArgs, h: &mut SimHost) -> Result<Outcome> {
-    if a.lat && a.qps != 1 {
-        bail!("--lat runs on one QP (as perftest's latency tests); drop --qps");
-    }
-    let mut c = setup(a, h)?;
-    let retransmit = h.nic.rdma_retransmits().unwrap_or(false);
-    let sock = h.add_tcp_socket(64 << 10);
-    let link = Link::new(sock, secs(a.exchange_timeout));
-    let tcp_peer = if let Some(server) = a.client {
-        h.tcp_connect(sock, server, a.port)?;
-        h.pump_until(&format!("the server at {server}:{} (ARP and the TCP handshake)", a.port), secs(a.connect_timeout), |h| {
-            let s = h.tcp(sock);
-            if !s.is_open() {
-                bail!("the server at {server}:{} refused or reset the connection", a.port);
-            }
-            Ok(s.may_send())
-        })?;
-        server
-    } else {
-        h.tcp(sock).listen(a.port).map_err(|e| anyhow::anyhow!("listening on port {}: {e}", a.port))?;
-        h.pump_until(&format!("a client on port {}", a.port), secs(a.accept_timeout), |h| Ok(h.tcp(sock).may_send()))?;
-        let ep = h.tcp(sock).remote_endpoint().context("a connected socket has a peer")?;
-        match ep.addr {
-            smoltcp::wire::IpAddress::Ipv4(v4) => v4,
-            #[allow(unreachable_patterns)]
-            other => bail!("a client at {other}: RoCEv2 here is IPv4 only"),
-        }
-    };
-    eprintln!("connected to {tcp_peer}:{}", if a.server { h.tcp(sock).remote_endpoint().map_or(0, |e| e.port) } else { a.port });
-    let agreed = exchange::open(h, &link, a.server, a.mtu).context("perftest's connection exchange (versions, page size, MTU)")?;
-    if u64::from(agreed.cycle_buffer.max(c.size)) > c.land_len {
-        bail!("the peer's page size {} needs a landing area larger than {} bytes", agreed.cycle_buffer, c.land_len);
-    }
-    c.agreed = Some(agreed);
-    fill(a, h, &c)?;
-    let local = local_infos(&c, h.ip, a.op);
-    let peers = exchange::keys(h, &link, a.server, &local, a.op).context("perftest's connection exchange (QP information)")?;
-    for (l, p) in c.lanes.iter_mut().zip(&peers) {
-        l.peer = Some(*p);
-    }
-    let mtu = connect(h, &mut c, tcp_peer, retransmit)?;
-    print_banner(a, &local, &peers, mtu);
-    let mut out = Outcome { mtu, ..Outcome::default() };
-    if a.server && a.op == Op::Send {
-        for i in 0..c.lanes.len() {
-            let n = c.slots.min(a.iters);
-            for _ in 0..n {
-                post_recv(h, &mut c, i)?;
-            }
-            c.lanes[i].posted = n;
-        }
-    }
-    // both sides ready (the server's receives posted) before the first message
-    exchange::hand_shake(h, &link, a.server, &local[0], "the hand-shake before the run").context("perftest's connection exchange")?;
-    match (a.server, a.op) {
-        (false, _) if a.lat => client_lat(a, h, &mut c, &mut out)?,
-        (false, _) => client_bw(a, h, &mut c, &mut out)?,
-        (true, Op::Send) => server_recv(a, h, &mut c, &mut out)?,
-        (true, _) => {}
-    }
-    // after the client's last completion its WRITEs have landed
-    let peer_report = exchange::finish(h, &link, a.server, a.op, &local[0], out.report(c.size)).context("perftest's closing exchange")?;
-    if a.server && a.op == Op::Write && !a.no_verify {
-        server_check_writes(a, h, &c, &mut out)?;
-    } else if a.server && a.op == Op::Read {
-        out.messages = u64::from(a.iters) * c.lanes.len() as u64;
-        out.bytes = out.messages * u64::from(c.size);
-    }
-    link.close(h, a.server).context("closing the connection")?;
-    print_result(a, &out, peer_report);
-    Ok(out)
-}
-
-fn print_banner(a: &RdmaPerfArgs, local: &[QpInfo], peers: &[QpInfo], mtu: u32) {
-    let line = "-".repeat(87);
-    println!("{line}");
-    println!("{:>width$}", a.op.title(a.lat), width = 20 + a.op.title(a.lat).len());
-    println!(" Dual-port       : OFF\t\tDevice         : nic-sim");
-    println!(" Number of qps   : {}\t\tTransport type : IB", a.qps);
-    println!(" Connection type : RC\t\tUsing SRQ      : OFF");
-    println!(" TX depth        : {}", a.tx_depth);
-    println!(" Mtu             : {mtu}[B]");
-    println!(" Link type       : Ethernet");
-    println!(" GID index       : 0");
-    println!(" Max inline data : 0[B]");
-    println!(" rdma_cm QPs\t : OFF");
-    println!(" Data ex. method : Ethernet");
-    println!("{line}");
-    for (l, p) in local.iter().zip(peers) {
-        println!("{}", exchange::describe("local", l, a.op));
-        println!("{}", exchange::describe("remote", p, a.op));
-    }
-    println!("{line}");
-}
-
-/// perftest's column header of a bandwidth test (MiB = 2^20 bytes).
-const RESULT_FMT: &str = " #bytes     #iterations    BW peak[MiB/sec]    BW average[MiB/sec]   MsgRate[Mpps]";
-const RESULT_FMT_LAT: &str = " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] ";
-
-/// perftest's REPORT_FMT: `" %-7lu    %-10lu       %-7.2lf            %-7.2lf\t\t     %-7.6lf"`.
-fn report_line(r: &exchange::BwReport) -> String {
-    format!(" {:<7}    {:<10}       {:<7.2}            {:<7.2}\t\t     {:<7.6}", r.size, r.iters, r.bw_peak, r.bw_avg, r.msg_rate)
-}
-
-fn print_result(a: &RdmaPerfArgs, o: &Outcome, peer: Option<exchange::BwReport>) {
-    let line = "-".repeat(87);
-    if a.lat {
-        println!("{RESULT_FMT_LAT}");
-        if !a.server {
-            let mut us: Vec<f64> = o.lat_cycles.iter().map(|&c| c as f64 / CORE_HZ * 1e6).collect();
-            us.sort_by(f64::total_cmp);
-            let st = LatStats::of(&us);
-            println!(" {:<7} {}          {:<7.2}        {:<7.2}      {:<7.2}  \t       {:<7.2}     \t{:<7.2}\t\t{:<7.2} \t\t{:<7.2}", a.size, a.iters, st.min, st.max, st.typical, st.avg, st.stdev, st.p99, st.p999);
-            let mut wall = o.lat_us.clone();
-            wall.sort_by(f64::total_cmp);
-            let w = LatStats::of(&wall);
-            println!("{line}");
-            println!(" simulated time at {:.2} MHz (above, the requester's post to its completion); wall clock per message: min {:.0} us, typical {:.0} us, max {:.0} us", CORE_HZ / 1e6, w.min, w.typical, w.max);
-        }
-    } else {
-        println!("{RESULT_FMT}");
-        // perftest's WRITE and READ server prints the client's figures; a SEND server its own
-        let shown = if a.server && a.op != Op::Send { peer } else { Some(o.report(a.size)) };
-        if let Some(r) = shown {
-            println!("{}", report_line(&r));
-        }
-        println!("{line}");
-        if !a.server || a.op == Op::Send {
-            let gbps = o.bytes as f64 * 8.0 / o.sim_seconds().max(1e-12) / 1e9;
-            println!(
-                " simulated time at {:.2} MHz: {} cycles, {:.2} Gb/s ({:.1}% of 10 GbE line rate); wall clock: {:.2} s, {:.3} Mb/s",
-                CORE_HZ / 1e6,
-                o.cycles,
-                gbps,
-                gbps * 10.0,
-                o.wall,
-                o.bytes as f64 * 8.0 / o.wall.max(1e-9) / 1e6
-            );
-        }
-    }
-    if o.verified_messages > 0 {
-        println!(" checked: {} bytes in {} messages", o.verified_bytes, o.verified_messages);
-    }
-    println!("{line}");
-}
-
-/// perftest's latency figures over sorted samples.
-struct LatStats {
-    min: f64,
-    max: f64,
-    typical: f64,
-    avg: f64,
-    stdev: f64,
-    p99: f64,
-    p999: f64,
-}
-
-impl LatStats {
-    fn of(sorted: &[f64]) -> LatStats {
-        let n = sorted.len().max(1);
-        let at = |q: f64| sorted.get(((n as f64 * q).ceil() as usize).saturating_sub(1).min(n - 1)).copied().unwrap_or(0.0);
-        let avg = sorted.iter().sum::<f64>() / n as f64;
-        let var = sorted.iter().map(|x| (x - avg) * (x - avg)).sum::<f64>() / n as f64;
-        LatStats { min: at(0.0), max: sorted.last().copied().unwrap_or(0.0), typical: sorted.get(n / 2).copied().unwrap_or(0.0), avg, stdev: var.sqrt(), p99: at(0.99), p999: at(0.999) }
-    }
-}
-
-/// The `summary` line: key=value tokens a test or script reads (the host's frame
-/// counters at each boundary, the NIC's Ethernet and RDMA counters, the run's figures).
-pub fn summary_line(role: &str, a: &RdmaPerfArgs, h: &mut SimHost, o: Option<&Outcome>) -> String {
-    let c = h.count;
-    let mut s = format!(
-        "summary role={role} ok={} mac={} op={:?} size={} iters={} qps={} cycles={} wire_in_frames={} wire_in_bytes={} wire_in_malformed={} wire_out_frames={} wire_out_bytes={} wire_out_refused={} stack_tx_frames={} stack_rx_frames={}",
-        u8::from(o.is_some()),
-        mac_str(h.mac),
-        a.op,
-        a.size,
-        a.iters,
-        a.qps,
-        h.nic.cycles(),
-        c.wire_in_frames,
-        c.wire_in_bytes,
-        c.wire_in_malformed,
-        c.wire_out_frames,
-        c.wire_out_bytes,
-        c.wire_out_refused,
-        c.stack_tx_frames,
-        c.stack_rx_frames
-    )
-    .to_lowercase();
-    if let Ok(st) = h.nic.stats() {
-        s += &format!(" nic_tx_frames={} nic_rx_frames={} nic_rx_drops={} nic_rx_filter_drops={}", st.tx_frames, st.rx_frames, st.rx_drops(), st.rx_filter_drops());
-    }
-    for (n, v) in h.nic.rdma_counters().unwrap_or_default() {
-        s += &format!(" rdma_{}={v}", n.to_lowercase());
-    }
-    if let Some(o) = o {
-        s += &format!(" mtu={} messages={} bytes={} run_cycles={} wall={:.3} verified_bytes={} verified_messages={}", o.mtu, o.messages, o.bytes, o.cycles, o.wall, o.verified_bytes, o.verified_messages);
-    }
-    s
 }

@@ -14,7 +14,8 @@
 //! the RDMA engine. Frames the kernel puts on the TAP are the wire's frames into the NIC
 //! (an FCS added); frames the NIC sends go to the kernel (FCS stripped).
 //!
-//! Simulated time runs while anything moves, and for `QUIET_CYCLES` after; then it waits
+//! Simulated time runs while anything moves (or the NIC is still taking in the frames
+//! injected, at a beat a cycle), and for `QUIET_CYCLES` after; then it waits
 //! for the kernel (the TAP) or the stack's next timer, so a peer that is slow in wall
 //! time costs the simulated NIC little. The stack's own timers run in wall-clock time:
 //! it is the host's software, not the NIC.
@@ -120,6 +121,12 @@ pub fn default_mac(ip: Ipv4Addr) -> [u8; 6] {
     [0x02, 0x4e, o[0], o[1], o[2], o[3]]
 }
 
+/// The IPv6 link-local address of `mac` (modified EUI-64, RFC 4291 appendix A).
+pub fn link_local(mac: [u8; 6]) -> std::net::Ipv6Addr {
+    let m = |i: usize| u16::from(mac[i]);
+    std::net::Ipv6Addr::new(0xfe80, 0, 0, 0, (m(0) ^ 2) << 8 | m(1), m(2) << 8 | 0xff, 0xfe00 | m(3), m(4) << 8 | m(5))
+}
+
 /// The IPv4 source address and source MAC of an untagged Ethernet frame carrying IPv4
 /// or an ARP reply/request (how the host learns its peers' MAC addresses for RoCE).
 fn ipv4_source(frame: &[u8]) -> Option<(Ipv4Addr, [u8; 6])> {
@@ -152,6 +159,9 @@ pub struct SimHost {
     pub count: HostCounters,
     /// Cycles since something last moved.
     quiet: u64,
+    /// The cycle until which the NIC is still taking in the frames injected so far (one
+    /// beat a cycle): it works on them although nothing moves at the host's boundary.
+    busy_until: u64,
     epoch: Instant,
     buf: Vec<u8>,
     /// Every frame on the wire, both ways, when capturing (`--pcap`).
@@ -175,7 +185,7 @@ impl SimHost {
         let epoch = Instant::now();
         let mut iface = Interface::new(config, &mut phy, NetInstant::from_micros(0));
         let o = ip.octets();
-        let ll = IpAddress::v6(0xfe80, 0, 0, 0, u16::from(mac[0] ^ 2) << 8 | u16::from(mac[1]), u16::from(mac[2]) << 8 | 0xff, 0xfe00 | u16::from(mac[3]), u16::from(mac[4]) << 8 | u16::from(mac[5]));
+        let ll = IpAddress::Ipv6(link_local(mac));
         iface.update_ip_addrs(|a| {
             a.push(IpCidr::new(IpAddress::v4(o[0], o[1], o[2], o[3]), prefix)).expect("room for two addresses");
             a.push(IpCidr::new(ll, 64)).expect("room for two addresses");
@@ -191,6 +201,7 @@ impl SimHost {
             neighbours: HashMap::new(),
             count: HostCounters::default(),
             quiet: 0,
+            busy_until: 0,
             epoch,
             buf: vec![0u8; virtio_net::HEADER_LEN + dev::MAX_FRAME_LEN],
             pcap: None,
@@ -259,6 +270,21 @@ impl SimHost {
         self.neighbours.get(&ip).copied()
     }
 
+    /// Waits (pumping) until the wire's link is up and running (the TAP up, its
+    /// operational state up): a host does not transmit before link up, and the kernel
+    /// takes no frames from a TAP that is down.
+    pub fn wait_link(&mut self, limit: Duration) -> Result<()> {
+        let name = self.tap.name().to_string();
+        let mut last_check = Instant::now() - Duration::from_secs(1);
+        self.pump_until(&format!("the link of {name} (set it up, e.g. `ip link set {name} up`)"), limit, |h| {
+            if last_check.elapsed() < Duration::from_millis(20) {
+                return Ok(false);
+            }
+            last_check = Instant::now();
+            h.tap.running().with_context(|| format!("reading the state of {name}"))
+        })
+    }
+
     /// Whether simulated time has stood still for lack of work (`QUIET_CYCLES`).
     pub fn is_quiet(&self) -> bool {
         self.quiet >= QUIET_CYCLES
@@ -286,7 +312,10 @@ impl SimHost {
                 continue;
             }
             // a real wire pads to the 60-byte minimum; a TAP hands over the bare frame
-            self.nic.device_mut().inject_rx(&fcs::with_fcs(&fcs::padded(frame)), false);
+            let wire = fcs::with_fcs(&fcs::padded(frame));
+            let now = self.nic.device().cycles();
+            self.busy_until = self.busy_until.max(now) + (wire.len() as u64).div_ceil(8) + 2;
+            self.nic.device_mut().inject_rx(&wire, false);
             moved += 1;
         }
         // stack → NIC
@@ -326,8 +355,8 @@ impl SimHost {
         if let Some(fault) = self.nic.device_mut().take_dma_faults().first() {
             bail!("the NIC behind {}: DMA fault {fault:?}", self.tap.name());
         }
-        let in_flight = self.nic.tx_in_flight(0) > 0;
-        self.quiet = if moved > 0 || in_flight { 0 } else { self.quiet + STEP };
+        let busy = self.nic.tx_in_flight(0) > 0 || self.nic.device().cycles() < self.busy_until;
+        self.quiet = if moved > 0 || busy { 0 } else { self.quiet + STEP };
         if self.quiet >= QUIET_CYCLES {
             let now = self.now();
             let delay = self.iface.poll_delay(now, &self.sockets).map_or(MAX_WAIT_MS, |d| d.total_millis().min(MAX_WAIT_MS));

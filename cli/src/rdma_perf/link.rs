@@ -5,7 +5,10 @@
 use super::host::SimHost;
 use anyhow::{bail, Result};
 use smoltcp::iface::SocketHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// Wall-clock time without a frame after which a closed connection is over for good.
+const LINGER: Duration = Duration::from_millis(500);
 
 /// One TCP connection and how long each wait on it may take.
 pub struct Link {
@@ -67,11 +70,21 @@ impl Link {
             }
             Ok(matches!(s.state(), State::TimeWait | State::Closed))
         })?;
-        // the last ACK onto the wire
-        let mut quiet_passes = 0;
-        h.pump_until("the last frames to leave", self.timeout, |h| {
-            quiet_passes = if h.is_quiet() { quiet_passes + 1 } else { 0 };
-            Ok(quiet_passes >= 4)
-        })
+        // the last ACK onto the wire, and a late retransmission from the peer (its TCP
+        // timers run in wall-clock time against a simulated peer) received and counted:
+        // the wire silent for LINGER
+        let start = Instant::now();
+        let mut last_move = Instant::now();
+        loop {
+            if h.pump()? > 0 || !h.is_quiet() {
+                last_move = Instant::now();
+            }
+            if last_move.elapsed() >= LINGER {
+                return Ok(());
+            }
+            if start.elapsed() > self.timeout || super::stopped() {
+                bail!("the wire did not fall silent within {:.1} s after closing", self.timeout.as_secs_f64());
+            }
+        }
     }
 }

@@ -6,9 +6,10 @@
 //! owns `--ip` and runs a TCP/IP stack of its own over the NIC's Ethernet queues, which
 //! carries perftest's out-of-band connection exchange ([`exchange`]) on TCP port 18515;
 //! the benchmark itself goes through the driver's verbs and the RDMA engine
-//! ([`bench`]). docs/rdma.md says how to use it, also against a real `ib_write_bw`.
+//! ([`run`]). docs/rdma.md says how to use it, also against a real `ib_write_bw`.
 
 pub mod bench;
+pub mod run;
 pub mod exchange;
 pub mod host;
 pub mod link;
@@ -210,12 +211,12 @@ pub fn run(a: RdmaPerfArgs) -> Result<()> {
         h.capture(p)?;
     }
     let role = if a.server { "server" } else { "client" };
-    println!("ready role={role} tap={} ip={ip}/{prefix} mac={} port={}", h.tap_name(), mac_str(mac), a.port);
+    println!("ready role={role} tap={} ip={ip}/{prefix} ip6={} mac={} port={}", h.tap_name(), host::link_local(mac), mac_str(mac), a.port);
     std::io::stdout().flush().ok();
-    let outcome = bench::run(&a, &mut h);
+    let outcome = run::run(&a, &mut h);
     let outcome = outcome.and_then(|o| h.finish_capture().map(|_| o));
     // the counters also when the run failed: they say how far it got
-    println!("{}", bench::summary_line(role, &a, &mut h, outcome.as_ref().ok()));
+    println!("{}", run::summary_line(role, &a, &mut h, outcome.as_ref().ok()));
     std::io::stdout().flush().ok();
     outcome.map(|_| ()).with_context(|| format!("rdma-perf {role} on {}", a.tap))
 }

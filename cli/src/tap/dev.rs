@@ -173,6 +173,52 @@ impl TapDevice {
     }
 }
 
+/// `TUNGETDEVNETNS` (`_IO('T', 227)`, Linux 5.2): a descriptor of the network namespace
+/// the interface lives in now (libc does not name it).
+const TUNGETDEVNETNS: libc::c_ulong = 0x54e3;
+
+impl TapDevice {
+    /// Whether the interface is up and running (`IFF_UP | IFF_RUNNING`: its operational
+    /// state is up, so a bridge it is a port of forwards what it is handed), wherever it
+    /// was moved since. Looked up from a short-lived thread that enters the interface's
+    /// namespace (`setns(2)` is per thread).
+    pub fn running(&self) -> io::Result<bool> {
+        // SAFETY: TUNGETDEVNETNS takes no argument and returns a new descriptor.
+        let ns = unsafe { libc::ioctl(self.fd.as_raw_fd(), TUNGETDEVNETNS as _) };
+        if ns < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: the kernel gave us this descriptor.
+        let ns = unsafe { OwnedFd::from_raw_fd(ns) };
+        let name = self.name.clone();
+        std::thread::scope(|s| {
+            s.spawn(|| -> io::Result<bool> {
+                // SAFETY: setns on this thread only; `ns` is a network namespace descriptor.
+                if unsafe { libc::setns(ns.as_raw_fd(), libc::CLONE_NEWNET) } < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                // SAFETY: plain socket(2) in the namespace just entered.
+                let sock = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) };
+                if sock < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                // SAFETY: we own `sock`.
+                let sock = unsafe { OwnedFd::from_raw_fd(sock) };
+                let mut ifr = ifreq_named(&name);
+                // SAFETY: SIOCGIFFLAGS fills one ifreq.
+                if unsafe { libc::ioctl(sock.as_raw_fd(), libc::SIOCGIFFLAGS, &mut ifr) } < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                // SAFETY: the union holds the flags after SIOCGIFFLAGS.
+                let flags = unsafe { ifr.ifr_ifru.ifru_flags } as libc::c_int;
+                Ok(flags & libc::IFF_UP != 0 && flags & libc::IFF_RUNNING != 0)
+            })
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("the link query thread panicked")))
+        })
+    }
+}
+
 /// The MAC address of interface `name` (SIOCGIFHWADDR on a throwaway socket).
 fn hw_addr(name: &str) -> Result<[u8; 6], TapError> {
     // SAFETY: plain socket(2).
