@@ -12,6 +12,7 @@ mod rdma_attack;
 mod rdma_perf;
 mod report;
 mod rx;
+mod stop;
 mod tap;
 mod tx;
 

@@ -15,12 +15,7 @@ use std::process::Command;
 use std::time::Duration;
 
 fn privileged(test: &str) -> bool {
-    if netns::have_privileges() {
-        return true;
-    }
-    assert!(std::env::var("CI").is_err(), "{test} needs root, and CI runs as root");
-    eprintln!("{test}: skipped (needs root to create TAP interfaces and network namespaces)");
-    false
+    netns::privileged_or_skip(test)
 }
 
 fn nic() -> &'static Path {

@@ -21,7 +21,6 @@ use clap::{Args, ValueEnum};
 use host::SimHost;
 use std::io::Write;
 use std::net::Ipv4Addr;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -160,28 +159,7 @@ pub fn secs(s: f64) -> Duration {
     Duration::from_secs_f64(s)
 }
 
-/// Set by SIGINT and SIGTERM: every wait gives up.
-static STOP: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_signal(_: libc::c_int) {
-    STOP.store(true, Ordering::SeqCst);
-}
-
-pub fn stopped() -> bool {
-    STOP.load(Ordering::SeqCst)
-}
-
-fn catch_stop_signals() {
-    for sig in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: the handler only stores to an atomic.
-        unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
-            libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(sig, &sa, std::ptr::null_mut());
-        }
-    }
-}
+pub use crate::stop::stopped;
 
 pub fn mac_str(m: [u8; 6]) -> String {
     m.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":")
@@ -194,7 +172,7 @@ pub fn run(a: RdmaPerfArgs) -> Result<()> {
     if a.config != HwArg::Full {
         bail!("--config small: only the full configuration has the RDMA engine");
     }
-    catch_stop_signals();
+    crate::stop::catch_stop_signals();
     let tap = match SimHost::create_tap(&a.tap) {
         Ok(t) => t,
         Err(crate::tap::dev::TapError::NotPermitted(m)) => {

@@ -79,6 +79,15 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// Records a bandwidth run's end: `want` messages of `size` bytes since `start_cycles`
+    /// and `start`.
+    fn finish(&mut self, h: &SimHost, start_cycles: u64, start: Instant, want: u64, size: u32) {
+        self.cycles = h.nic.cycles() - start_cycles;
+        self.wall = start.elapsed().as_secs_f64();
+        self.messages = want;
+        self.bytes = want * u64::from(size);
+    }
+
     /// Seconds of simulated time the run took.
     pub fn sim_seconds(&self) -> f64 {
         self.cycles as f64 / CORE_HZ
@@ -300,17 +309,9 @@ fn client_bw(a: &RdmaPerfArgs, h: &mut SimHost, c: &mut Ctx, out: &mut Outcome) 
             c.lanes[i].done += 1;
             done += 1;
         }
-        if super::stopped() {
-            bail!("interrupted after {done} of {want} completions");
-        }
-        if last_progress.elapsed() > secs(a.stall_timeout) {
-            bail!("no completion for {:.1} s ({done} of {want} arrived); the engine's counters: {}", a.stall_timeout, rdma_counter_text(h));
-        }
+        give_up_if_stuck(a, h, last_progress, done, want, "completion")?;
     }
-    out.cycles = h.nic.cycles() - start_cycles;
-    out.wall = start.elapsed().as_secs_f64();
-    out.messages = want;
-    out.bytes = want * u64::from(c.size);
+    out.finish(h, start_cycles, start, want, c.size);
     Ok(())
 }
 
@@ -372,17 +373,21 @@ fn server_recv(a: &RdmaPerfArgs, h: &mut SimHost, c: &mut Ctx, out: &mut Outcome
                 c.lanes[i].posted += 1;
             }
         }
-        if super::stopped() {
-            bail!("interrupted after {got} of {want} receives");
-        }
-        if last_progress.elapsed() > secs(a.stall_timeout) {
-            bail!("no receive for {:.1} s ({got} of {want} arrived); the engine's counters: {}", a.stall_timeout, rdma_counter_text(h));
-        }
+        give_up_if_stuck(a, h, last_progress, got, want, "receive")?;
     }
-    out.cycles = h.nic.cycles() - start_cycles;
-    out.wall = start.elapsed().as_secs_f64();
-    out.messages = want;
-    out.bytes = want * u64::from(c.size);
+    out.finish(h, start_cycles, start, want, c.size);
+    Ok(())
+}
+
+/// Fails a run that was interrupted, or saw no `what` (completion, receive) for
+/// `--stall-timeout` seconds.
+fn give_up_if_stuck(a: &RdmaPerfArgs, h: &mut SimHost, last_progress: Instant, done: u64, want: u64, what: &str) -> Result<()> {
+    if super::stopped() {
+        bail!("interrupted after {done} of {want} {what}s");
+    }
+    if last_progress.elapsed() > secs(a.stall_timeout) {
+        bail!("no {what} for {:.1} s ({done} of {want} arrived); the engine's counters: {}", a.stall_timeout, rdma_counter_text(h));
+    }
     Ok(())
 }
 

@@ -17,6 +17,7 @@ pub mod dev;
 
 use crate::loopback::{open_device, SimArgs};
 use crate::tx::{flow_hash, queue_of, tx_frame, Handed, Request};
+use crate::stop::{catch_stop_signals, request_stop, stopped};
 use crate::HwArg;
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -30,7 +31,7 @@ use nic_testbench::wire::virtio_net::{self, VirtioNetHeader, VirtioNetRepr};
 use std::collections::VecDeque;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 #[derive(Args, Debug)]
@@ -90,26 +91,6 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
         Ok(v) if (0.05..=3600.0).contains(&v) => Ok(v),
         Ok(v) => Err(format!("{v} s is not in 0.05..=3600")),
         Err(_) => Err(format!("`{s}` is not a number of seconds")),
-    }
-}
-
-/// Set by SIGINT and SIGTERM.
-static STOP: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_signal(_: libc::c_int) {
-    STOP.store(true, Ordering::SeqCst);
-}
-
-fn catch_stop_signals() {
-    for sig in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: the handler only stores to an atomic; no SA_RESTART, so a poll(2) in
-        // progress returns at once.
-        unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
-            libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(sig, &sa, std::ptr::null_mut());
-        }
     }
 }
 
@@ -418,7 +399,7 @@ impl Side {
     fn run(&mut self) -> Result<()> {
         let mut buf = vec![0u8; virtio_net::HEADER_LEN + dev::MAX_FRAME_LEN];
         let mut answered = 0u64;
-        while !STOP.load(Ordering::SeqCst) {
+        while !stopped() {
             let mut moved = 0;
             for batch in self.from_peer.try_iter() {
                 moved += batch.len();
@@ -582,7 +563,7 @@ pub fn run(a: TapArgs) -> Result<()> {
                     let _ = up.send(Ok(()));
                     let r = side.run();
                     // a side that fails stops the other
-                    STOP.store(true, Ordering::SeqCst);
+                    request_stop();
                     side.shared.wakers[1 - i].wake();
                     r?;
                     side.publish(u64::MAX)?;
@@ -602,7 +583,7 @@ pub fn run(a: TapArgs) -> Result<()> {
         }
     }
     if let Some(e) = up_error {
-        STOP.store(true, Ordering::SeqCst);
+        request_stop();
         for t in threads {
             let _ = t.join();
         }
@@ -623,7 +604,7 @@ pub fn run(a: TapArgs) -> Result<()> {
     let every = Duration::from_secs_f64(a.stats_every);
     let mut next_stats = Instant::now() + every;
     let mut generation = 0u64;
-    while !STOP.load(Ordering::SeqCst) {
+    while !stopped() {
         std::thread::sleep(next_stats.saturating_duration_since(Instant::now()).min(Duration::from_millis(20)));
         if Instant::now() < next_stats {
             continue;
@@ -635,7 +616,7 @@ pub fn run(a: TapArgs) -> Result<()> {
         let asked = Instant::now();
         let snaps = loop {
             let snaps = [*shared.snapshots[0].lock().unwrap(), *shared.snapshots[1].lock().unwrap()];
-            if snaps.iter().all(|s| s.generation >= generation) || STOP.load(Ordering::SeqCst) || asked.elapsed() > Duration::from_secs(10) {
+            if snaps.iter().all(|s| s.generation >= generation) || stopped() || asked.elapsed() > Duration::from_secs(10) {
                 break snaps;
             }
             std::thread::sleep(Duration::from_millis(1));
