@@ -243,6 +243,28 @@ fn bad_peers_get_clear_errors_and_no_hang() {
     ping(&["ping", "-c", "3", "-w", "30", "-i", "0.2", &net.host(1)], "IPv4 ping of the simulated host");
     let ll = p.transcript.iter().find_map(|l| l.split_whitespace().find_map(|t| t.strip_prefix("ip6="))).expect("`ready` names the link-local address").to_string();
     ping(&["ping", "-6", "-c", "3", "-w", "30", "-i", "0.2", &format!("{ll}%br0")], "IPv6 ping of the simulated host's link-local address");
+    // and UDP: datagrams to its echo port come back, byte for byte
+    let echo_to = format!("{}:7", net.host(1));
+    let echoed = net.ns[0]
+        .spawn(move || {
+            let s = std::net::UdpSocket::bind("0.0.0.0:0")?;
+            s.set_read_timeout(Some(Duration::from_secs(30)))?;
+            let mut back = Vec::new();
+            for k in 0..3u8 {
+                let msg: Vec<u8> = (0..200 + usize::from(k) * 500).map(|i| (i as u8) ^ k).collect();
+                s.send_to(&msg, &echo_to)?;
+                let mut buf = [0u8; 2048];
+                let (n, _) = s.recv_from(&mut buf)?;
+                back.push((msg, buf[..n].to_vec()));
+            }
+            Ok(back)
+        })
+        .join()
+        .unwrap()
+        .expect("UDP echo answered");
+    for (sent, got) in echoed {
+        assert_eq!(got, sent, "the UDP echo of {} bytes", sent.len());
+    }
     let to = format!("{}:18515", net.host(1));
     let t = net.ns[0].spawn(move || {
         let mut s = TcpStream::connect_timeout(&to.parse().unwrap(), Duration::from_secs(60))?;
@@ -252,6 +274,7 @@ fn bad_peers_get_clear_errors_and_no_hang() {
     });
     let e = p.wait(Duration::from_secs(120)).expect("the server ends on its own");
     assert_fails(&e, "a client that is not perftest", "not a perftest peer");
+    assert_eq!(e.summary.as_ref().map(|c| c.get("udp_echoed")), Some(3), "the server's count of UDP echoes");
     t.join().unwrap().expect("the fake client ran");
 }
 

@@ -29,7 +29,7 @@ use nic_testbench::pcap::{PcapWriter, LINKTYPE_ETHERNET};
 use nic_testbench::wire::virtio_net::{self, VirtioNetHeader, VirtioNetRepr};
 use smoltcp::iface::{Config, Interface, SocketHandle, SocketSet};
 use smoltcp::phy::{self, DeviceCapabilities, Medium};
-use smoltcp::socket::tcp;
+use smoltcp::socket::{tcp, udp};
 use smoltcp::time::Instant as NetInstant;
 use smoltcp::wire::{EthernetAddress, HardwareAddress, IpAddress, IpCidr};
 use std::collections::{HashMap, VecDeque};
@@ -43,6 +43,8 @@ const STEP: u64 = 64;
 pub const QUIET_CYCLES: u64 = 4096;
 /// Longest wait in poll(2) before looking again (bounds how late a stack timer fires).
 const MAX_WAIT_MS: u64 = 20;
+/// The UDP echo service's port (RFC 862): the host carries UDP as well as TCP.
+pub const ECHO_PORT: u16 = 7;
 /// The IP MTU of the host's stack (standard Ethernet).
 pub const IP_MTU: usize = 1500;
 
@@ -63,6 +65,8 @@ pub struct HostCounters {
     /// Frames the stack sent through the NIC's TX queue, and received from its RX queues.
     pub stack_tx_frames: u64,
     pub stack_rx_frames: u64,
+    /// UDP datagrams the echo service sent back.
+    pub udp_echoed: u64,
 }
 
 /// smoltcp's view of the NIC's Ethernet queues: frames waiting both ways, moved by
@@ -164,6 +168,8 @@ pub struct SimHost {
     busy_until: u64,
     epoch: Instant,
     buf: Vec<u8>,
+    /// The UDP echo service (port 7).
+    echo: SocketHandle,
     /// Every frame on the wire, both ways, when capturing (`--pcap`).
     pcap: Option<PcapWriter<std::io::BufWriter<std::fs::File>>>,
 }
@@ -190,11 +196,19 @@ impl SimHost {
             a.push(IpCidr::new(IpAddress::v4(o[0], o[1], o[2], o[3]), prefix)).expect("room for two addresses");
             a.push(IpCidr::new(ll, 64)).expect("room for two addresses");
         });
+        let mut sockets = SocketSet::new(Vec::new());
+        let mut echo = udp::Socket::new(
+            udp::PacketBuffer::new(vec![udp::PacketMetadata::EMPTY; 16], vec![0; 16 << 10]),
+            udp::PacketBuffer::new(vec![udp::PacketMetadata::EMPTY; 16], vec![0; 16 << 10]),
+        );
+        echo.bind(ECHO_PORT).expect("a fresh socket binds");
+        let echo = sockets.add(echo);
         Ok(SimHost {
             nic,
             tap,
             iface,
-            sockets: SocketSet::new(Vec::new()),
+            sockets,
+            echo,
             phy,
             mac,
             ip,
@@ -319,6 +333,7 @@ impl SimHost {
             moved += 1;
         }
         // stack → NIC
+        self.serve_echo();
         let now = self.now();
         self.iface.poll(now, &mut self.phy, &mut self.sockets);
         moved += self.post_stack_frames()?;
@@ -365,6 +380,18 @@ impl SimHost {
             }
         }
         Ok(moved)
+    }
+
+    /// Answers what came to the UDP echo port (RFC 862), datagram for datagram.
+    fn serve_echo(&mut self) {
+        let s = self.sockets.get_mut::<udp::Socket>(self.echo);
+        while s.can_send() {
+            let Ok((data, meta)) = s.recv() else { break };
+            let (data, to) = (data.to_vec(), meta.endpoint);
+            if s.send_slice(&data, to).is_ok() {
+                self.count.udp_echoed += 1;
+            }
+        }
     }
 
     /// Puts the stack's frames on TX queue 0 (reaping what the NIC sent). A frame that

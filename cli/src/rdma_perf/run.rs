@@ -447,6 +447,8 @@ pub fn run(a: &RdmaPerfArgs, h: &mut SimHost) -> Result<Outcome> {
         })?;
         server
     } else {
+        // perftest's server says so before it accepts
+        println!("\n************************************\n* Waiting for client to connect... *\n************************************");
         h.tcp(sock).listen(a.port).map_err(|e| anyhow::anyhow!("listening on port {}: {e}", a.port))?;
         h.pump_until(&format!("a client on port {}", a.port), secs(a.accept_timeout), |h| Ok(h.tcp(sock).may_send()))?;
         let ep = h.tcp(sock).remote_endpoint().context("a connected socket has a peer")?;
@@ -469,7 +471,7 @@ pub fn run(a: &RdmaPerfArgs, h: &mut SimHost) -> Result<Outcome> {
         l.peer = Some(*p);
     }
     let mtu = connect(h, &mut c, tcp_peer, retransmit)?;
-    print_banner(a, &local, &peers, mtu);
+    print_banner(a, &local, &peers, mtu, c.slots.min(a.iters));
     let mut out = Outcome { mtu, ..Outcome::default() };
     if a.server && a.op == Op::Send {
         for i in 0..c.lanes.len() {
@@ -501,18 +503,26 @@ pub fn run(a: &RdmaPerfArgs, h: &mut SimHost) -> Result<Outcome> {
     Ok(out)
 }
 
-fn print_banner(a: &RdmaPerfArgs, local: &[QpInfo], peers: &[QpInfo], mtu: u32) {
+fn print_banner(a: &RdmaPerfArgs, local: &[QpInfo], peers: &[QpInfo], mtu: u32, rx_depth: u32) {
     let line = "-".repeat(87);
     println!("{line}");
     println!("{:>width$}", a.op.title(a.lat), width = 20 + a.op.title(a.lat).len());
     println!(" Dual-port       : OFF\t\tDevice         : nic-sim");
     println!(" Number of qps   : {}\t\tTransport type : IB", a.qps);
     println!(" Connection type : RC\t\tUsing SRQ      : OFF");
-    println!(" TX depth        : {}", a.tx_depth);
+    if !a.server {
+        println!(" TX depth        : {}", a.tx_depth);
+    } else if a.op == Op::Send {
+        println!(" RX depth        : {rx_depth}");
+    }
     println!(" Mtu             : {mtu}[B]");
     println!(" Link type       : Ethernet");
     println!(" GID index       : 0");
-    println!(" Max inline data : 0[B]");
+    if a.op == Op::Read {
+        println!(" Outstand reads  : {OUT_READS}");
+    } else {
+        println!(" Max inline data : 0[B]");
+    }
     println!(" rdma_cm QPs\t : OFF");
     println!(" Data ex. method : Ethernet");
     println!("{line}");
@@ -600,7 +610,7 @@ impl LatStats {
 pub fn summary_line(role: &str, a: &RdmaPerfArgs, h: &mut SimHost, o: Option<&Outcome>) -> String {
     let c = h.count;
     let mut s = format!(
-        "summary role={role} ok={} mac={} op={:?} size={} iters={} qps={} cycles={} wire_in_frames={} wire_in_bytes={} wire_in_malformed={} wire_out_frames={} wire_out_bytes={} wire_out_refused={} stack_tx_frames={} stack_rx_frames={}",
+        "summary role={role} ok={} mac={} op={:?} size={} iters={} qps={} cycles={} wire_in_frames={} wire_in_bytes={} wire_in_malformed={} wire_out_frames={} wire_out_bytes={} wire_out_refused={} stack_tx_frames={} stack_rx_frames={} udp_echoed={}",
         u8::from(o.is_some()),
         mac_str(h.mac),
         a.op,
@@ -615,7 +625,8 @@ pub fn summary_line(role: &str, a: &RdmaPerfArgs, h: &mut SimHost, o: Option<&Ou
         c.wire_out_bytes,
         c.wire_out_refused,
         c.stack_tx_frames,
-        c.stack_rx_frames
+        c.stack_rx_frames,
+        c.udp_echoed
     )
     .to_lowercase();
     if let Ok(st) = h.nic.stats() {
