@@ -124,6 +124,20 @@ fn perftest_runs_between_two_simulated_hosts_across_kernel_bridges() {
         let bw: f64 = crow.split_whitespace().nth(3).and_then(|v| v.parse().ok()).unwrap_or(0.0);
         assert!(bw > 0.0 && bw <= 10e9 / 8.0 / 1_048_576.0 * 1.001, "{ctx}: {bw} MiB/s in simulated time must be positive and within 10 GbE");
     }
+
+    // latency: one 64-byte READ at a time, perftest's latency table
+    let (s, c) = pair(&net, &format!("{prefix}l"), &["--op", "read", "--size", "64", "--iters", "20", "--lat"]);
+    let (ss, cs) = (summary(&s, "server"), summary(&c, "client"));
+    counters_agree(&ss, &cs, "read 64 B latency");
+    assert_eq!(cs.get("verified_bytes"), 20 * 64, "every READ of the latency run checked");
+    assert!(c.text().contains("t_typical[usec]") && c.text().contains("99.9% percentile[usec]"), "perftest's latency header:\n{}", c.text());
+    let row = c.transcript.iter().find(|l| l.starts_with(" 64 ")).unwrap_or_else(|| panic!("no latency row:\n{}", c.text()));
+    let v: Vec<f64> = row.split_whitespace().map(|t| t.parse().expect("numbers")).collect();
+    assert_eq!((v.len(), v[1]), (9, 20.0), "bytes, iterations and seven figures: {row}");
+    let (min, max, typical, avg, p99, p999) = (v[2], v[3], v[4], v[5], v[7], v[8]);
+    // a READ's round trip through two NICs is at least a few hundred nanoseconds of
+    // simulated time, and the order statistics are ordered
+    assert!(min > 0.1 && min <= typical && typical <= max && min <= avg && avg <= max && p99 <= p999 && p999 <= max, "latency figures out of order: {row}");
 }
 
 /// A kernel-side peer on bridge A (10.<net>.0.100) doing `f` with the first connection.
