@@ -40,9 +40,9 @@ use std::time::{Duration, Instant};
 const STEP: u64 = 64;
 /// Cycles without anything moving after which simulated time waits for the kernel or a
 /// timer. Work the NIC does without moving a frame (reading a WQE and its payload, writing
-/// what it took in to host memory) fits in it; a longer rest margin would count more of
-/// the time a NIC waits for a slow peer (4,096 cycles: SEND at 4 KiB 55-80% of line rate
-/// run to run, against 83-86% at 1,024).
+/// what it took in to host memory) fits in it. A longer margin counts more of the time a
+/// NIC waits for a slow peer: at 4,096, SEND at 4 KiB reached 55-80% of line rate over
+/// three runs, and 64-86% at 1,024 (docs/performance.md).
 pub const QUIET_CYCLES: u64 = 1024;
 /// Longest wait in poll(2) before looking again (bounds how late a stack timer fires).
 const MAX_WAIT_MS: u64 = 20;
