@@ -71,6 +71,10 @@ pub struct SimRdmaArgs {
     /// The first PSN of every QP in both directions (24 bits; near 2^24 to cross the wrap).
     #[arg(long, value_parser = clap::value_parser!(u32).range(0..=0xff_ffff))]
     psn_start: Option<u32>,
+    /// The QPs' transport timer where the engines retransmit: ibverbs' `timeout` code,
+    /// 640 << CODE cycles (4.096 us x 2^CODE at 156.25 MHz; perftest uses 14).
+    #[arg(long, value_name = "CODE", default_value_t = RETRANSMIT.timeout, value_parser = clap::value_parser!(u8).range(1..=31))]
+    timeout: u8,
 }
 
 /// What the wire between the two hosts does to frames (each rate per frame, 0 to 1).
@@ -148,6 +152,8 @@ pub struct Transfer {
     pub capture: bool,
     pub impair: ImpairConfig,
     pub psn_start: Option<u32>,
+    /// The transport timer's code (`Retransmit::timeout`).
+    pub timeout: u8,
 }
 
 /// What a run measured.
@@ -207,7 +213,7 @@ pub fn transfer_with(t: &Transfer, sim: &SimArgs, config: HwArg, waves: [Option<
         bail!("{qps} QPs of {size}-byte messages need {buf_len} bytes of registered memory per host; at most 1 GiB");
     }
     let mtu = Mtu::from_bytes(t.mtu).expect("parsed");
-    let cfg = PairConfig { mtu, qps, buf_len, queue_log2: 8, cq_log2: 12, psn_start: t.psn_start, retransmit: Some(RETRANSMIT), ..PairConfig::default() };
+    let cfg = PairConfig { mtu, qps, buf_len, queue_log2: 8, cq_log2: 12, psn_start: t.psn_start, retransmit: Some(Retransmit { timeout: t.timeout, ..RETRANSMIT }), ..PairConfig::default() };
     let [wave_a, wave_b] = waves;
     let dev_a = open_device(sim, config, wave_a)?;
     let dev_b = open_device(sim, config, wave_b)?;
@@ -231,7 +237,7 @@ pub fn transfer_with(t: &Transfer, sim: &SimArgs, config: HwArg, waves: [Option<
     let receiver = matches!(t.op, OpArg::Send | OpArg::WriteImm);
     // cycles without a completion before the run is called stuck: on an impaired wire
     // with retransmission, time for every retry's timeout besides
-    let stall = 2_000_000 + if p.retransmits() && t.impair.active() { (u64::from(RETRANSMIT.retry_cnt) + 1) * (640 << RETRANSMIT.timeout) } else { 0 };
+    let stall = 2_000_000 + if p.retransmits() && t.impair.active() { (u64::from(RETRANSMIT.retry_cnt) + 1) * (640u64 << t.timeout) } else { 0 };
     let start = p.a.nic.device().cycles();
     let mut first_latency = None;
     // the first message alone, with frames carried across and its CQ polled every cycle,
@@ -334,7 +340,7 @@ pub fn run_sim(a: SimRdmaArgs) -> Result<()> {
     }
     let (op, size) = (a.op.expect("clap requires --op"), a.size.expect("clap requires --size"));
     let impair = a.impair.config(a.seed);
-    let t = Transfer { op, size, count: a.count, qps: a.qps, mtu: a.mtu, seed: a.seed, capture: a.wire.is_some(), impair, psn_start: a.psn_start };
+    let t = Transfer { op, size, count: a.count, qps: a.qps, mtu: a.mtu, seed: a.seed, capture: a.wire.is_some(), impair, psn_start: a.psn_start, timeout: a.timeout };
     let mut bar = crate::progress::Progress::new("sim rdma", Some(u64::from(t.count)), "messages");
     let o = transfer_with(&t, &a.sim, a.config, [a.wave.clone(), a.wave_b.clone()], &mut |n| bar.set(u64::from(n)));
     bar.finish();
@@ -349,7 +355,7 @@ pub fn run_sim(a: SimRdmaArgs) -> Result<()> {
         println!("  the wire: {} frames offered, {} lost, {} cut, {} duplicated, {} reordered, {} corrupted", w.offered, w.lost, w.cut, w.duplicated, w.reordered, w.corrupted);
     }
     if o.retransmits {
-        println!("  retransmission: on (timeout 640 << {} cycles, {} retries, RNR retries for ever; ACK_EVERY {ACK_EVERY})", RETRANSMIT.timeout, RETRANSMIT.retry_cnt);
+        println!("  retransmission: on (timeout 640 << {} cycles, {} retries, RNR retries for ever; ACK_EVERY {ACK_EVERY})", a.timeout, RETRANSMIT.retry_cnt);
     } else {
         println!("  retransmission: off (the engine has no CAPS.RETRANSMIT: a lost frame fails or stalls its QP)");
     }
@@ -393,7 +399,7 @@ fn run_bench_loss(a: &BenchRdmaArgs) -> Result<()> {
         let mut lossless = None;
         for loss in std::iter::once(0.0).chain(a.loss.iter().copied()) {
             let impair = ImpairConfig { loss, seed: 7, ..ImpairConfig::clean() };
-            let t = Transfer { op, size: 1 << 20, count: 8, qps: 1, mtu: 4096, seed: 1, capture: false, impair, psn_start: None };
+            let t = Transfer { op, size: 1 << 20, count: 8, qps: 1, mtu: 4096, seed: 1, capture: false, impair, psn_start: None, timeout: RETRANSMIT.timeout };
             match transfer(&t, &a.sim, a.config, [None, None]) {
                 Ok(o) => {
                     let g = o.goodput_pct();
@@ -433,7 +439,7 @@ pub fn run_bench(a: BenchRdmaArgs) -> Result<()> {
                 for size in [64u32, 4096, 1 << 20] {
                     // about a mebibyte per run, at least one message per QP
                     let count = ((1u32 << 20) / size).clamp(qps, 256 * qps);
-                    let t = Transfer { op, size, count, qps, mtu, seed: 1, capture: false, impair: ImpairConfig::clean(), psn_start: None };
+                    let t = Transfer { op, size, count, qps, mtu, seed: 1, capture: false, impair: ImpairConfig::clean(), psn_start: None, timeout: RETRANSMIT.timeout };
                     // a case that fails is reported and the others still run; the bench
                     // then exits non-zero
                     let o = transfer(&t, &a.sim, a.config, [None, None]).map_err(|e| format!("{e:#}"));
@@ -447,7 +453,7 @@ pub fn run_bench(a: BenchRdmaArgs) -> Result<()> {
     }
     let mut lat = Vec::new();
     for op in [OpArg::Write, OpArg::Read] {
-        let t = Transfer { op, size: 64, count: 1, qps: 1, mtu: 1024, seed: 2, capture: false, impair: ImpairConfig::clean(), psn_start: None };
+        let t = Transfer { op, size: 64, count: 1, qps: 1, mtu: 1024, seed: 2, capture: false, impair: ImpairConfig::clean(), psn_start: None, timeout: RETRANSMIT.timeout };
         lat.push((op, transfer(&t, &a.sim, a.config, [None, None])?.first_latency));
         if let Some(b) = &mut bar {
             b.done_one(&format!("{op:?} latency"));

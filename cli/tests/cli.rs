@@ -245,9 +245,9 @@ fn sim_rdma_checks_bytes_and_writes_a_wire_tshark_decodes() {
     let dir = tmpdir("rdma");
     std::fs::create_dir_all(&dir).unwrap();
     let pcap = dir.join("wire.pcap");
-    let (code, out, err) = nic(&["sim", "rdma", "--backend", "model", "--op", "read", "--size", "5000", "--count", "6", "--qps", "2", "--mtu", "1024", "--wire", pcap.to_str().unwrap()]);
+    let (code, out, err) = nic(&["sim", "rdma", "--backend", "model", "--op", "read", "--size", "5000", "--count", "6", "--qps", "2", "--mtu", "1024", "--timeout", "14", "--wire", pcap.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
-    for needle in ["every byte checked: ok", "goodput", "doorbell to CQE", "RX_PACKETS 30"] {
+    for needle in ["every byte checked: ok", "goodput", "doorbell to CQE", "RX_PACKETS 30", "timeout 640 << 14 cycles"] {
         assert!(out.contains(needle), "output lacks `{needle}`:\n{out}");
     }
     let frames = nic_testbench::pcap::read_file(&pcap).unwrap();
@@ -319,6 +319,7 @@ fn sim_rdma_checks_bytes_and_writes_a_wire_tshark_decodes() {
         (vec!["sim", "rdma", "--op", "write", "--size", "10", "--mtu", "300"], "one of 256, 512"),
         (vec!["sim", "rdma", "--op", "fetch", "--size", "10"], "invalid value"),
         (vec!["sim", "rdma", "--op", "write", "--size", "10", "--config", "small"], "no RDMA engine"),
+        (vec!["sim", "rdma", "--op", "write", "--size", "10", "--timeout", "0"], "not in 1..=31"),
     ] {
         let (code, _, err) = nic(&args);
         assert_ne!(code, 0, "{args:?}");
