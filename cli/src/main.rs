@@ -195,6 +195,15 @@ pub enum BackendArg {
 
 /// Parses `MIN..MAX`, `MIN..=MAX` (both inclusive) or a single `N`: frame sizes as the
 /// driver sees them (without FCS), within 60..=9018.
+/// A number of seconds within `range` (the long-running commands' intervals and waits).
+pub fn parse_seconds_in(s: &str, range: std::ops::RangeInclusive<f64>) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if range.contains(&v) => Ok(v),
+        Ok(v) => Err(format!("{v} s is not in {}..={}", range.start(), range.end())),
+        Err(_) => Err(format!("`{s}` is not a number of seconds")),
+    }
+}
+
 pub fn parse_size_range(s: &str) -> Result<RangeInclusive<usize>, String> {
     use nic_testbench::gen::{MAX_LEN, MIN_LEN};
     let num = |t: &str, what: &str| -> Result<usize, String> {

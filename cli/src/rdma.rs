@@ -126,7 +126,7 @@ fn parse_rate(s: &str) -> Result<f64, String> {
     }
 }
 
-fn parse_mtu(s: &str) -> Result<u32, String> {
+pub fn parse_mtu(s: &str) -> Result<u32, String> {
     let v: u32 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
     Mtu::from_bytes(v).map(|_| v).ok_or_else(|| format!("path MTU {v}: one of 256, 512, 1024, 2048, 4096"))
 }

@@ -29,27 +29,14 @@ fn nic() -> &'static Path {
 const READY: Duration = Duration::from_secs(120);
 const RUN: Duration = Duration::from_secs(600);
 
-/// Runs a server and a client with `args` on both; returns their exits.
+/// Runs a server and a client with `args` on both, each capturing its wire; returns
+/// their exits.
 fn pair(net: &RdmaNet, tag: &str, args: &[&str]) -> (PerfExit, PerfExit) {
-    let (s_tap, c_tap) = (format!("{tag}s"), format!("{tag}c"));
-    let s_ip = format!("{}/24", net.host(1));
-    let c_ip = format!("{}/24", net.host(2));
     // both sides' captures, for a failure to be looked into
     let dir = std::env::temp_dir();
-    let (s_pcap, c_pcap) = (dir.join(format!("{s_tap}.pcap")).display().to_string(), dir.join(format!("{c_tap}.pcap")).display().to_string());
+    let (s_pcap, c_pcap) = (dir.join(format!("{tag}s.pcap")).display().to_string(), dir.join(format!("{tag}c.pcap")).display().to_string());
     eprintln!("captures: {s_pcap} {c_pcap}");
-    let mut s_args = vec!["--ip", &s_ip, "--server", "--pcap", &s_pcap];
-    s_args.extend_from_slice(args);
-    let server = PerfProcess::start(nic(), &s_tap, &s_args, READY).expect("the server comes up");
-    net.attach(0, &s_tap).expect("the server's TAP on bridge A");
-    let host1 = net.host(1);
-    let mut c_args = vec!["--ip", &c_ip, "--client", &host1, "--pcap", &c_pcap];
-    c_args.extend_from_slice(args);
-    let client = PerfProcess::start(nic(), &c_tap, &c_args, READY).expect("the client comes up");
-    net.attach(1, &c_tap).expect("the client's TAP on bridge B");
-    let c = client.wait(RUN).expect("the client finishes");
-    let s = server.wait(RUN).expect("the server finishes");
-    (s, c)
+    net.run_pair(nic(), tag, args, &["--pcap", &s_pcap], &["--pcap", &c_pcap], RUN).expect("the server and the client run to their ends")
 }
 
 fn summary(e: &PerfExit, who: &str) -> Counters {
@@ -314,7 +301,7 @@ fn bad_arguments_say_what_is_wrong() {
     for (args, needle) in [
         (&["--ip", "10.0.0.1", "--server"][..], "ADDR/PREFIX"),
         (&["--ip", "fe80::1/64", "--server"], "IPv4 only"),
-        (&["--ip", "10.0.0.1/24", "--server", "--mtu", "1500"], "256, 512, 1024, 2048 or 4096"),
+        (&["--ip", "10.0.0.1/24", "--server", "--mtu", "1500"], "one of 256, 512, 1024, 2048, 4096"),
         (&["--ip", "10.0.0.1/24"], "--server"),
         (&["--ip", "10.0.0.1/24", "--server", "--size", "0"], "--size"),
         (&["--ip", "10.0.0.1/24", "--server", "--exchange-timeout=0"], "not in 0.1..=86400"),

@@ -92,6 +92,25 @@ impl RdmaNet {
         self.wait_forwarding(side, name)
     }
 
+    /// A server (host 1, TAP `<tag>s` on bridge A) and a client of it (host 2, TAP
+    /// `<tag>c` on bridge B), each `nic rdma-perf` with `args` and its own extra
+    /// arguments, each TAP attached once its process is ready; waits for both to end
+    /// (each within `run`). Returns the server's exit, then the client's.
+    pub fn run_pair(&self, nic: &Path, tag: &str, args: &[&str], server_extra: &[&str], client_extra: &[&str], run: Duration) -> io::Result<(PerfExit, PerfExit)> {
+        const READY: Duration = Duration::from_secs(120);
+        let (s_tap, c_tap) = (format!("{tag}s"), format!("{tag}c"));
+        let (s_ip, c_ip, host1) = (format!("{}/24", self.host(1)), format!("{}/24", self.host(2)), self.host(1));
+        let s_args: Vec<&str> = ["--ip", &s_ip, "--server"].iter().chain(server_extra).chain(args).copied().collect();
+        let server = PerfProcess::start(nic, &s_tap, &s_args, READY)?;
+        self.attach(0, &s_tap)?;
+        let c_args: Vec<&str> = ["--ip", &c_ip, "--client", &host1].iter().chain(client_extra).chain(args).copied().collect();
+        let client = PerfProcess::start(nic, &c_tap, &c_args, READY)?;
+        self.attach(1, &c_tap)?;
+        let c = client.wait(run)?;
+        let s = server.wait(run)?;
+        Ok((s, c))
+    }
+
     /// Gives the kernel of namespace `side` address `10.<net>.0.<k>/24` on its bridge.
     pub fn kernel_address(&self, side: usize, k: u8) -> io::Result<String> {
         let a = self.host(k);

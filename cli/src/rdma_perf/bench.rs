@@ -4,11 +4,11 @@
 //! wall-clock time, and the READ latency, each run's bytes checked by the side they
 //! landed on. `nic bench rdma` gives the same NIC back to back, without TAPs and kernels.
 
-use super::run::CORE_HZ;
+use super::run::target;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use nic_testbench::netns;
-use nic_testbench::rdma_perf_session::{PerfProcess, RdmaNet};
+use nic_testbench::rdma_perf_session::RdmaNet;
 use nic_testbench::tap_session::Counters;
 use std::time::Duration;
 
@@ -28,22 +28,10 @@ struct Row {
     server: Counters,
 }
 
-fn argv(v: &[String]) -> Vec<&str> {
-    v.iter().map(String::as_str).collect()
-}
-
 fn one(net: &RdmaNet, tag: &str, args: &[String]) -> Result<(Counters, Counters)> {
     let exe = std::env::current_exe().context("finding the nic binary")?;
-    let mut s_args = vec![format!("--ip={}/24", net.host(1)), "--server".into()];
-    s_args.extend_from_slice(args);
-    let server = PerfProcess::start(&exe, &format!("{tag}s"), &argv(&s_args), Duration::from_secs(120)).map_err(anyhow::Error::msg)?;
-    net.attach(0, &format!("{tag}s")).map_err(anyhow::Error::msg)?;
-    let mut c_args = vec![format!("--ip={}/24", net.host(2)), format!("--client={}", net.host(1))];
-    c_args.extend_from_slice(args);
-    let client = PerfProcess::start(&exe, &format!("{tag}c"), &argv(&c_args), Duration::from_secs(120)).map_err(anyhow::Error::msg)?;
-    net.attach(1, &format!("{tag}c")).map_err(anyhow::Error::msg)?;
-    let c = client.wait(Duration::from_secs(3600)).map_err(anyhow::Error::msg)?;
-    let s = server.wait(Duration::from_secs(600)).map_err(anyhow::Error::msg)?;
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (s, c) = net.run_pair(&exe, tag, &args, &[], &[], Duration::from_secs(3600)).map_err(anyhow::Error::msg)?;
     for (e, who) in [(&c, "client"), (&s, "server")] {
         if !e.status.success() {
             bail!("the {who} failed ({}):\n{}", e.status, e.text());
@@ -84,7 +72,8 @@ pub fn run(a: BenchRdmaPerfArgs) -> Result<()> {
     println!("{:<6} {:>6} {:>5} {:>6} {:>11} {:>9} {:>8} {:>8} {:>10} {:>11}", "op", "size", "MTU", "iters", "sim cycles", "sim Gb/s", "of 10G", "wall s", "wall Mb/s", "NIC cyc/s");
     for r in rows.iter().filter(|r| !r.lat) {
         let (cycles, bytes, wall) = (r.client.get("run_cycles"), r.client.get("bytes"), r.client.value("wall"));
-        let gbps = bytes as f64 * 8.0 / (cycles as f64 / CORE_HZ) / 1e9;
+        let bps = bytes as f64 * 8.0 / target().seconds(cycles);
+        let gbps = bps / 1e9;
         println!(
             "{:<6} {:>6} {:>5} {:>6} {:>11} {:>9.2} {:>7.1}% {:>8.2} {:>10.2} {:>11.0}",
             r.op,
@@ -93,7 +82,7 @@ pub fn run(a: BenchRdmaPerfArgs) -> Result<()> {
             r.client.get("messages"),
             cycles,
             gbps,
-            gbps * 10.0,
+            bps / target().line_bps * 100.0,
             wall,
             bytes as f64 * 8.0 / wall / 1e6,
             cycles as f64 / wall
@@ -104,7 +93,7 @@ pub fn run(a: BenchRdmaPerfArgs) -> Result<()> {
     for r in rows.iter().filter(|r| r.lat) {
         let n = r.client.get("messages").max(1) as f64;
         let cyc = r.client.get("run_cycles") as f64 / n;
-        println!("{:<6} {:>6} {:>6} {:>11.0} cyc {:>5.2} us {:>17.0} us", r.op, r.size, n, cyc, cyc / CORE_HZ * 1e6, r.client.value("wall") / n * 1e6);
+        println!("{:<6} {:>6} {:>6} {:>11.0} cyc {:>5.2} us {:>17.0} us", r.op, r.size, n, cyc, cyc / target().clock_hz * 1e6, r.client.value("wall") / n * 1e6);
     }
     let naks: u64 = rows.iter().map(|r| r.client.get("rdma_tx_retries") + r.server.get("rdma_tx_retries")).sum();
     println!("\nretransmissions in all runs: {naks}. Simulated time stands still while a NIC waits for its peer (see docs/rdma.md, \"Against real peers\").");

@@ -135,9 +135,8 @@ fn xchg(h: &mut SimHost, link: &Link, server: bool, mine: &[u8], what: &str) -> 
 }
 
 /// What the opening steps agreed on.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Agreed {
-    pub peer_version: f64,
     /// Page size both use for the cycle buffer, and the cache line.
     pub cycle_buffer: u32,
     pub cache_line: u32,
@@ -169,7 +168,7 @@ pub fn open(h: &mut SimHost, link: &Link, server: bool, mtu: u32) -> Result<Agre
         [d @ b'1'..=b'5', 0] => d - b'0',
         other => bail!("the peer's MTU `{}` is not an ibv_mtu digit 1..5", String::from_utf8_lossy(other).escape_debug()),
     };
-    Ok(Agreed { peer_version, cycle_buffer: cycle, cache_line: line, mtu: 128 << code.min(peer_code) })
+    Ok(Agreed { cycle_buffer: cycle, cache_line: line, mtu: 128 << code.min(peer_code) })
 }
 
 /// One hand-shake: this side's first QP message for the peer's.

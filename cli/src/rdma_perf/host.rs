@@ -26,12 +26,14 @@ use nic_driver::{MacFilter, Nic, NicConfig, RxFilterMode, TxFrame};
 use nic_testbench::backend::TestDevice;
 use nic_testbench::fcs;
 use nic_testbench::pcap::{PcapWriter, LINKTYPE_ETHERNET};
+use nic_testbench::wire::ethernet::{EtherType, EthernetFrame};
+use nic_testbench::wire::ipv4::Ipv4Packet;
 use nic_testbench::wire::virtio_net::{self, VirtioNetHeader, VirtioNetRepr};
 use smoltcp::iface::{Config, Interface, SocketHandle, SocketSet};
 use smoltcp::phy::{self, DeviceCapabilities, Medium};
 use smoltcp::socket::{tcp, udp};
 use smoltcp::time::Instant as NetInstant;
-use smoltcp::wire::{EthernetAddress, HardwareAddress, IpAddress, IpCidr};
+use smoltcp::wire::{ArpPacket, ArpRepr, EthernetAddress, HardwareAddress, IpAddress, IpCidr};
 use std::collections::{HashMap, VecDeque};
 use std::net::Ipv4Addr;
 use std::time::{Duration, Instant};
@@ -135,21 +137,19 @@ pub fn link_local(mac: [u8; 6]) -> std::net::Ipv6Addr {
 }
 
 /// The IPv4 source address and source MAC of an untagged Ethernet frame carrying IPv4
-/// or an ARP reply/request (how the host learns its peers' MAC addresses for RoCE).
+/// or an ARP request or reply (how the host learns its peers' MAC addresses for RoCE).
 fn ipv4_source(frame: &[u8]) -> Option<(Ipv4Addr, [u8; 6])> {
-    let src: [u8; 6] = frame.get(6..12)?.try_into().ok()?;
-    match frame.get(12..14)? {
-        [0x08, 0x00] => {
-            let b: [u8; 4] = frame.get(14 + 12..14 + 16)?.try_into().ok()?;
-            Some((Ipv4Addr::from(b), src))
-        }
-        // ARP for IPv4 over Ethernet: sender protocol address at 14 + 14
-        [0x08, 0x06] if frame.get(14..20)? == [0, 1, 8, 0, 6, 4] => {
-            let b: [u8; 4] = frame.get(14 + 14..14 + 18)?.try_into().ok()?;
-            Some((Ipv4Addr::from(b), src))
-        }
-        _ => None,
-    }
+    let eth = EthernetFrame::new_checked(frame).ok()?;
+    let ip = match eth.ethertype() {
+        EtherType::Ipv4 => Ipv4Packet::new_checked(eth.payload()).ok()?.src_addr(),
+        EtherType::Arp => match ArpRepr::parse(&ArpPacket::new_checked(eth.payload()).ok()?).ok()? {
+            ArpRepr::EthernetIpv4 { source_protocol_addr, .. } => source_protocol_addr,
+            #[allow(unreachable_patterns)]
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some((ip, eth.src_addr().0))
 }
 
 /// One simulated host: NIC, TAP wire and stack.
@@ -233,8 +233,8 @@ impl SimHost {
         Ok(())
     }
 
-    fn record(&mut self, frame: &[u8]) -> Result<()> {
-        if let Some(p) = &mut self.pcap {
+    fn record(pcap: &mut Option<PcapWriter<std::io::BufWriter<std::fs::File>>>, frame: &[u8]) -> Result<()> {
+        if let Some(p) = pcap {
             let ns = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
             p.write(ns, frame)?;
         }
@@ -309,8 +309,7 @@ impl SimHost {
 
     /// One pass: the kernel's frames into the NIC, the stack's frames onto the TX
     /// queue, `STEP` cycles, the NIC's frames to the kernel and its received ones to the
-    /// stack. `busy`: the caller has work in the NIC (RDMA) that needs time to run.
-    /// When nothing moved for `QUIET_CYCLES` it waits in poll(2) for the kernel or the
+    /// stack. When nothing moved for `QUIET_CYCLES` it waits in poll(2) for the kernel or the
     /// stack's next timer instead of running idle cycles (at most `MAX_WAIT_MS`).
     /// Returns frames moved.
     pub fn pump(&mut self) -> Result<usize> {
@@ -318,12 +317,11 @@ impl SimHost {
         // wire → NIC
         while let Some(n) = self.tap.recv(&mut self.buf).with_context(|| format!("reading from {}", self.tap.name()))? {
             let ok = VirtioNetHeader::new_checked(&self.buf[..n]).ok().and_then(|h| VirtioNetRepr::parse(&h).ok()).is_some_and(|r| matches!(r, VirtioNetRepr::Plain | VirtioNetRepr::DataValid));
-            let frame = self.buf[virtio_net::HEADER_LEN.min(n)..n].to_vec();
-            let frame = &frame[..];
-            self.record(frame)?;
+            let frame = &self.buf[virtio_net::HEADER_LEN.min(n)..n];
+            Self::record(&mut self.pcap, frame)?;
             self.count.wire_in_frames += 1;
             // as on the wire: a kernel may strip the padding of a short frame it forwards
-            self.count.wire_in_bytes += frame.len().max(60) as u64;
+            self.count.wire_in_bytes += frame.len().max(fcs::MIN_FRAME) as u64;
             if !ok {
                 self.count.wire_in_malformed += 1;
                 continue;
@@ -344,7 +342,7 @@ impl SimHost {
         // NIC → wire
         for (f, _) in self.nic.device_mut().take_tx_frames() {
             let frame = &f[..f.len().saturating_sub(4)];
-            self.record(frame)?;
+            Self::record(&mut self.pcap, frame)?;
             moved += 1;
             if self.tap.send(&VirtioNetRepr::Plain.to_bytes(), frame).with_context(|| format!("writing to {}", self.tap.name()))? {
                 self.count.wire_out_frames += 1;

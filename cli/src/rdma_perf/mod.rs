@@ -31,6 +31,15 @@ pub enum Op {
 }
 
 impl Op {
+    /// The name `--op` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Write => "write",
+            Op::Read => "read",
+            Op::Send => "send",
+        }
+    }
+
     /// perftest's name of the test, as its banner prints it.
     pub fn title(self, lat: bool) -> &'static str {
         match (self, lat) {
@@ -75,7 +84,7 @@ pub struct RdmaPerfArgs {
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub iters: u32,
     /// Path MTU: 256, 512, 1024, 2048 or 4096 (the smaller of the two sides' is used).
-    #[arg(long, default_value_t = 1024, value_parser = parse_mtu)]
+    #[arg(long, default_value_t = 1024, value_parser = crate::rdma::parse_mtu)]
     pub mtu: u32,
     /// Queue pairs.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=32))]
@@ -142,17 +151,8 @@ fn parse_mac(s: &str) -> Result<MacArg, String> {
     Ok(MacArg(m))
 }
 
-fn parse_mtu(s: &str) -> Result<u32, String> {
-    let v: u32 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
-    nic_driver::verbs::Mtu::from_bytes(v).map(|_| v).ok_or(format!("{v}: the path MTU is 256, 512, 1024, 2048 or 4096"))
-}
-
 fn parse_seconds(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if (0.1..=86_400.0).contains(&v) => Ok(v),
-        Ok(v) => Err(format!("{v} s is not in 0.1..=86400")),
-        Err(_) => Err(format!("`{s}` is not a number of seconds")),
-    }
+    crate::parse_seconds_in(s, 0.1..=86_400.0)
 }
 
 pub fn secs(s: f64) -> Duration {
@@ -162,7 +162,7 @@ pub fn secs(s: f64) -> Duration {
 pub use crate::stop::stopped;
 
 pub fn mac_str(m: [u8; 6]) -> String {
-    m.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":")
+    nic_testbench::wire::ethernet::EthernetAddress(m).to_string()
 }
 
 /// Exit status when the TAP cannot be created for lack of privileges (as `nic tap`).

@@ -14,14 +14,18 @@ use super::exchange::{self, QpInfo};
 use super::link::Link;
 use super::host::SimHost;
 use super::{mac_str, secs, Op, RdmaPerfArgs};
+use crate::line_rate::{self, Target};
 use anyhow::{bail, Context, Result};
 use nic_driver::verbs::{access, Cq, Mr, Mtu, Qp, QpAttr, QpCaps, QpState, RecvWr, SendOp, SendWr, Sge, Wc, WcOpcode, WcStatus};
 use nic_driver::Device;
 use std::net::Ipv4Addr;
 use std::time::Instant;
 
-/// The core clock the simulated time is read at (10 GbE: 64 bits a cycle).
-pub const CORE_HZ: f64 = 156.25e6;
+/// What simulated time is read against: the `full` configuration's wire and core clock
+/// (10 GbE at 156.25 MHz, `line_rate`).
+pub fn target() -> Target {
+    line_rate::target(nic_hw::Config::Full)
+}
 /// perftest's MB: 2^20 bytes.
 const MB: f64 = 1_048_576.0;
 /// READs a QP may have outstanding (advertised as perftest's `out_reads`).
@@ -54,6 +58,8 @@ struct Lane {
     land: u64,
     src: u64,
     peer: Option<QpInfo>,
+    /// The peer's bytes (its pattern), what every message from it must land as.
+    expect: Vec<u8>,
     posted: u32,
     done: u32,
     /// Next landing slot a READ (client) or receive (server) takes.
@@ -90,7 +96,7 @@ impl Outcome {
 
     /// Seconds of simulated time the run took.
     pub fn sim_seconds(&self) -> f64 {
-        self.cycles as f64 / CORE_HZ
+        target().seconds(self.cycles)
     }
 
     /// perftest's figures: MiB/s (2^20 bytes a second) and millions of messages a second,
@@ -133,17 +139,12 @@ impl Ctx {
 
     /// The offsets messages 0..iters reach (at most one cycle's worth).
     fn offsets_used(&self, iters: u32) -> Vec<u64> {
-        let mut v: Vec<u64> = (0..u64::from(iters)).map(|n| self.remote_offset(n)).take_while({
-            let mut seen = std::collections::HashSet::new();
-            move |o| seen.insert(*o)
-        }).collect();
-        v.sort_unstable();
-        v
+        let g = self.agreed();
+        // the walk repeats within cycle / line messages
+        let period = u64::from(g.cycle_buffer / g.cache_line).max(1);
+        let set: std::collections::BTreeSet<u64> = (0..u64::from(iters).min(period)).map(|n| self.remote_offset(n)).collect();
+        set.into_iter().collect()
     }
-}
-
-fn ceil_log2(n: u32) -> u32 {
-    32 - n.saturating_sub(1).leading_zeros()
 }
 
 fn setup(a: &RdmaPerfArgs, h: &mut SimHost) -> Result<Ctx> {
@@ -166,17 +167,17 @@ fn setup(a: &RdmaPerfArgs, h: &mut SimHost) -> Result<Ctx> {
     }
     let buf = nic.device_mut().alloc_dma(total as usize).context("host memory for the buffers")?;
     let mr = nic.reg_mr(pd, buf.bus_addr, total as usize, access::LOCAL_WRITE | access::REMOTE_WRITE | access::REMOTE_READ)?;
-    let cq_log2 = ceil_log2(a.qps * depth.max(slots) + 1).clamp(4, 15);
+    let cq_log2 = (a.qps * depth.max(slots) + 1).next_power_of_two().trailing_zeros().clamp(4, 15);
     let cq_send = nic.create_cq(cq_log2)?;
     let cq_recv = nic.create_cq(cq_log2)?;
-    let q_log2 = ceil_log2(depth.max(slots) + 1).clamp(2, 15);
+    let q_log2 = (depth.max(slots) + 1).next_power_of_two().trailing_zeros().clamp(2, 15);
     let caps = QpCaps { sq_log2: q_log2, rq_log2: q_log2, sig_all: false };
     let mut lanes = Vec::new();
     for i in 0..a.qps {
         let qp = nic.create_qp(pd, cq_send, cq_recv, caps).context("creating a QP")?;
         let land = buf.bus_addr + u64::from(i) * per_qp;
         let psn = rand::random::<u32>() & 0xff_ffff;
-        lanes.push(Lane { qp, psn, land, src: land + land_len, peer: None, posted: 0, done: 0, next_slot: 0 });
+        lanes.push(Lane { qp, psn, land, src: land + land_len, peer: None, expect: Vec::new(), posted: 0, done: 0, next_slot: 0 });
     }
     Ok(Ctx { cq_send, cq_recv, mr, lanes, slots, size: a.size, depth, land_len, agreed: None })
 }
@@ -265,15 +266,14 @@ fn check_wc(w: &Wc, what: &str) -> Result<()> {
 /// Checks (and clears) landing slot `slot` of lane `i` against the peer's pattern.
 fn verify_slot(h: &mut SimHost, c: &Ctx, i: usize, slot: u32, len: u32, out: &mut Outcome) -> Result<()> {
     let l = &c.lanes[i];
-    let p = l.peer.expect("exchanged");
-    let want = pattern(p.qpn, p.psn, c.size as usize);
+    let want = &l.expect;
     let at = l.land + u64::from(slot) * u64::from(c.size);
     let mut got = vec![0u8; c.size as usize];
     h.nic.device_mut().mem_read(at, &mut got)?;
     if len != c.size {
         bail!("a message of {len} bytes landed where {} were sent", c.size);
     }
-    if let Some(k) = got.iter().zip(&want).position(|(g, w)| g != w) {
+    if let Some(k) = got.iter().zip(want).position(|(g, w)| g != w) {
         bail!("QP {:#x}, slot {slot}: byte {k} of {} is {:#04x}, the peer's pattern has {:#04x}", l.qp.qpn, c.size, got[k], want[k]);
     }
     h.nic.device_mut().mem_write(at, &vec![0; c.size as usize])?;
@@ -304,7 +304,7 @@ fn client_bw(a: &RdmaPerfArgs, h: &mut SimHost, c: &mut Ctx, out: &mut Outcome) 
             check_wc(&w, "a work request")?;
             let (i, slot) = ((w.wr_id >> 32) as usize, w.wr_id as u32);
             if a.op == Op::Read && !a.no_verify {
-                verify_slot(h, c, i, slot, w.byte_len.max(c.size), out)?;
+                verify_slot(h, c, i, slot, w.byte_len, out)?;
             }
             c.lanes[i].done += 1;
             done += 1;
@@ -396,11 +396,10 @@ fn give_up_if_stuck(a: &RdmaPerfArgs, h: &mut SimHost, last_progress: Instant, d
 fn server_check_writes(a: &RdmaPerfArgs, h: &mut SimHost, c: &Ctx, out: &mut Outcome) -> Result<()> {
     let offsets = c.offsets_used(a.iters);
     for l in &c.lanes {
-        let p = l.peer.expect("exchanged");
-        let sent = pattern(p.qpn, p.psn, c.size as usize);
+        let sent = &l.expect;
         let mut want = vec![0u8; c.land_len as usize];
         for &o in &offsets {
-            want[o as usize..o as usize + c.size as usize].copy_from_slice(&sent);
+            want[o as usize..o as usize + c.size as usize].copy_from_slice(sent);
         }
         let mut got = vec![0u8; c.land_len as usize];
         h.nic.device_mut().mem_read(l.land, &mut got)?;
@@ -469,6 +468,7 @@ pub fn run(a: &RdmaPerfArgs, h: &mut SimHost) -> Result<Outcome> {
     let peers = exchange::keys(h, &link, a.server, &local, a.op).context("perftest's connection exchange (QP information)")?;
     for (l, p) in c.lanes.iter_mut().zip(&peers) {
         l.peer = Some(*p);
+        l.expect = pattern(p.qpn, p.psn, c.size as usize);
     }
     let mtu = connect(h, &mut c, tcp_peer, retransmit)?;
     print_banner(a, &local, &peers, mtu, c.slots.min(a.iters));
@@ -547,7 +547,7 @@ fn print_result(a: &RdmaPerfArgs, o: &Outcome, peer: Option<exchange::BwReport>)
     if a.lat {
         println!("{RESULT_FMT_LAT}");
         if !a.server {
-            let mut us: Vec<f64> = o.lat_cycles.iter().map(|&c| c as f64 / CORE_HZ * 1e6).collect();
+            let mut us: Vec<f64> = o.lat_cycles.iter().map(|&c| target().seconds(c) * 1e6).collect();
             us.sort_by(f64::total_cmp);
             let st = LatStats::of(&us);
             println!(" {:<7} {}          {:<7.2}        {:<7.2}      {:<7.2}  \t       {:<7.2}     \t{:<7.2}\t\t{:<7.2} \t\t{:<7.2}", a.size, a.iters, st.min, st.max, st.typical, st.avg, st.stdev, st.p99, st.p999);
@@ -555,7 +555,7 @@ fn print_result(a: &RdmaPerfArgs, o: &Outcome, peer: Option<exchange::BwReport>)
             wall.sort_by(f64::total_cmp);
             let w = LatStats::of(&wall);
             println!("{line}");
-            println!(" simulated time at {:.2} MHz (above, the requester's post to its completion); wall clock per message: min {:.0} us, typical {:.0} us, max {:.0} us", CORE_HZ / 1e6, w.min, w.typical, w.max);
+            println!(" simulated time at {:.2} MHz (above, the requester's post to its completion); wall clock per message: min {:.0} us, typical {:.0} us, max {:.0} us", target().clock_hz / 1e6, w.min, w.typical, w.max);
         }
     } else {
         println!("{RESULT_FMT}");
@@ -566,13 +566,14 @@ fn print_result(a: &RdmaPerfArgs, o: &Outcome, peer: Option<exchange::BwReport>)
         }
         println!("{line}");
         if !a.server || a.op == Op::Send {
-            let gbps = o.bytes as f64 * 8.0 / o.sim_seconds().max(1e-12) / 1e9;
+            let (t, bps) = (target(), o.bytes as f64 * 8.0 / o.sim_seconds().max(1e-12));
             println!(
-                " simulated time at {:.2} MHz: {} cycles, {:.2} Gb/s ({:.1}% of 10 GbE line rate); wall clock: {:.2} s, {:.3} Mb/s",
-                CORE_HZ / 1e6,
+                " simulated time at {:.2} MHz: {} cycles, {:.2} Gb/s ({:.1}% of {} line rate); wall clock: {:.2} s, {:.3} Mb/s",
+                t.clock_hz / 1e6,
                 o.cycles,
-                gbps,
-                gbps * 10.0,
+                bps / 1e9,
+                bps / t.line_bps * 100.0,
+                t.wire,
                 o.wall,
                 o.bytes as f64 * 8.0 / o.wall.max(1e-9) / 1e6
             );
@@ -610,10 +611,10 @@ impl LatStats {
 pub fn summary_line(role: &str, a: &RdmaPerfArgs, h: &mut SimHost, o: Option<&Outcome>) -> String {
     let c = h.count;
     let mut s = format!(
-        "summary role={role} ok={} mac={} op={:?} size={} iters={} qps={} cycles={} wire_in_frames={} wire_in_bytes={} wire_in_malformed={} wire_out_frames={} wire_out_bytes={} wire_out_refused={} stack_tx_frames={} stack_rx_frames={} udp_echoed={}",
+        "summary role={role} ok={} mac={} op={} size={} iters={} qps={} cycles={} wire_in_frames={} wire_in_bytes={} wire_in_malformed={} wire_out_frames={} wire_out_bytes={} wire_out_refused={} stack_tx_frames={} stack_rx_frames={} udp_echoed={}",
         u8::from(o.is_some()),
         mac_str(h.mac),
-        a.op,
+        a.op.name(),
         a.size,
         a.iters,
         a.qps,
@@ -627,8 +628,7 @@ pub fn summary_line(role: &str, a: &RdmaPerfArgs, h: &mut SimHost, o: Option<&Ou
         c.stack_tx_frames,
         c.stack_rx_frames,
         c.udp_echoed
-    )
-    .to_lowercase();
+    );
     if let Ok(st) = h.nic.stats() {
         s += &format!(" nic_tx_frames={} nic_rx_frames={} nic_rx_drops={} nic_rx_filter_drops={}", st.tx_frames, st.rx_frames, st.rx_drops(), st.rx_filter_drops());
     }

@@ -27,6 +27,7 @@ use nic_regmap::desc;
 use nic_testbench::backend::TestDevice;
 use nic_testbench::pcap::{PcapWriter, LINKTYPE_ETHERNET};
 use nic_testbench::txoffload::{self, parse_headers};
+use nic_testbench::wire::ethernet::EthernetAddress;
 use nic_testbench::wire::virtio_net::{self, VirtioNetHeader, VirtioNetRepr};
 use std::collections::VecDeque;
 use std::io::Write;
@@ -87,11 +88,7 @@ fn parse_names(s: &str) -> Result<Names, String> {
 }
 
 fn parse_seconds(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if (0.05..=3600.0).contains(&v) => Ok(v),
-        Ok(v) => Err(format!("{v} s is not in 0.05..=3600")),
-        Err(_) => Err(format!("`{s}` is not a number of seconds")),
-    }
+    crate::parse_seconds_in(s, 0.05..=3600.0)
 }
 
 /// Cycles both NICs run between two passes over the TAPs and the wire.
@@ -467,7 +464,7 @@ fn open_host(a: &TapArgs, tap: TapDevice, wave: Option<PathBuf>) -> Result<Host>
 }
 
 fn mac_str(m: [u8; 6]) -> String {
-    m.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":")
+    EthernetAddress(m).to_string()
 }
 
 /// One `stats`/`summary` line: `key=value` tokens, side A's then side B's. `cycles` is
