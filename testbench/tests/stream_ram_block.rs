@@ -9,6 +9,11 @@
 //! collision the FIFO must never use) and near full. Every word at the head is the
 //! model's next word: never the collision's 0, as no word pushed is 0.
 //!
+//! `NicFifo` again as exported Verilog under Icarus Verilog (`common::icarus`), on the
+//! same random vectors as in rust-hdl's simulator: both must match the model cycle by
+//! cycle. The Verilog once disagreed: its `full` missed the fill that wraps the write
+//! pointer, and the next write overwrote the head (see `NicFifo::wr_plus_one`).
+//!
 //! `RamOutReg` and `RamOutQueue`: a random source and a random sink; every word arrives
 //! once, in order, and the queue passes a word every cycle while both sides are willing
 //! (the register one every other cycle).
@@ -16,6 +21,7 @@
 mod common;
 
 use common::hdl::{reset_for, run_testbench, run_testbench_of};
+use common::icarus;
 use nic_hw::stream::{NicFifo, NicRam, RamOutQueue, RamOutReg};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -114,6 +120,104 @@ fn fifo_never_shows_a_collision_read() {
     });
     assert!(popped > 3000 && empty_pushes > 300, "too little traffic: {popped} words out, {empty_pushes} pushes into an empty FIFO");
     assert!(bad.is_empty(), "{} wrong:\n{}", bad.len(), bad.join("\n").chars().take(4000).collect::<String>());
+}
+
+/// Random (write, read, word) vectors for `NicFifo<Bits<16>, 3, 4>`: three reset cycles,
+/// then phases of 300 cycles that fill, balance and drain, so the FIFO fills up at every
+/// position of its pointers (their wrap included) and empties often.
+fn fifo_vectors(seed: u64, cycles: usize) -> Vec<(bool, bool, bool, u16)> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut v = vec![(true, false, false, 0u16); 3];
+    for c in 0..cycles {
+        let (p_write, p_read) = match (c / 300) % 3 {
+            0 => (0.9, 0.3),
+            1 => (0.5, 0.5),
+            _ => (0.3, 0.9),
+        };
+        v.push((false, rng.gen_bool(p_write), rng.gen_bool(p_read), rng.gen_range(1..=u16::MAX)));
+    }
+    v
+}
+
+/// What `NicFifo<_, 3, 4>` shows each cycle for `vectors` (empty, full, count, the head
+/// when not empty), from a queue of words and the cycle each was pushed: a word pushed in
+/// cycle c is at the head from cycle c + 2 (the RAM's registered read), a write while
+/// full and a read while empty do nothing.
+fn fifo_expected(vectors: &[(bool, bool, bool, u16)]) -> Vec<(bool, bool, u64, Option<u16>)> {
+    let mut q: VecDeque<(usize, u16)> = VecDeque::new();
+    let mut out = Vec::new();
+    let mut since_reset = 0;
+    for (c, &(reset, write, read, word)) in vectors.iter().enumerate() {
+        let empty = since_reset < 1 || q.front().is_none_or(|&(at, _)| at + 2 > c);
+        let full = q.len() == 8;
+        out.push((empty, full, q.len() as u64, (!empty).then(|| q.front().unwrap().1)));
+        if reset {
+            q.clear();
+            since_reset = 0;
+            continue;
+        }
+        since_reset += 1;
+        if read && !empty {
+            q.pop_front();
+        }
+        if write && !full {
+            q.push_back((c, word));
+        }
+    }
+    out
+}
+
+/// The same vectors through rust-hdl's simulator and through the exported Verilog under
+/// Icarus: each cycle's empty, full, count and head equal the model's in both.
+#[test]
+fn fifo_verilog_and_rust_hdl_agree_with_the_model_across_pointer_wraps() {
+    let vectors = fifo_vectors(0xf1f0_57a7, 6000);
+    let expected = fifo_expected(&vectors);
+    let full_at_wrap = (0..vectors.len() - 1)
+        .filter(|&c| expected[c].2 == 7 && !expected[c].1 && expected[c + 1].1)
+        .filter(|&c| vectors[..=c].iter().filter(|v| !v.0 && v.1).count() % 16 == 0)
+        .count();
+    let show = |who: &str, got: &[(bool, bool, u64, Option<u16>)]| {
+        let bad: Vec<String> = (0..got.len())
+            .filter(|&c| got[c] != expected[c])
+            .take(8)
+            .map(|c| format!("cycle {c}: (empty, full, count, head) {:?}, expected {:?}", got[c], expected[c]))
+            .collect();
+        assert!(bad.is_empty(), "{who} differs from the model:\n{}", bad.join("\n"));
+    };
+    // rust-hdl's simulator
+    let v = vectors.clone();
+    let rust_hdl = run_testbench(1_000_000, |x: &mut Box<NicFifo<Bits<16>, 3, 4>>| x.clock.next = !x.clock.val(), move |sim, mut x| {
+        let mut got = Vec::new();
+        for &(reset, write, read, word) in &v {
+            x.reset.next = reset;
+            x.write.next = write;
+            x.read.next = read;
+            x.data_in.next = Bits::<16>::from(u64::from(word));
+            let empty = x.empty.val();
+            got.push((empty, x.full.val(), x.count.val().to_u64(), (!empty).then(|| x.data_out.val().to_u64() as u16)));
+            wait_clock_cycle!(sim, clock, x);
+        }
+        Ok((x, got))
+    });
+    show("rust-hdl", &rust_hdl);
+    // the exported Verilog
+    let mut uut = NicFifo::<Bits<16>, 3, 4>::default();
+    uut.connect_all();
+    let verilog = generate_verilog(&uut);
+    let vecs: Vec<Vec<u128>> = vectors.iter().map(|&(r, w, rd, d)| vec![r as u128, w as u128, rd as u128, d as u128]).collect();
+    let rows = icarus::run("nicfifo", &verilog, &["reset", "write", "read", "data_in"], &vecs, &["empty", "full", "count", "data_out"]);
+    let icarus: Vec<_> = rows
+        .iter()
+        .map(|r| {
+            let bit = |n: &str| r[n].unwrap_or_else(|| panic!("{n} is x or z")) as u64;
+            let empty = bit("empty") == 1;
+            // (an x head while not empty reads as 0, which no pushed word is)
+            (empty, bit("full") == 1, bit("count"), (!empty).then(|| r["data_out"].unwrap_or(0) as u16))
+        })
+        .collect();
+    show("the Verilog under Icarus", &icarus);
+    assert!(full_at_wrap >= 5, "the vectors filled the FIFO with the write that wraps its pointer only {full_at_wrap} times");
 }
 
 /// A random source and sink around a `RamOutReg` or a `RamOutQueue` (the same ports): the

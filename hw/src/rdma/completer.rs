@@ -1496,7 +1496,9 @@ impl Logic for RdmaCompleter {
             CompleterState::Gb6 => {
                 // the byte it resumes at; RETRY_CNT times back in a row at most (an RNR
                 // wait's end counts none: the NAK did)
-                self.gb_offset.d.next = bit_cast::<32, 24>(self.gb_target.q.val() - self.entry.q.val().get_bits::<24>(124)) << bit_cast::<32, 4>(self.path_mtu.log2.val());
+                // (the PSN distance at 24 bits, `gb_d4`: written inside the cast, the
+                // Verilog subtraction would borrow at 32 bits across the PSN wrap)
+                self.gb_offset.d.next = bit_cast::<32, 24>(self.gb_d4.val()) << bit_cast::<32, 4>(self.path_mtu.log2.val());
                 self.state.d.next = CompleterState::GbPost;
                 if !self.gb_rnr.q.val() {
                     if self.retries.q.val() >= self.retry_cnt.val() {

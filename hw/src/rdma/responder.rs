@@ -435,6 +435,8 @@ pub struct RdmaResponder {
     /// settled: neither compare (nor the increment) reaches the state register (156.25 MHz).
     rq_none: DFF<Bit>,
     rq_one_left: DFF<Bit>,
+    /// RQ_CI + 1 at 16 bits: compared in place, the Verilog sum would not wrap at 0xffff.
+    rq_ci_plus_one: Signal<Local, Bits<16>>,
     /// A SEND packet overruns its receive WQE: a first one is longer than the WQE's total,
     /// a later one takes the bytes received past it. Judged every cycle from registers
     /// that settle before Start (the message record, the WQE's total in `acc`), so Start
@@ -744,6 +746,7 @@ impl Default for RdmaResponder {
             rq_ci: Default::default(),
             rq_none: Default::default(),
             rq_one_left: Default::default(),
+            rq_ci_plus_one: Default::default(),
             send_over_first: Default::default(),
             send_over_later: Default::default(),
             took_new: Default::default(),
@@ -1128,7 +1131,8 @@ impl Logic for RdmaResponder {
             }
         }
         // ---- defaults ----
-        self.rq_one_left.d.next = (self.rq_ci.q.val() + 1) == self.rq_pi.q.val();
+        self.rq_ci_plus_one.next = self.rq_ci.q.val() + 1;
+        self.rq_one_left.d.next = self.rq_ci_plus_one.val() == self.rq_pi.q.val();
         self.r_kept_nz.d.next = self.r_kept.q.val().any();
         self.msg_rd.d.next = self.msg_ram.read_data.val();
         self.wkey_rd.d.next = self.wkey_ram.read_data.val();

@@ -48,6 +48,12 @@ pub struct NicFifo<D: Synth, const N: usize, const NP1: usize> {
     /// share its address pins) waits on a flip-flop, not on a pointer compare (156.25 MHz).
     full_q: DFF<Bit>,
     wr_next: Signal<Local, Bits<NP1>>,
+    /// `wr_ptr + 1` at the pointer's own width. rust-hdl writes `(wr_ptr + 1) ^ next_rd`
+    /// inside a compare as Verilog, where the sum takes the 32-bit width of the literal
+    /// and does not wrap: at `wr_ptr` = 2^(N+1) - 1 the FIFO then never read as full and
+    /// the next write overwrote its head (found by the AXI backpressure proptest). A
+    /// signal of NP1 bits wraps in both the rust-hdl simulator and the Verilog.
+    wr_plus_one: Signal<Local, Bits<NP1>>,
     depth_less_one: Constant<Bits<NP1>>,
     do_read: Signal<Local, Bit>,
     next_rd: Signal<Local, Bits<NP1>>,
@@ -76,6 +82,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for NicFifo<D, N, NP1> 
             almost_full_q: Default::default(),
             full_q: Default::default(),
             wr_next: Default::default(),
+            wr_plus_one: Default::default(),
             depth_less_one: Constant::new(Bits::<NP1>::from((1u64 << N) - 1)),
             do_read: Default::default(),
             next_rd: Default::default(),
@@ -96,9 +103,10 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for NicFifo<D, N, NP1> {
         self.ram.write_enable.next = self.write.val() & !self.full.val();
         self.ram.write_address.next = bit_cast::<N, NP1>(self.wr_ptr.q.val());
         self.ram.write_data.next = self.data_in.val();
+        self.wr_plus_one.next = self.wr_ptr.q.val() + 1;
         self.wr_next.next = self.wr_ptr.q.val();
         if self.write.val() & !self.full.val() {
-            self.wr_next.next = self.wr_ptr.q.val() + 1;
+            self.wr_next.next = self.wr_plus_one.val();
         }
         self.wr_ptr.d.next = self.wr_next.val();
         // read side: the head is valid once written a cycle ago and loaded into the RAM register
@@ -117,7 +125,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for NicFifo<D, N, NP1> {
         // compared, the write choosing last: a writer's decision is often the late signal)
         self.full_q.d.next = (self.wr_ptr.q.val() ^ self.next_rd.val()) == self.depth.val();
         if self.write.val() & !self.full.val() {
-            self.full_q.d.next = ((self.wr_ptr.q.val() + 1) ^ self.next_rd.val()) == self.depth.val();
+            self.full_q.d.next = (self.wr_plus_one.val() ^ self.next_rd.val()) == self.depth.val();
         }
         if self.reset.val() {
             self.wr_ptr.d.next = 0.into();

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod hdl;
+pub mod icarus;
 
 use nic_driver::{Device, Dir, DriverError, Nic, NicConfig, RxFrame, TxFrame};
 pub use nic_testbench::backend::{Backend, HwSize, TestDevice};
