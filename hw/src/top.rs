@@ -249,9 +249,9 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             tx: TxEngine::default().with_scatter_gather(config.has_scatter_gather()).with_narrow_fifo(config.narrow_tx_fifo()),
             tx_offload: Default::default(),
             rx: if config.has_rx_offload() { RxEngine::default() } else { RxEngine::without_rx_offload() }.with_narrow_fifo(config.narrow_rx_fifo()),
-            txq_regs: std::array::from_fn(|q| QueueRegs::new(QueueDir::Tx, q as u32, config.has_irq_moderation())),
+            txq_regs: std::array::from_fn(|q| QueueRegs::new(QueueDir::Tx, q as u32, config.has_irq_moderation(), config.gates_register_decode())),
             tx_irq_bit: std::array::from_fn(|q| Constant::new(Bits::<32>::from(1u64 << q))),
-            rxq_regs: std::array::from_fn(|q| QueueRegs::new(QueueDir::Rx, q as u32, config.has_irq_moderation())),
+            rxq_regs: std::array::from_fn(|q| QueueRegs::new(QueueDir::Rx, q as u32, config.has_irq_moderation(), config.gates_register_decode())),
             rxc_regs: RxcRegs::new(config),
             rx_class: Default::default(),
             rx_lean: Default::default(),
@@ -424,6 +424,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             self.txq_regs[i].bus_addr.next = self.csr.bus_addr.val();
             self.txq_regs[i].bus_wdata.next = self.csr.bus_wdata.val();
             self.txq_regs[i].bus_wmask.next = self.csr.bus_wmask.val();
+            self.txq_regs[i].bus_rd.next = self.csr.bus_rd.val();
             self.txq_regs[i].bus_rd_addr.next = self.csr.bus_rd_addr.val();
             self.tx.enable[i].next = self.txq_regs[i].enable.val();
             self.tx.ring_base[i].next = self.txq_regs[i].ring_base.val();
@@ -446,6 +447,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         self.rxc_regs.bus_addr.next = self.csr.bus_addr.val();
         self.rxc_regs.bus_wdata.next = self.csr.bus_wdata.val();
         self.rxc_regs.bus_wmask.next = self.csr.bus_wmask.val();
+        self.rxc_regs.bus_rd.next = self.csr.bus_rd.val();
         self.rxc_regs.bus_rd_addr.next = self.csr.bus_rd_addr.val();
         // every block reads 0 where it has no register, so their read data are ORed
         self.rd_or.next = self.rxc_regs.bus_rdata.val() | self.rdma_rdata.val();
@@ -460,6 +462,7 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             self.rxq_regs[i].bus_addr.next = self.csr.bus_addr.val();
             self.rxq_regs[i].bus_wdata.next = self.csr.bus_wdata.val();
             self.rxq_regs[i].bus_wmask.next = self.csr.bus_wmask.val();
+            self.rxq_regs[i].bus_rd.next = self.csr.bus_rd.val();
             self.rxq_regs[i].bus_rd_addr.next = self.csr.bus_rd_addr.val();
             self.rd_or.next = self.rd_or.val() | self.rxq_regs[i].bus_rdata.val();
             self.rx.enable[i].next = self.rxq_regs[i].enable.val();

@@ -120,12 +120,19 @@ pub struct CsrBlock {
     pub rw_value: [Signal<Out, Bits<32>>; 5],
     /// Register bus to the blocks that decode their own registers (RX queues, RX
     /// classification): a write strobe with address, data and byte mask, and a read
-    /// address whose data come back in the same cycle: each block's read data are 0
-    /// where it has no register, so the top ORs them.
+    /// strobe with its address whose data come back in the same cycle: each block's read
+    /// data are 0 where it has no register, so the top ORs them. Where the build gates
+    /// the register decode (`Config::gates_register_decode`) the read address comes from
+    /// a register loaded when AR is taken (`bus_rd` the cycle after): the decode of every
+    /// block is then a path from flip-flops, not from the host's port, and the simulator
+    /// evaluates it only in that cycle, not with every change of the NIC's inputs. A
+    /// block may decode its reads only while `bus_rd` and its writes only while
+    /// `bus_wr`.
     pub bus_wr: Signal<Out, Bit>,
     pub bus_addr: Signal<Out, Bits<16>>,
     pub bus_wdata: Signal<Out, Bits<32>>,
     pub bus_wmask: Signal<Out, Bits<32>>,
+    pub bus_rd: Signal<Out, Bit>,
     pub bus_rd_addr: Signal<Out, Bits<16>>,
     pub bus_rdata: Signal<In, Bits<32>>,
     /// Pulses that set IRQ_STATUS bits.
@@ -157,6 +164,14 @@ pub struct CsrBlock {
     b_valid: DFF<Bit>,
     r_valid: DFF<Bit>,
     r_data: DFF<Bits<32>>,
+    /// An AR was taken last cycle: its address is in `rd_addr`, decoded this cycle.
+    rd_pend: DFF<Bit>,
+    rd_addr: DFF<Bits<16>>,
+    /// `Config::gates_register_decode` clear: the read address is the port's, decoded
+    /// in the AR cycle, and the decode runs in every cycle.
+    ungated: Constant<Bit>,
+    /// The cycle whose read address is on the bus (`bus_rd`).
+    rd_now: Signal<Local, Bit>,
     do_write: Signal<Local, Bit>,
     strb_mask: Signal<Local, Bits<32>>,
     w_clear: Signal<Local, Bits<32>>,
@@ -203,6 +218,7 @@ impl CsrBlock {
             bus_addr: Default::default(),
             bus_wdata: Default::default(),
             bus_wmask: Default::default(),
+            bus_rd: Default::default(),
             bus_rd_addr: Default::default(),
             bus_rdata: Default::default(),
             irq_set: Default::default(),
@@ -232,6 +248,10 @@ impl CsrBlock {
             b_valid: Default::default(),
             r_valid: Default::default(),
             r_data: Default::default(),
+            rd_pend: Default::default(),
+            rd_addr: Default::default(),
+            ungated: Constant::new(!config.gates_register_decode()),
+            rd_now: Default::default(),
             do_write: Default::default(),
             strb_mask: Default::default(),
             w_clear: Default::default(),
@@ -243,7 +263,7 @@ impl CsrBlock {
 impl Logic for CsrBlock {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, irq_status, cycle_count, b_valid, r_valid, r_data, stat_wait, stat_idx);
+        dff_setup!(self, clock, irq_status, cycle_count, b_valid, r_valid, r_data, stat_wait, stat_idx, rd_pend, rd_addr);
         clock!(self, clock, counters);
         self.counters.reset.next = self.reset.val();
         for i in 0..5 {
@@ -301,37 +321,54 @@ impl Logic for CsrBlock {
         if self.b_valid.q.val() & self.s_axil_bready.val() {
             self.b_valid.d.next = false;
         }
-        // read channel: one cycle to decode, data held until taken
+        // read channel: the address registered as AR is taken and decoded the next cycle
+        // (`bus_rd`), the data held until taken; in a build that does not gate the
+        // register decode (`ungated`, `small`: no flip-flop or gate more on the iCE40)
+        // the port's address is decoded in the AR cycle itself, as it always was
         // (the addresses are distinct: the selected values are ORed, not chained; the
         // register blocks on the bus read 0 where they have no register)
-        self.read_value.next = self.bus_rdata.val();
-        for i in 0..17 {
-            if self.s_axil_araddr.val() == self.const_addr[i].val() {
-                self.read_value.next = self.read_value.val() | self.const_value[i].val();
-            }
+        self.s_axil_arready.next = !self.rd_pend.q.val() & !self.r_valid.q.val() & !self.stat_wait.q.val();
+        self.rd_pend.d.next = false;
+        if self.s_axil_arvalid.val() & self.s_axil_arready.val() & !self.ungated.val() {
+            self.rd_pend.d.next = true;
+            self.rd_addr.d.next = self.s_axil_araddr.val();
         }
-        for i in 0..5 {
-            if self.s_axil_araddr.val() == self.rw_addr[i].val() {
-                self.read_value.next = self.read_value.val() | self.rw[i].q.val();
-            }
+        self.rd_now.next = self.rd_pend.q.val();
+        self.bus_rd_addr.next = self.rd_addr.q.val();
+        if self.ungated.val() {
+            self.rd_now.next = self.s_axil_arvalid.val() & self.s_axil_arready.val();
+            self.bus_rd_addr.next = self.s_axil_araddr.val();
         }
+        self.bus_rd.next = self.rd_now.val();
+        self.read_value.next = 0.into();
         self.stat_hit.next = false;
         self.stat_sel.next = 0.into();
-        for i in 0..18 {
-            if self.s_axil_araddr.val() == self.counter_addr[i].val() {
-                self.stat_hit.next = true;
-                self.stat_sel.next = self.counter_id[i].val();
+        if self.rd_now.val() | self.ungated.val() {
+            self.read_value.next = self.bus_rdata.val();
+            for i in 0..17 {
+                if self.bus_rd_addr.val() == self.const_addr[i].val() {
+                    self.read_value.next = self.read_value.val() | self.const_value[i].val();
+                }
+            }
+            for i in 0..5 {
+                if self.bus_rd_addr.val() == self.rw_addr[i].val() {
+                    self.read_value.next = self.read_value.val() | self.rw[i].q.val();
+                }
+            }
+            for i in 0..18 {
+                if self.bus_rd_addr.val() == self.counter_addr[i].val() {
+                    self.stat_hit.next = true;
+                    self.stat_sel.next = self.counter_id[i].val();
+                }
+            }
+            if self.bus_rd_addr.val() == self.addr_irq_status.val() {
+                self.read_value.next = self.read_value.val() | self.irq_status.q.val();
+            }
+            if self.bus_rd_addr.val() == self.addr_cycle_count.val() {
+                self.read_value.next = self.read_value.val() | self.cycle_count.q.val();
             }
         }
-        self.bus_rd_addr.next = self.s_axil_araddr.val();
-        if self.s_axil_araddr.val() == self.addr_irq_status.val() {
-            self.read_value.next = self.read_value.val() | self.irq_status.q.val();
-        }
-        if self.s_axil_araddr.val() == self.addr_cycle_count.val() {
-            self.read_value.next = self.read_value.val() | self.cycle_count.q.val();
-        }
-        self.s_axil_arready.next = !self.r_valid.q.val() & !self.stat_wait.q.val();
-        if self.s_axil_arvalid.val() & !self.r_valid.q.val() & !self.stat_wait.q.val() {
+        if self.rd_now.val() {
             if self.stat_hit.val() {
                 self.stat_wait.d.next = true;
                 self.stat_idx.d.next = self.stat_sel.val();
@@ -362,6 +399,7 @@ impl Logic for CsrBlock {
             self.cycle_count.d.next = 0.into();
             self.b_valid.d.next = false;
             self.r_valid.d.next = false;
+            self.rd_pend.d.next = false;
         }
     }
 }

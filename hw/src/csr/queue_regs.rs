@@ -38,6 +38,7 @@ pub struct QueueRegs {
     pub bus_addr: Signal<In, Bits<16>>,
     pub bus_wdata: Signal<In, Bits<32>>,
     pub bus_wmask: Signal<In, Bits<32>>,
+    pub bus_rd: Signal<In, Bit>,
     pub bus_rd_addr: Signal<In, Bits<16>>,
     /// Read data of the register at `bus_rd_addr`, 0 where the window has none (the
     /// top ORs the blocks' read data).
@@ -64,6 +65,9 @@ pub struct QueueRegs {
     irq: IrqModeration,
     /// The build has interrupt moderation: `irq_fire` is `irq`'s, else each completion.
     moderated: Constant<Bit>,
+    /// The read decode runs in every cycle, not only under `bus_rd`
+    /// (`Config::gates_register_decode` clear).
+    ungated: Constant<Bit>,
     rw_addr: [Constant<Bits<16>>; 9],
     rw_reset: [Constant<Bits<32>>; 9],
     /// The bits each RW register holds (its declared fields).
@@ -81,8 +85,9 @@ pub struct QueueRegs {
 
 impl QueueRegs {
     /// The window of queue `q` of the TX or RX queue block.
-    /// Without `moderation` the window has no `Q_IRQ_COUNT` and `Q_IRQ_TIMER` bits.
-    pub fn new(dir: QueueDir, q: u32, moderation: bool) -> Self {
+    /// Without `moderation` the window has no `Q_IRQ_COUNT` and `Q_IRQ_TIMER` bits;
+    /// `gated`: `Config::gates_register_decode`.
+    pub fn new(dir: QueueDir, q: u32, moderation: bool, gated: bool) -> Self {
         let c16 = |v: u32| Constant::new(Bits::<16>::from(v as u64));
         let (base, regs): (u32, &[Register]) = match dir {
             QueueDir::Tx => (nic_regmap::txq::BASE, nic_regmap::txq::QUEUE_REGS),
@@ -100,6 +105,7 @@ impl QueueRegs {
             bus_addr: Default::default(),
             bus_wdata: Default::default(),
             bus_wmask: Default::default(),
+            bus_rd: Default::default(),
             bus_rd_addr: Default::default(),
             bus_rdata: Default::default(),
             enable: Default::default(),
@@ -116,6 +122,7 @@ impl QueueRegs {
             irq_fire: Default::default(),
             irq: Default::default(),
             moderated: Constant::new(moderation),
+            ungated: Constant::new(!gated),
             rw_addr: std::array::from_fn(|i| c16(addr(RW[i]))),
             rw_reset: std::array::from_fn(|i| Constant::new(Bits::<32>::from((reset(RW[i]) & held(RW[i])) as u64))),
             rw_bits: std::array::from_fn(|i| Constant::new(Bits::<32>::from(held(RW[i]) as u64))),
@@ -142,8 +149,13 @@ impl Logic for QueueRegs {
             // bits outside the register's fields have a constant 0 next value (the
             // reset values are inside the fields), so synthesis removes their flip-flops
             self.rw[i].d.next = self.rw[i].q.val() & self.rw_bits[i].val();
-            if self.bus_wr.val() & (self.bus_addr.val() == self.rw_addr[i].val()) {
-                self.rw[i].d.next = ((self.rw[i].q.val() & !self.bus_wmask.val()) | (self.bus_wdata.val() & self.bus_wmask.val())) & self.rw_bits[i].val();
+        }
+        // (decoded only in a write's cycle: the simulator skips the compares otherwise)
+        if self.bus_wr.val() {
+            for i in 0..9 {
+                if self.bus_addr.val() == self.rw_addr[i].val() {
+                    self.rw[i].d.next = ((self.rw[i].q.val() & !self.bus_wmask.val()) | (self.bus_wdata.val() & self.bus_wmask.val())) & self.rw_bits[i].val();
+                }
             }
         }
         // RW order: 0 BASE_LO, 1 BASE_HI, 2 SIZE_LOG2, 3 CONTROL, 4 TAIL, 5 IRQ_COUNT,
@@ -172,25 +184,27 @@ impl Logic for QueueRegs {
         if self.moderated.val() {
             self.irq_fire.next = self.irq.fire.val();
         }
-        // reads
+        // reads, decoded only in a read's cycle (where the build gates them)
         // (the addresses are distinct: the selected values are ORed, not chained)
         self.rd_or.next = 0.into();
-        for i in 0..9 {
-            if self.bus_rd_addr.val() == self.rw_addr[i].val() {
-                self.rd_or.next = self.rd_or.val() | self.rw[i].q.val();
+        if self.bus_rd.val() | self.ungated.val() {
+            for i in 0..9 {
+                if self.bus_rd_addr.val() == self.rw_addr[i].val() {
+                    self.rd_or.next = self.rd_or.val() | self.rw[i].q.val();
+                }
             }
-        }
-        if self.bus_rd_addr.val() == self.addr_head.val() {
-            self.rd_or.next = self.rd_or.val() | bit_cast::<32, 16>(self.head.val());
-        }
-        if self.bus_rd_addr.val() == self.addr_status.val() {
-            self.rd_or.next = self.rd_or.val()
-                | bit_cast::<32, 1>(self.active.val().into())
-                | (bit_cast::<32, 1>((self.error_code.val() != 0).into()) << 1)
-                | (bit_cast::<32, 8>(self.error_code.val()) << 8);
-        }
-        if self.bus_rd_addr.val() == self.addr_drops.val() {
-            self.rd_or.next = self.rd_or.val() | self.drops.q.val();
+            if self.bus_rd_addr.val() == self.addr_head.val() {
+                self.rd_or.next = self.rd_or.val() | bit_cast::<32, 16>(self.head.val());
+            }
+            if self.bus_rd_addr.val() == self.addr_status.val() {
+                self.rd_or.next = self.rd_or.val()
+                    | bit_cast::<32, 1>(self.active.val().into())
+                    | (bit_cast::<32, 1>((self.error_code.val() != 0).into()) << 1)
+                    | (bit_cast::<32, 8>(self.error_code.val()) << 8);
+            }
+            if self.bus_rd_addr.val() == self.addr_drops.val() {
+                self.rd_or.next = self.rd_or.val() | self.drops.q.val();
+            }
         }
         self.bus_rdata.next = self.rd_or.val();
         if self.reset.val() {

@@ -26,6 +26,8 @@ pub struct RxcRegs {
     pub bus_addr: Signal<In, Bits<16>>,
     pub bus_wdata: Signal<In, Bits<32>>,
     pub bus_wmask: Signal<In, Bits<32>>,
+    /// A read's cycle (CsrBlock::bus_rd): the read decode is skipped otherwise.
+    pub bus_rd: Signal<In, Bit>,
     pub bus_rd_addr: Signal<In, Bits<16>>,
     pub bus_rdata: Signal<Out, Bits<32>>,
     // configuration out (the classifier's inputs of the same names)
@@ -70,6 +72,8 @@ pub struct RxcRegs {
     mac_present: [Constant<Bit>; 32],
     /// The build has RSS, and so the key.
     has_rss: Constant<Bit>,
+    /// The read decode runs in every cycle (`Config::gates_register_decode` clear).
+    ungated: Constant<Bit>,
     merged: Signal<Local, Bits<32>>,
     /// Read data: the addresses are distinct, so the selected values are ORed.
     rd_or: Signal<Local, Bits<32>>,
@@ -90,6 +94,7 @@ impl RxcRegs {
             bus_addr: Default::default(),
             bus_wdata: Default::default(),
             bus_wmask: Default::default(),
+            bus_rd: Default::default(),
             bus_rd_addr: Default::default(),
             bus_rdata: Default::default(),
             filter_ctrl: Default::default(),
@@ -128,6 +133,7 @@ impl RxcRegs {
             value_count: c32(config.mac_filters()),
             mac_present: std::array::from_fn(|i| Constant::new((i as u32 / 2) < config.mac_filters())),
             has_rss: Constant::new(config.has_rx_offload()),
+            ungated: Constant::new(!config.gates_register_decode()),
             merged: Default::default(),
             rd_or: Default::default(),
         }
@@ -143,18 +149,9 @@ impl Logic for RxcRegs {
         self.filter_ctrl_r.d.next = self.filter_ctrl_r.q.val() & self.bits_filter_ctrl.val();
         self.rss_ctrl_r.d.next = self.rss_ctrl_r.q.val() & self.bits_rss_ctrl.val();
         self.merged.next = self.bus_wdata.val() & self.bus_wmask.val();
-        if self.bus_wr.val() & (self.bus_addr.val() == self.addr_filter_ctrl.val()) {
-            self.filter_ctrl_r.d.next = ((self.filter_ctrl_r.q.val() & !self.bus_wmask.val()) | self.merged.val()) & self.bits_filter_ctrl.val();
-        }
-        if self.bus_wr.val() & (self.bus_addr.val() == self.addr_rss_ctrl.val()) {
-            self.rss_ctrl_r.d.next = ((self.rss_ctrl_r.q.val() & !self.bus_wmask.val()) | self.merged.val()) & self.bits_rss_ctrl.val();
-        }
         for i in 0..10 {
             self.key[i].clock.next = self.clock.val();
             self.key[i].d.next = self.key[i].q.val();
-            if self.has_rss.val() & self.bus_wr.val() & (self.bus_addr.val() == self.addr_key[i].val()) {
-                self.key[i].d.next = (self.key[i].q.val() & !self.bus_wmask.val()) | self.merged.val();
-            }
             self.rss_key[i].next = 0.into();
             if self.has_rss.val() {
                 self.rss_key[i].next = self.key[i].q.val();
@@ -163,12 +160,29 @@ impl Logic for RxcRegs {
         for i in 0..32 {
             self.mac[i].clock.next = self.clock.val();
             self.mac[i].d.next = self.mac[i].q.val() & self.bits_mac[i].val();
-            if self.mac_present[i].val() & self.bus_wr.val() & (self.bus_addr.val() == self.addr_mac[i].val()) {
-                self.mac[i].d.next = ((self.mac[i].q.val() & !self.bus_wmask.val()) | self.merged.val()) & self.bits_mac[i].val();
-            }
             self.mac_filter[i].next = 0.into();
             if self.mac_present[i].val() {
                 self.mac_filter[i].next = self.mac[i].q.val();
+            }
+        }
+        // writes, decoded only in a write's cycle (the simulator skips the compares
+        // otherwise)
+        if self.bus_wr.val() {
+            if self.bus_addr.val() == self.addr_filter_ctrl.val() {
+                self.filter_ctrl_r.d.next = ((self.filter_ctrl_r.q.val() & !self.bus_wmask.val()) | self.merged.val()) & self.bits_filter_ctrl.val();
+            }
+            if self.bus_addr.val() == self.addr_rss_ctrl.val() {
+                self.rss_ctrl_r.d.next = ((self.rss_ctrl_r.q.val() & !self.bus_wmask.val()) | self.merged.val()) & self.bits_rss_ctrl.val();
+            }
+            for i in 0..10 {
+                if self.has_rss.val() & (self.bus_addr.val() == self.addr_key[i].val()) {
+                    self.key[i].d.next = (self.key[i].q.val() & !self.bus_wmask.val()) | self.merged.val();
+                }
+            }
+            for i in 0..32 {
+                if self.mac_present[i].val() & (self.bus_addr.val() == self.addr_mac[i].val()) {
+                    self.mac[i].d.next = ((self.mac[i].q.val() & !self.bus_wmask.val()) | self.merged.val()) & self.bits_mac[i].val();
+                }
             }
         }
         self.filter_ctrl.next = self.filter_ctrl_r.q.val();
@@ -183,33 +197,35 @@ impl Logic for RxcRegs {
         // reads: the addresses are distinct, so the selected values are ORed (a chain of
         // muxes would cost more), and the top ORs this block's read data with the others'
         self.rd_or.next = 0.into();
-        if self.bus_rd_addr.val() == self.addr_id.val() {
-            self.rd_or.next = self.rd_or.val() | self.value_id.val();
-        }
-        if self.bus_rd_addr.val() == self.addr_version.val() {
-            self.rd_or.next = self.rd_or.val() | self.value_version.val();
-        }
-        if self.bus_rd_addr.val() == self.addr_next.val() {
-            self.rd_or.next = self.rd_or.val() | self.value_next.val();
-        }
-        if self.bus_rd_addr.val() == self.addr_count.val() {
-            self.rd_or.next = self.rd_or.val() | self.value_count.val();
-        }
-        if self.bus_rd_addr.val() == self.addr_filter_ctrl.val() {
-            self.rd_or.next = self.rd_or.val() | self.filter_ctrl_r.q.val();
-        }
-        if self.bus_rd_addr.val() == self.addr_rss_ctrl.val() {
-            self.rd_or.next = self.rd_or.val() | self.rss_ctrl_r.q.val();
-        }
-        // an absent register reads 0: it adds nothing
-        for i in 0..10 {
-            if self.has_rss.val() & (self.bus_rd_addr.val() == self.addr_key[i].val()) {
-                self.rd_or.next = self.rd_or.val() | self.key[i].q.val();
+        if self.bus_rd.val() | self.ungated.val() {
+            if self.bus_rd_addr.val() == self.addr_id.val() {
+                self.rd_or.next = self.rd_or.val() | self.value_id.val();
             }
-        }
-        for i in 0..32 {
-            if self.mac_present[i].val() & (self.bus_rd_addr.val() == self.addr_mac[i].val()) {
-                self.rd_or.next = self.rd_or.val() | self.mac[i].q.val();
+            if self.bus_rd_addr.val() == self.addr_version.val() {
+                self.rd_or.next = self.rd_or.val() | self.value_version.val();
+            }
+            if self.bus_rd_addr.val() == self.addr_next.val() {
+                self.rd_or.next = self.rd_or.val() | self.value_next.val();
+            }
+            if self.bus_rd_addr.val() == self.addr_count.val() {
+                self.rd_or.next = self.rd_or.val() | self.value_count.val();
+            }
+            if self.bus_rd_addr.val() == self.addr_filter_ctrl.val() {
+                self.rd_or.next = self.rd_or.val() | self.filter_ctrl_r.q.val();
+            }
+            if self.bus_rd_addr.val() == self.addr_rss_ctrl.val() {
+                self.rd_or.next = self.rd_or.val() | self.rss_ctrl_r.q.val();
+            }
+            // an absent register reads 0: it adds nothing
+            for i in 0..10 {
+                if self.has_rss.val() & (self.bus_rd_addr.val() == self.addr_key[i].val()) {
+                    self.rd_or.next = self.rd_or.val() | self.key[i].q.val();
+                }
+            }
+            for i in 0..32 {
+                if self.mac_present[i].val() & (self.bus_rd_addr.val() == self.addr_mac[i].val()) {
+                    self.rd_or.next = self.rd_or.val() | self.mac[i].q.val();
+                }
             }
         }
         self.bus_rdata.next = self.rd_or.val();
