@@ -13,7 +13,7 @@
 use crate::csr::{CsrBlock, QueueDir, QueueRegs, RxcRegs};
 use crate::dma::{RxEngine, TxEngine};
 use crate::mac::{MacRx, MacTx};
-use crate::rdma::engine::{RdmaEngine, RD_TAG, RD_TAG_READ, RD_TAG_RQ};
+use crate::rdma::engine::{RdmaEngine, RD_TAG, RD_TAG_READ, RD_TAG_RQ, WR_TAG_CQ, WR_TAG_DATA};
 use crate::rx::{RxClassifier, RxLeanClassifier};
 use crate::stream::RegSlice;
 use crate::tx::TxOffload;
@@ -165,6 +165,15 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     rdma_rd_tag: Signal<Local, Bits<4>>,
     /// A read answer carries one of the engine's tags (RD_TAG, RD_TAG_RQ, RD_TAG_READ: 2, 3, 4).
     rdma_rsp_mine: Signal<Local, Bit>,
+    // (the engine's inputs carry only what is the engine's: a register access in its
+    // window, `nic_regmap::rdma::BASE` = 0x4000 and 4 KiB, a read answer or write
+    // acknowledgement with its tags; zero otherwise, so nothing moves at its ports while
+    // the NIC carries Ethernet alone: a simulator then skips the engine,
+    // docs/performance.md, and in hardware less toggles)
+    /// The engine's inputs carry only what is the engine's: a register access in its
+    /// window (`nic_regmap::rdma::BASE`, 4 KiB), a write answer with its tag; the rest is
+    /// zero, so nothing moves at its ports while the NIC carries Ethernet alone (a
+    /// simulator then skips the engine, docs/performance.md; in hardware, less toggling).
     rdma_wr_valid: Signal<Local, Bit>,
     rdma_wr_addr: Signal<Local, Bits<64>>,
     rdma_wr_data: Signal<Local, Bits<128>>,
@@ -304,6 +313,8 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             rdma_wr_last: Default::default(),
             rdma_wr_tag: Default::default(),
             rd_tag_rdma: {
+                assert!(nic_regmap::rdma::BASE == 0x4000, "the RDMA engine's inputs decode its register window as 0x4xxx");
+                assert!(WR_TAG_DATA == 4 && WR_TAG_CQ == 5, "the RDMA engine's write acknowledgements are decoded as tags 4 and 5");
                 assert!(RD_TAG == 2 && RD_TAG_RQ == 3 && RD_TAG_READ == 4, "rdma_rsp_mine decodes the engine's read tags as 2..4");
                 Constant::new(RD_TAG.into())
             },
@@ -381,11 +392,20 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         for i in 0..RD {
             self.rdma[i].clock.next = self.clock.val();
             self.rdma[i].reset.next = self.reset.val();
-            self.rdma[i].bus_wr.next = self.csr.bus_wr.val();
-            self.rdma[i].bus_addr.next = self.csr.bus_addr.val();
-            self.rdma[i].bus_wdata.next = self.csr.bus_wdata.val();
-            self.rdma[i].bus_wmask.next = self.csr.bus_wmask.val();
-            self.rdma[i].bus_rd_addr.next = self.csr.bus_rd_addr.val();
+            self.rdma[i].bus_wr.next = self.csr.bus_wr.val() & (self.csr.bus_addr.val().get_bits::<4>(12) == 4);
+            self.rdma[i].bus_addr.next = 0.into();
+            self.rdma[i].bus_wdata.next = 0.into();
+            self.rdma[i].bus_wmask.next = 0.into();
+            if self.csr.bus_wr.val() & (self.csr.bus_addr.val().get_bits::<4>(12) == 4) {
+                self.rdma[i].bus_addr.next = self.csr.bus_addr.val();
+                self.rdma[i].bus_wdata.next = self.csr.bus_wdata.val();
+                self.rdma[i].bus_wmask.next = self.csr.bus_wmask.val();
+            }
+            // (outside its window the engine reads address 0, which none of its registers has)
+            self.rdma[i].bus_rd_addr.next = 0.into();
+            if self.csr.bus_rd_addr.val().get_bits::<4>(12) == 4 {
+                self.rdma[i].bus_rd_addr.next = self.csr.bus_rd_addr.val();
+            }
             self.rdma[i].station_mac_lo.next = self.csr.rw_value[1].val();
             self.rdma[i].station_mac_hi.next = self.csr.rw_value[2].val().get_bits::<16>(0);
             self.rdma_rdata.next = self.rdma[i].bus_rdata.val();
@@ -401,7 +421,10 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             self.rdma_rd_len.next = self.rdma[i].dma_rd_req_len.val();
             self.rdma_rd_rsp_ready.next = self.rdma[i].dma_rd_rsp_ready.val();
             self.rdma_rd_tag.next = self.rdma[i].dma_rd_req_tag.val();
-            self.rdma[i].dma_rd_rsp_tag.next = self.dma_rd_rsp_tag.val();
+            self.rdma[i].dma_rd_rsp_tag.next = 0.into();
+            if self.rdma_rsp_mine.val() {
+                self.rdma[i].dma_rd_rsp_tag.next = self.dma_rd_rsp_tag.val();
+            }
             self.rdma_wr_valid.next = self.rdma[i].dma_wr_valid.val();
             self.rdma_wr_addr.next = self.rdma[i].dma_wr_addr.val();
             self.rdma_wr_data.next = self.rdma[i].dma_wr_data.val();
@@ -840,13 +863,22 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             self.rdma[i].rx_verdict_roce.next = self.rx_class.v_divert.val();
             self.rdma[i].dma_rd_req_ready.next = self.dma_rd_req_ready.val() & (self.rd_sel.val() == 4);
             self.rdma[i].dma_rd_rsp_valid.next = self.dma_rd_rsp_valid.val() & self.rdma_rsp_mine.val();
-            self.rdma[i].dma_rd_rsp_data.next = self.dma_rd_rsp_data.val();
-            self.rdma[i].dma_rd_rsp_last.next = self.dma_rd_rsp_last.val();
-            self.rdma[i].dma_rd_rsp_error.next = self.dma_rd_rsp_error.val();
+            self.rdma[i].dma_rd_rsp_data.next = 0.into();
+            self.rdma[i].dma_rd_rsp_last.next = false;
+            self.rdma[i].dma_rd_rsp_error.next = false;
+            if self.dma_rd_rsp_valid.val() & self.rdma_rsp_mine.val() {
+                self.rdma[i].dma_rd_rsp_data.next = self.dma_rd_rsp_data.val();
+                self.rdma[i].dma_rd_rsp_last.next = self.dma_rd_rsp_last.val();
+                self.rdma[i].dma_rd_rsp_error.next = self.dma_rd_rsp_error.val();
+            }
             self.rdma[i].dma_wr_ready.next = self.dma_wr_ready.val() & (self.wr_sel.val() == 3);
-            self.rdma[i].dma_wr_rsp_valid.next = self.dma_wr_rsp_valid.val();
-            self.rdma[i].dma_wr_rsp_error.next = self.dma_wr_rsp_error.val();
-            self.rdma[i].dma_wr_rsp_tag.next = self.dma_wr_rsp_tag.val();
+            self.rdma[i].dma_wr_rsp_valid.next = self.dma_wr_rsp_valid.val() & ((self.dma_wr_rsp_tag.val() == 4) | (self.dma_wr_rsp_tag.val() == 5));
+            self.rdma[i].dma_wr_rsp_error.next = false;
+            self.rdma[i].dma_wr_rsp_tag.next = 0.into();
+            if self.dma_wr_rsp_valid.val() & ((self.dma_wr_rsp_tag.val() == 4) | (self.dma_wr_rsp_tag.val() == 5)) {
+                self.rdma[i].dma_wr_rsp_error.next = self.dma_wr_rsp_error.val();
+                self.rdma[i].dma_wr_rsp_tag.next = self.dma_wr_rsp_tag.val();
+            }
         }
         if self.reset.val() {
             self.wr_cur.d.next = 0.into();

@@ -36,6 +36,9 @@ public:
         top_ = new NIC_VCLASS(ctx_.get(), "nic");
         // Clock high (the first eval() sees no edge): steps start with the clock high.
         top_->clock = 1;
+#if NIC_GATED
+        top_->rdma_clock = 1;
+#endif
         top_->reset = 1;
         top_->eval();
     }
@@ -87,8 +90,8 @@ public:
 #if NIC_TRACED
         exact = exact || tfp_;
 #endif
-        clock_cycle(
-            t, exact, changed,
+        bool exact_gate = clock_cycle(
+            t, exact, changed, gate_,
             [&](bool edge) {
                 if (edge) {
                     read_outputs<true>(out);
@@ -103,6 +106,7 @@ public:
                 (void)half;
 #endif
             });
+        if (!exact_gate) gate_violation(cycles_);
         cycles_++;
     }
 
@@ -208,6 +212,7 @@ private:
 #endif
     uint64_t cycles_;
     bool exact_ = false;
+    GateMode gate_ = gate_mode_from_env();
 };
 
 std::unique_ptr<AxiNicModel> NIC_FACTORY() { return std::unique_ptr<AxiNicModel>(new NIC_WRAPPER()); }

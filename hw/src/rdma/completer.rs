@@ -304,8 +304,16 @@ pub struct RdmaCompleter {
     mtu_whole: DFF<Bits<24>>,
     /// The timers, for the scan (armed 0, deadline 48:1): written with `ptr_ram`.
     timer_ram: NicRam<Bits<49>, 6>,
-    /// The core cycle.
+    /// The core cycle, counted while a timer is armed. Time matters only against an
+    /// armed deadline, so a count that pauses while none is armed keeps every timer's
+    /// length; and with nothing to time the block's state stands still (a simulator may
+    /// then skip the engine, docs/performance.md).
     now: DFF<Bits<48>>,
+    /// The QPs whose timer is armed: the armed bits `timer_ram` holds, written with them.
+    armed_qps: DFF<Bits<64>>,
+    /// Some timer is armed (`armed_qps` not zero, a cycle late): the clock counts and the
+    /// scan runs.
+    timing: DFF<Bit>,
     /// The scan of the timers, a QP a cycle: the address read, the QP whose word is out,
     /// the word registered and its QP, a QP found late; the one handed to the event loop
     /// (it stops the scan until taken; the event checks it again).
@@ -643,6 +651,8 @@ impl Default for RdmaCompleter {
             cnt_retry: Default::default(),
             timer_ram: Default::default(),
             now: Default::default(),
+            armed_qps: Default::default(),
+            timing: Default::default(),
             tscan: Default::default(),
             t_q: Default::default(),
             t_word: Default::default(),
@@ -716,7 +726,7 @@ impl Logic for RdmaCompleter {
         dff_setup!(self, clock, rd_done, rd_bump, ptr_rd, mtu_whole, rec_full_q, state, after, ev, asked, qpn, store_state, r_wr_id, r_opcode, r_signalled, r_last_psn, r_first_psn, r_sq_index, r_len, r_status, psn,
             syndrome, paylen, ctx, qp_state, sig_all, send_cq, head, count, limit, nak, full, e_wr_id, e_len, e_opcode, e_status, e_syndrome, entry,
             after_tail, past_limit, rh_valid, rh_data, rh_bad_qp, rh_checked, recv, rd, rd_ends, rd_psn_ok, rd_fits, rd_wqe_addr, rd_expect, rd_landed, rd_head_read,
-            now, tscan, t_q, t_word, t_qpn, t_hit, t_hit_qpn, to_valid, to_qpn, acked, acked_v, gb_to, gb_v, retries, rnr_retries, armed, rnr_mode, deadline, rewinding, rnr_psn,
+            now, armed_qps, timing, tscan, t_q, t_word, t_qpn, t_hit, t_hit_qpn, to_valid, to_qpn, acked, acked_v, gb_to, gb_v, retries, rnr_retries, armed, rnr_mode, deadline, rewinding, rnr_psn,
             progress, t_cycles, t_on, tm_late, cue, gb_psn, gb_una_only, gb_rnr, gb_base, gb_una, gb_target, gb_offset, rnr_cycles, hold, r_offset, rd_gap, deadline_new, ack_fwd, nak_fwd);
         clock!(self, clock, records, stores, reports, ring, ptr_ram, timer_ram);
         self.records.reset.next = self.reset.val();
@@ -829,7 +839,10 @@ impl Logic for RdmaCompleter {
         self.timer_ram.write_data.next = bit_cast::<49, 1>(self.armed_w.val().into()) | (bit_cast::<49, 48>(self.deadline_w.val()) << 1);
         self.timer_ram.write_enable.next = false;
         // ---- the timers' scan: a QP a cycle, one found late handed to the event loop ----
-        self.now.d.next = self.now.q.val() + 1;
+        self.timing.d.next = self.armed_qps.q.val().any();
+        if self.timing.q.val() {
+            self.now.d.next = self.now.q.val() + 1;
+        }
         self.timer_ram.read_address.next = self.tscan.q.val();
         self.t_q.d.next = self.tscan.q.val();
         self.t_word.d.next = self.timer_ram.read_data.val();
@@ -837,7 +850,7 @@ impl Logic for RdmaCompleter {
         // (48 bits of cycles do not wrap in a simulation's life, nor in 20 days of a board's)
         self.t_hit.d.next = self.t_word.q.val().get_bit(0) & (self.now.q.val() >= self.t_word.q.val().get_bits::<48>(1));
         self.t_hit_qpn.d.next = self.t_qpn.q.val();
-        if !self.to_valid.q.val() {
+        if !self.to_valid.q.val() & self.timing.q.val() {
             self.tscan.d.next = self.tscan.q.val() + 1;
             if self.t_hit.q.val() {
                 self.to_valid.d.next = true;
@@ -1311,6 +1324,10 @@ impl Logic for RdmaCompleter {
                 self.timer_ram.write_enable.next = true;
                 for q in 0..64 {
                     if self.qpn.q.val() == self.qp_id[q].val() {
+                        self.armed_qps.d.next = self.armed_qps.q.val() & !self.bit_of_qp[q].val();
+                        if self.armed_w.val() {
+                            self.armed_qps.d.next = self.armed_qps.q.val() | self.bit_of_qp[q].val();
+                        }
                         self.full.d.next = self.full.q.val() & !self.bit_of_qp[q].val();
                         if self.count.q.val() >= self.sq_full_at.val() {
                             self.full.d.next = self.full.q.val() | self.bit_of_qp[q].val();

@@ -986,7 +986,9 @@ impl Logic for RdmaRequester {
                     self.state.d.next = RequesterState::Ctx;
                     self.qp_asked.d.next = false;
                     self.db_seen.d.next = false;
-                } else {
+                } else if self.work.q.val().any() {
+                    // (with no QP's work the scan stands still: nothing to find, and a
+                    // block at rest changes no state, docs/performance.md)
                     self.scan.d.next = self.scan_next.val();
                     self.hit.d.next = self.scan_ahead.val().any();
                 }

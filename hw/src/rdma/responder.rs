@@ -1344,8 +1344,11 @@ impl Logic for RdmaResponder {
         self.take.next = false;
         match self.state.q.val() {
             ResponderState::Idle => {
-                // with no packet waiting, the QPs are looked at in turn for receive WQEs to flush
-                self.fscan.d.next = self.fscan.q.val() + 1;
+                // with no packet waiting, the QPs are looked at in turn for receive WQEs to
+                // flush (while some QP has them: otherwise the scan stands still)
+                if self.flush_bits.q.val().any() {
+                    self.fscan.d.next = self.fscan.q.val() + 1;
+                }
                 if !self.rec_out.m_valid.val() & self.fhit.q.val() {
                     self.r_qpn.d.next = bit_cast::<24, 6>(self.fhit_qp.q.val());
                     for q in 0..64 {

@@ -592,10 +592,18 @@ impl Logic for RdmaRxParse {
         if self.emit.val() {
             self.l_beats.d.next = self.l_beats.q.val() + 1;
         }
+        // (the beat's fields are zero without `pay_valid`: a frame that is no candidate
+        // leaves the consumer's inputs as they were, and a simulator skips the rest of the
+        // engine while they stand still, docs/performance.md)
         self.pay_valid.next = self.o_valid.q.val();
-        self.pay_data.next = self.o_data.q.val();
-        self.pay_nbytes.next = self.o_nbytes.q.val();
-        self.pay_last.next = self.o_last.q.val();
+        self.pay_data.next = 0.into();
+        self.pay_nbytes.next = 0.into();
+        self.pay_last.next = false;
+        if self.o_valid.q.val() {
+            self.pay_data.next = self.o_data.q.val();
+            self.pay_nbytes.next = self.o_nbytes.q.val();
+            self.pay_last.next = self.o_last.q.val();
+        }
         // ---- the ICRC result of the frame whose record is pending ----
         if self.icrc_unit.icrc_valid.val() {
             self.res_seen.d.next = true;
