@@ -887,6 +887,22 @@ fn precompile_header(b: &cc::Build, obj: &Path, name: &str) {
     }
 }
 
+/// The engine's children that stay on the core clock, outside the gate.
+const ALWAYS_CLOCKED: &[&str] = &["rx_parse"];
+
+/// Whether `word` occurs in `line` as a whole Verilog identifier.
+fn has_identifier(line: &str, word: &str) -> bool {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    line.match_indices(word).any(|(i, _)| {
+        !line[..i].chars().next_back().is_some_and(ident) && !line[i + word.len()..].chars().next().is_some_and(ident)
+    })
+}
+
+struct EngineGate {
+    wrapper_decls: String,
+    wrapper_ports: Vec<String>,
+}
+
 /// Simulation-only clock gating of the RDMA engine (docs/performance.md, "The RDMA
 /// engine at rest"). In a build with the engine, the exported Verilog is changed so that
 ///  * the engine (`<parent>$rdma$0` and every module under it) takes its clock from the
@@ -905,26 +921,10 @@ fn precompile_header(b: &cc::Build, obj: &Path, name: &str) {
 /// that changed nothing, the next edge changes nothing either, so skipping it is exact.
 /// Nothing here knows what the engine does; the wrapper compares every input port,
 /// whole. `NIC_SIM_GATE=check` pulses the clock every cycle and fails a cycle where the
-/// engine changed without `rdma_wake` (sim/tests, the RDMA suites).
+/// engine changed without `rdma_wake` (cli/tests/sim_gate.rs).
 ///
 /// Returns the changed Verilog and the wrapper's extra text (declarations and logic)
 /// and ports, or None for a build without the engine.
-/// The engine's children that stay on the core clock, outside the gate.
-const ALWAYS_CLOCKED: &[&str] = &["rx_parse"];
-
-/// Whether `word` occurs in `line` as a whole Verilog identifier.
-fn has_identifier(line: &str, word: &str) -> bool {
-    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
-    line.match_indices(word).any(|(i, _)| {
-        !line[..i].chars().next_back().is_some_and(ident) && !line[i + word.len()..].chars().next().is_some_and(ident)
-    })
-}
-
-struct EngineGate {
-    wrapper_decls: String,
-    wrapper_ports: Vec<String>,
-}
-
 fn gate_engine(verilog: &str, top: &str, sim: &str) -> Option<(String, EngineGate)> {
     let engine = verilog.lines().find_map(|l| {
         let name = l.strip_prefix("module ")?.split('(').next()?;

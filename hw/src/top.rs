@@ -165,15 +165,6 @@ pub struct NicTop<const TN: usize, const TNP1: usize, const RN: usize, const RNP
     rdma_rd_tag: Signal<Local, Bits<4>>,
     /// A read answer carries one of the engine's tags (RD_TAG, RD_TAG_RQ, RD_TAG_READ: 2, 3, 4).
     rdma_rsp_mine: Signal<Local, Bit>,
-    // (the engine's inputs carry only what is the engine's: a register access in its
-    // window, `nic_regmap::rdma::BASE` = 0x4000 and 4 KiB, a read answer or write
-    // acknowledgement with its tags; zero otherwise, so nothing moves at its ports while
-    // the NIC carries Ethernet alone: a simulator then skips the engine,
-    // docs/performance.md, and in hardware less toggles)
-    /// The engine's inputs carry only what is the engine's: a register access in its
-    /// window (`nic_regmap::rdma::BASE`, 4 KiB), a write answer with its tag; the rest is
-    /// zero, so nothing moves at its ports while the NIC carries Ethernet alone (a
-    /// simulator then skips the engine, docs/performance.md; in hardware, less toggling).
     rdma_wr_valid: Signal<Local, Bit>,
     rdma_wr_addr: Signal<Local, Bits<64>>,
     rdma_wr_data: Signal<Local, Bits<128>>,
@@ -392,6 +383,11 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
         for i in 0..RD {
             self.rdma[i].clock.next = self.clock.val();
             self.rdma[i].reset.next = self.reset.val();
+            // The engine's inputs carry only what is the engine's: a register access in its
+            // window (`nic_regmap::rdma::BASE` = 0x4000, 4 KiB), a read answer or write
+            // acknowledgement with its tags; zero otherwise, so nothing moves at its ports
+            // while the NIC carries Ethernet alone (a simulator then skips the engine,
+            // docs/performance.md; in hardware, less toggling).
             self.rdma[i].bus_wr.next = self.csr.bus_wr.val() & (self.csr.bus_addr.val().get_bits::<4>(12) == 4);
             self.rdma[i].bus_addr.next = 0.into();
             self.rdma[i].bus_wdata.next = 0.into();
