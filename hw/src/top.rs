@@ -248,7 +248,9 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             csr: CsrBlock::new(config),
             tx: TxEngine::default().with_scatter_gather(config.has_scatter_gather()).with_narrow_fifo(config.narrow_tx_fifo()),
             tx_offload: Default::default(),
-            rx: if config.has_rx_offload() { RxEngine::default() } else { RxEngine::without_rx_offload() }.with_narrow_fifo(config.narrow_rx_fifo()),
+            rx: if config.has_rx_offload() { RxEngine::default() } else { RxEngine::without_rx_offload() }
+                .with_narrow_fifo(config.narrow_rx_fifo())
+                .with_head_slice(config.skid_slices()),
             txq_regs: std::array::from_fn(|q| QueueRegs::new(QueueDir::Tx, q as u32, config.has_irq_moderation(), config.gates_register_decode())),
             tx_irq_bit: std::array::from_fn(|q| Constant::new(Bits::<32>::from(1u64 << q))),
             rxq_regs: std::array::from_fn(|q| QueueRegs::new(QueueDir::Rx, q as u32, config.has_irq_moderation(), config.gates_register_decode())),

@@ -164,7 +164,20 @@ pub struct TxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     /// earlier frames (complete, so their verdicts will come) still hold.
     comp: NicFifo<Bits<64>, 7, 8>,
     verdict: NicFifo<Bit, 7, 8>,
+    /// The completion FIFO's head in flip-flops (`pipelined`): its block RAM's output
+    /// (4.1 ns clock-to-out) went through the queue's ring base and mask into the
+    /// write-back address sum (12.2 ns). A completion leaves a cycle later.
+    comp_head: RegSlice<Bits<42>>,
+    /// The completion at the head (the `comp` fields, bits 41:0), and whether there is
+    /// one (through `comp_head` or not).
+    c_data: Signal<Local, Bits<42>>,
+    c_empty: Signal<Local, Bit>,
     downsizer: Downsizer,
+    /// The data FIFO's head beat in flip-flops (`pipelined`): the block RAM's output
+    /// (4.3 ns clock-to-out at speed 8) fed the downsizer, the packer, the frame's end and
+    /// through it the pop of the offload request FIFO (14.4 ns). A skid slice: a beat a
+    /// cycle, a cycle later.
+    data_head: RegSlice<TxBeat>,
     /// In front of a narrow data FIFO: each kept 16-byte response beat, 8 bytes a cycle.
     fdown: Downsizer,
     packer: BytePacker,
@@ -198,16 +211,27 @@ pub struct TxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     /// Deficit round-robin counter, signed.
     deficit: [DFF<Bits<20>>; Q],
     run: [Signal<Local, Bit>; Q],
-    /// Per queue, this cycle (`outstanding`): an info entry in / out, a completion
-    /// entry in / out, a write-back queued / answered.
-    ev_in: [Signal<Local, Bits<8>>; Q],
-    ev_info: [Signal<Local, Bits<8>>; Q],
-    ev_comp_in: [Signal<Local, Bits<8>>; Q],
-    ev_comp: [Signal<Local, Bits<8>>; Q],
-    ev_wb_in: [Signal<Local, Bits<8>>; Q],
-    ev_wb: [Signal<Local, Bits<8>>; Q],
+    /// Per queue, last cycle (`outstanding`): an info entry in / out, a completion
+    /// entry in / out, a write-back queued / answered. Registered, and counted a cycle
+    /// late: the events come at the end of the issue stage's and the response side's
+    /// decisions, and the six-term sum behind them was 30 levels (speed 8). A queue's
+    /// flush waits until no entry of it is counted or on its way to be.
+    ev_in: [DFF<Bits<8>>; Q],
+    ev_info: [DFF<Bits<8>>; Q],
+    ev_comp_in: [DFF<Bits<8>>; Q],
+    ev_comp: [DFF<Bits<8>>; Q],
+    ev_wb_in: [DFF<Bits<8>>; Q],
+    ev_wb: [DFF<Bits<8>>; Q],
     visit_weight: Signal<Local, Bits<16>>,
     visit_add: Signal<Local, Bits<20>>,
+    /// The queue runs and holds a whole frame: now (`elig_now`), and as the scheduler
+    /// sees it (`elig`): a cycle late when `pipelined` (`elig_q`), which takes the
+    /// fetchers' FIFO counts out of the scheduler's priority chain, visit quantum and
+    /// deficit adder (14.3 ns). Late by a cycle is safe: a pick happens only between
+    /// frames, at least two cycles after the frame's last descriptor left its fetcher;
+    /// a queue seen eligible a cycle after it stopped is picked and given up at once.
+    elig_now: [Signal<Local, Bit>; Q],
+    elig_q: [DFF<Bit>; Q],
     elig: [Signal<Local, Bit>; Q],
     q_id: [Constant<Bits<4>>; Q],
     // ---- descriptor fetch arbitration ----
@@ -258,9 +282,63 @@ pub struct TxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     sel_desc_flags: Signal<Local, Bits<16>>,
     sel_desc_extra: Signal<Local, Bits<16>>,
     sel_pop_idx: Signal<Local, Bits<16>>,
+    /// The selected queue's head descriptor, registered (`pipelined`): the issue stage
+    /// decides on these flip-flops, not on an 8-way mux of the fetchers' FIFO outputs
+    /// behind the queue register (that mux in front of the descriptor checks was the
+    /// block's critical path, 24 levels). A descriptor moves from its fetcher into the
+    /// stage while the stage is empty, the queue runs and the frame's EOP descriptor has
+    /// not been loaded yet (`st_eop_seen`: what follows it belongs to the next frame);
+    /// the stage empties when the issue stage takes it, when the frame ends and when the
+    /// queue stops (its fetcher is flushed then, and so is this).
+    st_valid: DFF<Bit>,
+    st_addr: DFF<Bits<64>>,
+    st_addr_bad: DFF<Bit>,
+    st_len: DFF<Bits<16>>,
+    st_flags: DFF<Bits<16>>,
+    st_extra: DFF<Bits<16>>,
+    st_idx: DFF<Bits<16>>,
+    st_eop_seen: DFF<Bit>,
+    st_load: Signal<Local, Bit>,
+    /// `cur_q` one-hot, registered beside it, and the load condition that does not
+    /// depend on the queue: each fetcher's pop is its own AND of registers and its
+    /// FIFO's head, not a mux of the eight behind `cur_q` (12.1 ns into the fetchers'
+    /// read addresses).
+    cur_one: [DFF<Bit>; Q],
+    st_common: Signal<Local, Bit>,
+    st_load_q: [Signal<Local, Bit>; Q],
+    /// The build is pipelined for 156.25 MHz (more than one queue: `full`): the
+    /// descriptor stage (`st_*`) and the registered room check (`room_q`). With one queue
+    /// there is no mux to cut and the clock is the iCE40's: the issue stage reads the
+    /// fetcher's head directly and checks room as it issues (`small`: no flip-flops for
+    /// the iCE40, no extra cycle a descriptor).
+    pipelined: Constant<Bit>,
+    /// The head descriptor as the issue stage sees it: the stage, or the fetcher's head.
+    hd_valid: Signal<Local, Bit>,
+    hd_addr: Signal<Local, Bits<64>>,
+    hd_addr_bad: Signal<Local, Bit>,
+    hd_len: Signal<Local, Bits<16>>,
+    hd_flags: Signal<Local, Bits<16>>,
+    hd_extra: Signal<Local, Bits<16>>,
+    hd_idx: Signal<Local, Bits<16>>,
     sel_deficit: Signal<Local, Bits<20>>,
     charged: Signal<Local, Bits<20>>,
     info_room: Signal<Local, Bit>,
+    /// Room for what the issue stage may add next (`pipelined`): registered, computed a
+    /// cycle ahead for the largest addition (a read of 16 beats, 32 narrow entries, or an
+    /// entry without a read, and one completion more from the response side), and not
+    /// usable in the cycle after the stage pushed an entry, which it does not include.
+    /// Only the issue stage adds to what it checks (everything else only drains), so
+    /// the check holds with one push every other cycle: each push is followed by at
+    /// least one cycle of descriptor work anyway (a read is at most 256 bytes, 32 beats
+    /// on the wire). In place of a carry chain from the FIFOs' pointers through the
+    /// read's size into the issue decision and everything it drives (15.3 ns at speed 8).
+    room_q: DFF<Bit>,
+    pushed_q: DFF<Bit>,
+    room_cost: Signal<Local, Bits<16>>,
+    /// Room for an entry without a read (a context descriptor, an abort marker).
+    entry_room: Signal<Local, Bit>,
+    /// Room for a read.
+    issue_room: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     pop_desc: Signal<Local, Bit>,
     abandon: Signal<Local, Bit>,
@@ -406,7 +484,11 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for TxEngine<FN
             ctx_fifo: Default::default(),
             comp: Default::default(),
             verdict: Default::default(),
+            comp_head: RegSlice::with_skid(true),
+            c_data: Default::default(),
+            c_empty: Default::default(),
             downsizer: Default::default(),
+            data_head: RegSlice::with_skid(true),
             fdown: Default::default(),
             packer: Default::default(),
             wb_slice: RegSlice::with_skid(Q > 1),
@@ -431,6 +513,8 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for TxEngine<FN
             ev_wb: std::array::from_fn(|_| Default::default()),
             visit_weight: Default::default(),
             visit_add: Default::default(),
+            elig_now: std::array::from_fn(|_| Default::default()),
+            elig_q: std::array::from_fn(|_| Default::default()),
             elig: std::array::from_fn(|_| Default::default()),
             q_id: std::array::from_fn(|i| Constant::new(Bits::<4>::from(i as u64))),
             f_busy: Default::default(),
@@ -476,9 +560,34 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for TxEngine<FN
             sel_desc_flags: Default::default(),
             sel_desc_extra: Default::default(),
             sel_pop_idx: Default::default(),
+            st_valid: Default::default(),
+            st_addr: Default::default(),
+            st_addr_bad: Default::default(),
+            st_len: Default::default(),
+            st_flags: Default::default(),
+            st_extra: Default::default(),
+            st_idx: Default::default(),
+            st_eop_seen: Default::default(),
+            st_load: Default::default(),
+            cur_one: std::array::from_fn(|_| Default::default()),
+            st_common: Default::default(),
+            st_load_q: std::array::from_fn(|_| Default::default()),
+            pipelined: Constant::new(Q > 1),
+            hd_valid: Default::default(),
+            hd_addr: Default::default(),
+            hd_addr_bad: Default::default(),
+            hd_len: Default::default(),
+            hd_flags: Default::default(),
+            hd_extra: Default::default(),
+            hd_idx: Default::default(),
             sel_deficit: Default::default(),
             charged: Default::default(),
             info_room: Default::default(),
+            room_q: Default::default(),
+            pushed_q: Default::default(),
+            room_cost: Default::default(),
+            entry_room: Default::default(),
+            issue_room: Default::default(),
             take: Default::default(),
             pop_desc: Default::default(),
             abandon: Default::default(),
@@ -565,16 +674,27 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
     fn update(&mut self) {
         dff_setup!(
             self, clock, f_busy, f_owner, f_hold, f_sel, in_frame, cur_q, s_ptr, d_cur, d_visiting, frame_started, ctx_pushed,
-            have_ctx, ctx, cur_valid, cur_addr, cur_remaining, cur_len, cur_flags, cur_idx, frame_bytes, frame_descs, reserved, frame_open,
+            have_ctx, ctx, cur_valid, st_valid, st_addr, st_addr_bad, st_len, st_flags, st_extra, st_idx, st_eop_seen, room_q, pushed_q, cur_addr, cur_remaining, cur_len, cur_flags, cur_idx, frame_bytes, frame_descs, reserved, frame_open,
             chunk_off, force_abandon, wbq_wp, wbq_rp, wbq_count
         );
-        clock!(self, clock, info, data, ctx_fifo, comp, verdict, downsizer, fdown, packer, wb_slice);
+        clock!(self, clock, info, data, ctx_fifo, comp, verdict, comp_head, downsizer, data_head, fdown, packer, wb_slice);
         self.info.reset.next = self.reset.val();
         self.data.reset.next = self.reset.val();
         self.ctx_fifo.reset.next = self.reset.val();
         self.comp.reset.next = self.reset.val();
         self.verdict.reset.next = self.reset.val();
         self.downsizer.reset.next = self.reset.val();
+        self.data_head.reset.next = self.reset.val();
+        self.comp_head.reset.next = self.reset.val();
+        self.comp_head.s_data.next = self.comp.data_out.val().get_bits::<42>(0);
+        self.comp_head.s_valid.next = !self.comp.empty.val();
+        self.c_data.next = self.comp_head.m_data.val();
+        self.c_empty.next = !self.comp_head.m_valid.val();
+        if !self.pipelined.val() {
+            self.comp_head.s_valid.next = false;
+            self.c_data.next = self.comp.data_out.val().get_bits::<42>(0);
+            self.c_empty.next = self.comp.empty.val();
+        }
         self.packer.reset.next = self.reset.val();
         self.wb_slice.reset.next = self.reset.val();
         // the info FIFO's head, back in the `info` layout: IMM_ERR is CTX & EOP (only a
@@ -586,7 +706,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
             | (bit_cast::<60, 4>(self.info.data_out.val().get_bits::<4>(48) & self.queue_bits.val()) << 56);
         // ================= per queue: state, fetch, views of the selected queues =========
         self.h_q.next = self.info_head.val().get_bits::<4>(56);
-        self.c_q.next = self.comp.data_out.val().get_bits::<4>(38);
+        self.c_q.next = self.c_data.val().get_bits::<4>(38);
         self.wb_q.next = 0.into();
         for i in 0..8 {
             self.wbq_mem[i].clock.next = self.clock.val();
@@ -619,11 +739,23 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
             self.flushing[i].clock.next = self.clock.val();
             self.flushing[i].d.next = self.flushing[i].q.val();
             self.outstanding[i].clock.next = self.clock.val();
+            self.ev_in[i].clock.next = self.clock.val();
+            self.ev_info[i].clock.next = self.clock.val();
+            self.ev_comp_in[i].clock.next = self.clock.val();
+            self.ev_comp[i].clock.next = self.clock.val();
+            self.ev_wb_in[i].clock.next = self.clock.val();
+            self.ev_wb[i].clock.next = self.clock.val();
             self.deficit[i].clock.next = self.clock.val();
             self.deficit[i].d.next = self.deficit[i].q.val();
             self.fetch[i].clock.next = self.clock.val();
             self.run[i].next = self.enable[i].val() & (self.error[i].q.val() == 0) & !self.flushing[i].q.val();
-            self.elig[i].next = self.run[i].val() & self.fetch[i].frame_ready.val();
+            self.elig_now[i].next = self.run[i].val() & self.fetch[i].frame_ready.val();
+            self.elig_q[i].clock.next = self.clock.val();
+            self.elig_q[i].d.next = self.elig_now[i].val();
+            self.elig[i].next = self.elig_now[i].val();
+            if self.pipelined.val() {
+                self.elig[i].next = self.elig_q[i].q.val();
+            }
             self.active[i].next = self.run[i].val();
             self.error_code[i].next = self.error[i].q.val();
             self.head[i].next = self.head_count[i].q.val();
@@ -780,6 +912,44 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
                 }
             }
         }
+        // ================= descriptor stage: the selected queue's head, registered =====
+        self.st_common.next = self.pipelined.val() & self.in_frame.q.val() & !self.st_valid.q.val() & !self.st_eop_seen.q.val() & !self.force_abandon.q.val();
+        self.st_load.next = false;
+        for i in 0..Q {
+            self.cur_one[i].clock.next = self.clock.val();
+            self.cur_one[i].d.next = self.cur_q.d.val() == self.q_id[i].val();
+            self.st_load_q[i].next = self.st_common.val() & self.cur_one[i].q.val() & self.run[i].val() & self.fetch[i].desc_valid.val();
+            if self.st_load_q[i].val() {
+                self.st_load.next = true;
+            }
+        }
+        if self.st_load.val() {
+            self.st_addr.d.next = self.sel_desc_addr.val();
+            self.st_addr_bad.d.next = self.sel_desc_addr_bad.val();
+            self.st_len.d.next = self.sel_desc_len.val();
+            self.st_flags.d.next = self.sel_desc_flags.val();
+            self.st_extra.d.next = self.sel_desc_extra.val();
+            self.st_idx.d.next = self.sel_pop_idx.val();
+            if self.sel_desc_flags.val().get_bit(0) {
+                self.st_eop_seen.d.next = true;
+            }
+        }
+        self.hd_valid.next = self.st_valid.q.val();
+        self.hd_addr.next = self.st_addr.q.val();
+        self.hd_addr_bad.next = self.st_addr_bad.q.val();
+        self.hd_len.next = self.st_len.q.val();
+        self.hd_flags.next = self.st_flags.q.val();
+        self.hd_extra.next = self.st_extra.q.val();
+        self.hd_idx.next = self.st_idx.q.val();
+        if !self.pipelined.val() {
+            self.hd_valid.next = self.sel_desc_valid.val();
+            self.hd_addr.next = self.sel_desc_addr.val();
+            self.hd_addr_bad.next = self.sel_desc_addr_bad.val();
+            self.hd_len.next = self.sel_desc_len.val();
+            self.hd_flags.next = self.sel_desc_flags.val();
+            self.hd_extra.next = self.sel_desc_extra.val();
+            self.hd_idx.next = self.sel_pop_idx.val();
+        }
         // ================= issue: the selected queue's frame ==========================
         self.is_tso.next = self.have_ctx.q.val() & self.ctx.q.val().get_bit(86);
         // data FIFO space in entries: a 16-byte beat promised takes two narrow entries
@@ -797,8 +967,8 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
         self.set_err.next = 0.into();
         // (negations kept out of casts: Verilog widens before it inverts)
         self.first_data.next = !self.frame_started.q.val();
-        self.first_ctx.next = !self.frame_started.q.val() & !self.sel_desc_flags.val().get_bit(0);
-        self.take.next = self.in_frame.q.val() & self.sel_run.val() & !self.cur_valid.q.val() & self.sel_desc_valid.val();
+        self.first_ctx.next = !self.frame_started.q.val() & !self.hd_flags.val().get_bit(0);
+        self.take.next = self.in_frame.q.val() & self.sel_run.val() & !self.cur_valid.q.val() & self.hd_valid.val();
         self.pop_desc.next = false;
         self.push_info.next = false;
         self.info_word.next = 0.into();
@@ -818,13 +988,25 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
         }
         self.data_req_addr.next = bit_cast::<64, 48>(self.cur_addr.q.val());
         self.data_req_len.next = self.chunk.val();
-        self.data_req_valid.next = self.in_frame.q.val()
-            & self.sel_run.val()
-            & self.cur_valid.q.val()
-            & self.info_room.val()
+        self.entry_room.next = self.info_room.val();
+        self.issue_room.next = self.info_room.val()
             & !self.ctx_fifo.full.val()
             & ((self.fifo_used.val() + self.read_cost.val()) <= self.depth.val())
             & (self.reserved.q.val() < self.max_in_flight.val());
+        self.room_cost.next = 16.into();
+        if self.narrow_fifo.val() {
+            self.room_cost.next = 32.into();
+        }
+        self.room_q.d.next = !self.info.full.val()
+            & ((bit_cast::<9, 8>(self.comp.count.val()) + bit_cast::<9, 5>(self.info.count.val())) < 125)
+            & ((self.fifo_used.val() + self.room_cost.val()) <= self.depth.val())
+            & !self.ctx_fifo.full.val()
+            & (self.reserved.q.val() < self.max_in_flight.val());
+        if self.pipelined.val() {
+            self.entry_room.next = self.room_q.q.val() & !self.pushed_q.q.val();
+            self.issue_room.next = self.room_q.q.val() & !self.pushed_q.q.val();
+        }
+        self.data_req_valid.next = self.in_frame.q.val() & self.sel_run.val() & self.cur_valid.q.val() & self.issue_room.val();
         self.issue.next = self.data_req_valid.val() & self.data_req_ready.val();
         if self.issue.val() {
             self.push_info.next = true;
@@ -861,7 +1043,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
             if !self.frame_started.q.val() {
                 self.in_frame.d.next = false;
                 self.cur_valid.d.next = false;
-            } else if self.info_room.val() & (self.ctx_pushed.q.val() | !self.ctx_fifo.full.val()) {
+            } else if self.entry_room.val() & (self.ctx_pushed.q.val() | !self.ctx_fifo.full.val()) {
                 self.push_info.next = true;
                 self.new_reserve.next = 1.into();
                 self.info_word.next = (bit_cast::<52, 1>(true.into()) << 45)
@@ -874,26 +1056,26 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
                 self.cur_valid.d.next = false;
             }
         } else if self.take.val() {
-            if self.sel_desc_flags.val().get_bit(2) & self.ctx_pushed.q.val() {
+            if self.hd_flags.val().get_bit(2) & self.ctx_pushed.q.val() {
                 // a context descriptor after the frame's data: a bad descriptor
                 self.set_err.next = 6.into(); // QueueError::MisplacedContext
-            } else if self.sel_desc_flags.val().get_bit(2) & !self.ctx_supported.val() {
+            } else if self.hd_flags.val().get_bit(2) & !self.ctx_supported.val() {
                 self.set_err.next = 8.into(); // QueueError::UnsupportedContext
-            } else if self.sel_desc_flags.val().get_bit(2) {
+            } else if self.hd_flags.val().get_bit(2) {
                 // context descriptor: an entry of its own that completes with the frame
-                if self.info_room.val() {
+                if self.entry_room.val() {
                     self.pop_desc.next = true;
                     self.push_info.next = true;
                     self.new_reserve.next = 1.into();
                     // (written back with length 0: its length field holds the MSS)
                     // (IMM_ERR is not stored: CTX & EOP gives it back)
-                    self.info_word.next = bit_cast::<52, 16>(self.sel_pop_idx.val())
+                    self.info_word.next = bit_cast::<52, 16>(self.hd_idx.val())
                         | (bit_cast::<52, 1>(true.into()) << 41)
-                        | (bit_cast::<52, 16>(self.sel_desc_flags.val() & 7) << 42)
+                        | (bit_cast::<52, 16>(self.hd_flags.val() & 7) << 42)
                         | (bit_cast::<52, 1>(true.into()) << 45)
                         | (bit_cast::<52, 1>(self.first_ctx.val().into()) << 47)
                         | (bit_cast::<52, 4>(self.cur_q.q.val()) << 48);
-                    if self.sel_desc_flags.val().get_bit(0) {
+                    if self.hd_flags.val().get_bit(0) {
                         // a context descriptor with EOP: refused at once; a frame begun
                         // by an earlier context descriptor is abandoned after it
                         if !self.frame_started.q.val() {
@@ -909,40 +1091,40 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
                             self.ctx.d.next = self.ctx.q.val() | self.refuse_flags.val();
                         } else {
                             self.have_ctx.d.next = true;
-                            self.ctx.d.next = bit_cast::<112, 64>(self.sel_desc_addr.val())
-                                | (bit_cast::<112, 16>(self.sel_desc_len.val()) << 64)
-                                | (bit_cast::<112, 16>(self.sel_desc_flags.val()) << 80)
-                                | (bit_cast::<112, 16>(self.sel_desc_extra.val()) << 96);
+                            self.ctx.d.next = bit_cast::<112, 64>(self.hd_addr.val())
+                                | (bit_cast::<112, 16>(self.hd_len.val()) << 64)
+                                | (bit_cast::<112, 16>(self.hd_flags.val()) << 80)
+                                | (bit_cast::<112, 16>(self.hd_extra.val()) << 96);
                         }
                     }
                 }
-            } else if self.sel_desc_len.val() == 0 {
+            } else if self.hd_len.val() == 0 {
                 self.set_err.next = 4.into(); // QueueError::ZeroLength
-            } else if self.sel_desc_addr_bad.val() {
+            } else if self.hd_addr_bad.val() {
                 self.set_err.next = 9.into(); // QueueError::AddressTooWide
             } else if self.frame_descs.q.val() == 64 {
                 self.set_err.next = 7.into(); // QueueError::TooManyDescriptors (MAX_FRAME_DESCS)
-            } else if !self.scatter_gather.val() & ((self.sel_desc_flags.val() & self.eop_flag.val()) == 0) & (self.sel_desc_len.val().get_bits::<3>(0) != 0) {
+            } else if !self.scatter_gather.val() & ((self.hd_flags.val() & self.eop_flag.val()) == 0) & (self.hd_len.val().get_bits::<3>(0) != 0) {
                 self.set_err.next = 10.into(); // QueueError::FragmentNotWhole
             } else if !self.is_tso.val()
-                & ((self.frame_bytes.q.val() + bit_cast::<17, 16>(self.sel_desc_len.val()) + 4) > bit_cast::<17, 16>(self.max_frame_len.val()))
+                & ((self.frame_bytes.q.val() + bit_cast::<17, 16>(self.hd_len.val()) + 4) > bit_cast::<17, 16>(self.max_frame_len.val()))
             {
                 self.set_err.next = 5.into(); // QueueError::FrameTooLong
             } else {
                 self.pop_desc.next = true;
                 self.frame_descs.d.next = self.frame_descs.q.val() + 1;
-                if self.is_tso.val() & (self.frame_descs.q.val() == 0) & (self.sel_desc_len.val() < self.ctx.q.val().get_bits::<16>(96)) {
+                if self.is_tso.val() & (self.frame_descs.q.val() == 0) & (self.hd_len.val() < self.ctx.q.val().get_bits::<16>(96)) {
                     // TSO needs its header template whole in the first data descriptor
                     self.ctx.d.next = self.ctx.q.val() | self.refuse_flags.val();
                 }
                 self.cur_valid.d.next = true;
-                self.cur_addr.d.next = bit_cast::<48, 44>(self.sel_desc_addr.val().get_bits::<44>(0));
-                self.cur_remaining.d.next = self.sel_desc_len.val();
-                self.cur_len.d.next = self.sel_desc_len.val();
-                self.cur_flags.d.next = self.sel_desc_flags.val();
-                self.cur_idx.d.next = self.sel_pop_idx.val();
-                self.desc_sub.next = bit_cast::<20, 16>(self.sel_desc_len.val());
-                self.frame_bytes.d.next = self.frame_bytes.q.val() + bit_cast::<17, 16>(self.sel_desc_len.val());
+                self.cur_addr.d.next = bit_cast::<48, 44>(self.hd_addr.val().get_bits::<44>(0));
+                self.cur_remaining.d.next = self.hd_len.val();
+                self.cur_len.d.next = self.hd_len.val();
+                self.cur_flags.d.next = self.hd_flags.val();
+                self.cur_idx.d.next = self.hd_idx.val();
+                self.desc_sub.next = bit_cast::<20, 16>(self.hd_len.val());
+                self.frame_bytes.d.next = self.frame_bytes.q.val() + bit_cast::<17, 16>(self.hd_len.val());
                 if self.frame_bytes.q.val().get_bit(16) {
                     self.frame_bytes.d.next = self.frame_bytes.q.val(); // saturate (TSO)
                 }
@@ -963,20 +1145,32 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
         if self.sel_deficit.val().get_bit(19) & !self.charged.val().get_bit(19) {
             self.charged.next = self.deficit_floor.val();
         }
+        // the stage empties when its descriptor is taken, and with its frame or queue
+        if self.pop_desc.val() | !self.in_frame.q.val() | !self.sel_run.val() {
+            self.st_valid.d.next = false;
+        }
+        if self.st_load.val() {
+            self.st_valid.d.next = true;
+        }
+        if !self.in_frame.q.val() {
+            self.st_eop_seen.d.next = false;
+        }
         for i in 0..Q {
+            // (the stage's loads per queue; without it the take, for the current queue)
+            self.fetch[i].desc_pop.next = self.st_load_q[i].val();
+            if !self.pipelined.val() {
+                self.fetch[i].desc_pop.next = self.pop_desc.val() & (self.cur_q.q.val() == self.q_id[i].val());
+            }
+            if self.fetch[i].desc_pop.val() {
+                self.pop_idx[i].d.next = self.pop_idx[i].q.val() + 1;
+            }
             if self.cur_q.q.val() == self.q_id[i].val() {
-                self.fetch[i].desc_pop.next = self.pop_desc.val();
-                if self.pop_desc.val() {
-                    self.pop_idx[i].d.next = self.pop_idx[i].q.val() + 1;
-                }
                 if (self.desc_sub.val() != 0) & !self.strict[i].val() {
                     self.deficit[i].d.next = self.charged.val();
                 }
                 if self.set_err.val() != 0 {
                     self.error[i].d.next = self.set_err.val();
                 }
-            } else {
-                self.fetch[i].desc_pop.next = false;
             }
             // a queue that is not eligible loses its deficit (not while its frame is taken)
             if !self.elig[i].val() & !(self.in_frame.q.val() & (self.cur_q.q.val() == self.q_id[i].val())) {
@@ -984,6 +1178,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
             }
         }
         self.info.write.next = self.push_info.val();
+        self.pushed_q.d.next = self.push_info.val();
         // (already in the stored layout, see `info`)
         self.info.data_in.next = self.info_word.val();
         // ================= responses: data, completions, aborts =======================
@@ -1116,21 +1311,25 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
         // ================= completions, in order, after the frame's verdict ===========
         self.verdict.write.next = self.v_valid.val();
         self.verdict.data_in.next = self.v_error.val();
-        self.c_needs_verdict.next = !self.comp.data_out.val().get_bit(37);
-        self.c_go.next = !self.comp.empty.val() & (!self.c_needs_verdict.val() | !self.verdict.empty.val()) & self.wb_slice.s_ready.val();
-        self.c_err.next = self.comp.data_out.val().get_bit(37) | (self.c_needs_verdict.val() & self.verdict.data_out.val());
-        self.comp.read.next = self.c_go.val();
-        self.verdict.read.next = self.c_go.val() & self.comp.data_out.val().get_bit(36);
+        self.c_needs_verdict.next = !self.c_data.val().get_bit(37);
+        self.c_go.next = !self.c_empty.val() & (!self.c_needs_verdict.val() | !self.verdict.empty.val()) & self.wb_slice.s_ready.val();
+        self.c_err.next = self.c_data.val().get_bit(37) | (self.c_needs_verdict.val() & self.verdict.data_out.val());
+        self.comp_head.m_ready.next = self.c_go.val();
+        self.comp.read.next = self.comp_head.s_ready.val();
+        if !self.pipelined.val() {
+            self.comp.read.next = self.c_go.val();
+        }
+        self.verdict.read.next = self.c_go.val() & self.c_data.val().get_bit(36);
         self.stat_refused.next = self.c_go.val()
-            & (self.comp.data_out.val().get_bit(37) | (self.comp.data_out.val().get_bit(36) & self.verdict.data_out.val()));
-        self.c_wb.next = self.c_go.val() & self.c_run.val() & self.comp.data_out.val().get_bit(35) & self.comp.data_out.val().get_bit(33);
+            & (self.c_data.val().get_bit(37) | (self.c_data.val().get_bit(36) & self.verdict.data_out.val()));
+        self.c_wb.next = self.c_go.val() & self.c_run.val() & self.c_data.val().get_bit(35) & self.c_data.val().get_bit(33);
         self.wb_slice.s_valid.next = self.c_wb.val();
         // write-back at bytes 8..16: length, flags (EOP, RS, CTX) | ERROR; DONE and the
         // info word (0) are added at the slice's output (`wb_fixed`)
         self.wb_slice.s_data.next = bit_cast::<132, 64>(
-            bit_cast::<64, 48>(self.c_base.val() + (bit_cast::<48, 16>(self.comp.data_out.val().get_bits::<16>(0) & self.c_mask.val()) << 4) + 8),
-        ) | (bit_cast::<132, 16>(self.comp.data_out.val().get_bits::<16>(16)) << 64)
-            | (bit_cast::<132, 3>(self.comp.data_out.val().get_bits::<3>(32)) << 80)
+            bit_cast::<64, 48>(self.c_base.val() + (bit_cast::<48, 16>(self.c_data.val().get_bits::<16>(0) & self.c_mask.val()) << 4) + 8),
+        ) | (bit_cast::<132, 16>(self.c_data.val().get_bits::<16>(16)) << 64)
+            | (bit_cast::<132, 3>(self.c_data.val().get_bits::<3>(32)) << 80)
             | (bit_cast::<132, 1>(self.c_err.val().into()) << 94)
             | (bit_cast::<132, 4>(self.c_q.val()) << 128);
         // ================= write-back port ===========================================
@@ -1154,7 +1353,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
         self.wbq_count.d.next = self.wbq_count.q.val() + bit_cast::<4, 1>(self.wb_fire.val().into()) - bit_cast::<4, 1>(self.wb_rsp_valid.val().into());
         // ================= per queue: completions, faults, flushes, bookkeeping =======
         for i in 0..Q {
-            if self.c_go.val() & (self.c_q.val() == self.q_id[i].val()) & self.c_run.val() & self.comp.data_out.val().get_bit(35) {
+            if self.c_go.val() & (self.c_q.val() == self.q_id[i].val()) & self.c_run.val() & self.c_data.val().get_bit(35) {
                 self.head_count[i].d.next = self.head_count[i].q.val() + 1;
                 self.completion[i].next = true;
             }
@@ -1162,40 +1361,43 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
                 self.error[i].d.next = 3.into(); // QueueError::WriteFault
             }
             // entries, completions and write-backs of queue i inside the engine
-            self.ev_in[i].next = 0.into();
+            self.ev_in[i].d.next = 0.into();
             if self.push_info.val() & (self.cur_q.q.val() == self.q_id[i].val()) {
-                self.ev_in[i].next = 1.into();
+                self.ev_in[i].d.next = 1.into();
             }
-            self.ev_info[i].next = 0.into();
+            self.ev_info[i].d.next = 0.into();
             if self.info.read.val() & (self.h_q.val() == self.q_id[i].val()) {
-                self.ev_info[i].next = 1.into();
+                self.ev_info[i].d.next = 1.into();
             }
-            self.ev_comp_in[i].next = 0.into();
+            self.ev_comp_in[i].d.next = 0.into();
             if self.comp.write.val() & (self.h_q.val() == self.q_id[i].val()) {
-                self.ev_comp_in[i].next = 1.into();
+                self.ev_comp_in[i].d.next = 1.into();
             }
-            self.ev_comp[i].next = 0.into();
+            self.ev_comp[i].d.next = 0.into();
             if self.c_go.val() & (self.c_q.val() == self.q_id[i].val()) {
-                self.ev_comp[i].next = 1.into();
+                self.ev_comp[i].d.next = 1.into();
             }
-            self.ev_wb_in[i].next = 0.into();
+            self.ev_wb_in[i].d.next = 0.into();
             if self.c_wb.val() & (self.c_q.val() == self.q_id[i].val()) {
-                self.ev_wb_in[i].next = 1.into();
+                self.ev_wb_in[i].d.next = 1.into();
             }
-            self.ev_wb[i].next = 0.into();
+            self.ev_wb[i].d.next = 0.into();
             if self.wb_rsp_valid.val() & (self.wb_q.val() == self.q_id[i].val()) {
-                self.ev_wb[i].next = 1.into();
+                self.ev_wb[i].d.next = 1.into();
             }
-            self.outstanding[i].d.next = self.outstanding[i].q.val() + self.ev_in[i].val() + self.ev_comp_in[i].val() + self.ev_wb_in[i].val()
-                - self.ev_info[i].val()
-                - self.ev_comp[i].val()
-                - self.ev_wb[i].val();
+            self.outstanding[i].d.next = self.outstanding[i].q.val() + self.ev_in[i].q.val() + self.ev_comp_in[i].q.val() + self.ev_wb_in[i].q.val()
+                - self.ev_info[i].q.val()
+                - self.ev_comp[i].q.val()
+                - self.ev_wb[i].q.val();
             if !self.enable[i].val() {
                 self.flushing[i].d.next = true;
             }
             if self.flushing[i].q.val()
                 & self.enable[i].val()
                 & (self.outstanding[i].q.val() == 0)
+                & (self.ev_in[i].q.val() == 0)
+                & (self.ev_comp_in[i].q.val() == 0)
+                & (self.ev_wb_in[i].q.val() == 0)
                 & self.fetch[i].idle.val()
                 & !(self.in_frame.q.val() & (self.cur_q.q.val() == self.q_id[i].val()))
             {
@@ -1214,6 +1416,12 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
             if self.reset.val() {
                 self.flushing[i].d.next = false;
                 self.outstanding[i].d.next = 0.into();
+                self.ev_in[i].d.next = 0.into();
+                self.ev_info[i].d.next = 0.into();
+                self.ev_comp_in[i].d.next = 0.into();
+                self.ev_comp[i].d.next = 0.into();
+                self.ev_wb_in[i].d.next = 0.into();
+                self.ev_wb[i].d.next = 0.into();
             }
         }
         // ================= data FIFO → downsizer → packer → out =======================
@@ -1222,13 +1430,26 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
         if self.scatter_gather.val() {
             self.b_ready.next = self.packer.s_ready.val();
         }
-        self.downsizer.s_data.next = self.data.data_out.val().get_bits::<128>(0);
-        self.downsizer.s_len.next = self.data.data_out.val().get_bits::<5>(128);
-        self.downsizer.s_end.next = self.data.data_out.val().get_bit(133);
-        self.downsizer.s_user.next = self.data.data_out.val().get_bit(134);
-        self.downsizer.s_valid.next = !self.data.empty.val();
+        // (through `data_head` when pipelined)
+        self.data_head.s_data.next = self.data.data_out.val();
+        self.data_head.s_valid.next = !self.data.empty.val();
+        self.data_head.m_ready.next = self.downsizer.s_ready.val();
+        self.downsizer.s_data.next = self.data_head.m_data.val().get_bits::<128>(0);
+        self.downsizer.s_len.next = self.data_head.m_data.val().get_bits::<5>(128);
+        self.downsizer.s_end.next = self.data_head.m_data.val().get_bit(133);
+        self.downsizer.s_user.next = self.data_head.m_data.val().get_bit(134);
+        self.downsizer.s_valid.next = self.data_head.m_valid.val();
+        self.data.read.next = self.data_head.s_ready.val();
+        if !self.pipelined.val() {
+            self.data_head.s_valid.next = false;
+            self.downsizer.s_data.next = self.data.data_out.val().get_bits::<128>(0);
+            self.downsizer.s_len.next = self.data.data_out.val().get_bits::<5>(128);
+            self.downsizer.s_end.next = self.data.data_out.val().get_bit(133);
+            self.downsizer.s_user.next = self.data.data_out.val().get_bit(134);
+            self.downsizer.s_valid.next = !self.data.empty.val();
+            self.data.read.next = self.downsizer.s_ready.val();
+        }
         self.downsizer.m_ready.next = self.b_ready.val();
-        self.data.read.next = self.downsizer.s_ready.val();
         self.b_data.next = self.downsizer.m_data.val();
         self.b_len.next = self.downsizer.m_len.val();
         self.b_end.next = self.downsizer.m_end.val();
@@ -1272,6 +1493,8 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for TxEngine<FN, 
             self.in_frame.d.next = false;
             self.d_visiting.d.next = false;
             self.cur_valid.d.next = false;
+            self.st_valid.d.next = false;
+            self.st_eop_seen.d.next = false;
             self.reserved.d.next = 0.into();
             self.frame_open.d.next = false;
             self.chunk_off.d.next = 0.into();
