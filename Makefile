@@ -7,7 +7,7 @@ NIC        := $(CARGO) run --release -j$(JOBS) --bin nic --
 OUT        := out
 CONFIGS    := small full
 
-.PHONY: all setup build run test test-board-flow lint regmap regmap-html verilog bench clean
+.PHONY: all setup build waves run test test-board-flow lint regmap regmap-html verilog bench clean
 
 all: build
 
@@ -16,6 +16,12 @@ setup:
 
 build: setup
 	$(CARGO) build --release -j$(JOBS) --workspace
+
+# The build with the traced models of `full` too (sim/build.rs `variants`): `--wave` on
+# `--config full` needs them. `small`'s traced models are in every build. About 6 more
+# minutes of building; a later plain build (no NIC_SIM_WAVES) drops them again.
+waves: setup
+	NIC_SIM_WAVES=all $(CARGO) build --release -j$(JOBS) --workspace
 
 # Export the small configuration's Verilog, then 1000 random frames through the
 # simulated NIC and the real driver, every byte checked.

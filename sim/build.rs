@@ -3,7 +3,7 @@
 //! `sim_wrapper`), and compiles them, with the cxx bridges of `src/model.rs` and
 //! `src/axi_model.rs` and the C++ wrappers of `csrc/`, into this crate.
 //!
-//! Per configuration `<cfg>` (small, full), tracing flavour (see `VARIANTS`) and top:
+//! Per configuration `<cfg>` (small, full), tracing flavour (see `variants`) and top:
 //!   OUT_DIR/<variant>/<top>.v            the Verilog from `nic_hw::export::top[_axi]_verilog`
 //!   OUT_DIR/<variant>/<top>_sim.v        the output-register wrapper generated from it
 //!   OUT_DIR/<variant>/obj/               verilator --cc output (prefix `Vnic_<variant>`;
@@ -62,8 +62,30 @@ const BUILD_KEY: &str = "nic-sim-build-v8";
 /// the bare model, `sim_speed CYCLES CFG plain|traced`): small 6.9 k untraced against
 /// 20.6 k traced, full 51.2 k against 64.9 k. So both are built: `Model::new` runs the
 /// untraced build and `Model::with_wave` (a waveform asked for) the traced one
-/// (src/model.rs, factory generated below), for about 4 more minutes of a clean build.
-const VARIANTS: &[(&str, bool)] = &[("small", true), ("full", true), ("small", false), ("full", false)];
+/// (src/model.rs, factory generated below).
+///
+/// The traced models cost most of a clean build: in the CI run at 2031a86 the four traced
+/// models (both tops) took 483 s of the models' 708 s, `full`'s two alone 343 s. So the
+/// traced `full` models are built only on request, `NIC_SIM_WAVES=all` in the build's
+/// environment (`make waves`); the traced `small` models are always built, so `--wave`
+/// works out of the box on the default configuration and CI tests both tracing paths.
+/// A waveform asked of `full` in a build without them fails with a message that says so.
+fn variants() -> Vec<(&'static str, bool)> {
+    println!("cargo:rerun-if-env-changed={WAVES_ENV}");
+    let all = match env::var(WAVES_ENV).as_deref() {
+        Ok("all") => true,
+        Ok("small") | Ok("") | Err(_) => false,
+        Ok(v) => panic!("{WAVES_ENV}={v}: expected `small` (the default: traced models of `small` only) or `all`"),
+    };
+    let mut v = vec![("small", true), ("small", false), ("full", false)];
+    if all {
+        v.push(("full", true));
+    }
+    v
+}
+
+/// The build-time switch for the traced `full` models (see `variants`).
+const WAVES_ENV: &str = "NIC_SIM_WAVES";
 
 /// The `nic_top_axi` models are Verilated whole (behind the same wrapper as
 /// nic_top), one Verilated model per variant.
@@ -173,8 +195,9 @@ fn main() {
     let vversion = verilator.version.clone();
 
     // Every model to build: per variant, nic_top and nic_top_axi.
+    let variants = variants();
     let all: Vec<(Top, &str, bool)> =
-        VARIANTS.iter().flat_map(|&(c, t)| [(Top::Nic, c, t), (Top::NicAxi, c, t)]).collect();
+        variants.iter().flat_map(|&(c, t)| [(Top::Nic, c, t), (Top::NicAxi, c, t)]).collect();
     let variant_names: Vec<String> = all.iter().map(|&(top, c, t)| full_variant_name(top, c, t)).collect();
     let mut libs: Vec<String> = Vec::new();
     let mut obj_dirs: Vec<PathBuf> = Vec::new();
@@ -196,7 +219,7 @@ fn main() {
         let files = [(format!("{}.v", top.sim_module()), wrapper), (format!("{}.v", top.module()), verilog)];
         // A traced build runs only with a waveform open, where writing the FST file is
         // most of the time: -O1 builds it in about half the time of -O3.
-        let fast_opt = if traced && VARIANTS.contains(&(cfg, false)) { 1 } else { 3 };
+        let fast_opt = if traced && variants.contains(&(cfg, false)) { 1 } else { 3 };
         let obj = verilated_model(&out, &verilator, &mut libs, vname, &top.sim_module(), &files, traced, fast_opt);
         fast_clock.push(fast_clock_safe(&obj, vname, &[&files[1].1, &files[0].1]));
         if gated[gated.len() - 1] {
@@ -290,7 +313,7 @@ fn main() {
         let name = |cfg: &str, t: bool| if axi { axi_variant_name(cfg, t) } else { variant_name(cfg, t) };
         factory += &format!("std::unique_ptr<{base}> {new_fn}(uint32_t config, bool want_trace) {{\n");
         for (ci, cfg) in ["small", "full"].iter().enumerate() {
-            let has = |t: bool| VARIANTS.contains(&(cfg, t));
+            let has = |t: bool| variants.contains(&(cfg, t));
             if !has(true) && !has(false) {
                 continue;
             }
@@ -310,7 +333,7 @@ fn main() {
         factory += "  (void)want_trace;\n  throw std::runtime_error(\"no such hardware configuration in this build\");\n}\n";
         factory += &format!("uint32_t {variants_fn}(uint32_t config) {{\n");
         for (ci, cfg) in ["small", "full"].iter().enumerate() {
-            let bits = VARIANTS.contains(&(cfg, false)) as u32 | (VARIANTS.contains(&(cfg, true)) as u32) << 1;
+            let bits = variants.contains(&(cfg, false)) as u32 | (variants.contains(&(cfg, true)) as u32) << 1;
             factory += &format!("  if (config == {ci}) return {bits};\n");
         }
         factory += "  return 0;\n}\n";

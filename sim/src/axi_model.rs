@@ -196,6 +196,9 @@ impl AxiModel {
 
     /// Starts (or restarts) an FST dump into `path`.
     pub fn open_wave(&mut self, path: &Path) -> Result<(), String> {
+        if !self.traced_build() {
+            return Err(crate::model::untraced_error("nic_top_axi", self.config));
+        }
         let p = path.to_str().ok_or_else(|| format!("non-UTF-8 path {}", path.display()))?;
         self.inner.pin_mut().open_trace(p).map_err(|e| e.what().to_string())?;
         self.tracing = true;

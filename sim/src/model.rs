@@ -155,6 +155,16 @@ impl std::fmt::Display for HwConfig {
     }
 }
 
+/// Why a waveform of `top` (`nic_top`, `nic_top_axi`) in `config` cannot be written: this
+/// build holds no traced model of it (sim/build.rs `variants`: `full`'s traced models are
+/// built only with `NIC_SIM_WAVES=all`).
+pub(crate) fn untraced_error(top: &str, config: HwConfig) -> String {
+    format!(
+        "no waveform of `{config}`: this build's {top} model of it is untraced; \
+         rebuild with NIC_SIM_WAVES=all in the environment (`make waves`) to trace `{config}` too"
+    )
+}
+
 /// One Verilated `nic_top` instance with its own simulation context.
 pub struct Model {
     inner: cxx::UniquePtr<ffi::NicModel>,
@@ -200,6 +210,9 @@ impl Model {
 
     /// Starts (or restarts) an FST dump into `path`.
     pub fn open_wave(&mut self, path: &Path) -> Result<(), String> {
+        if !self.traced_build() {
+            return Err(untraced_error("nic_top", self.config));
+        }
         let p = path.to_str().ok_or_else(|| format!("non-UTF-8 path {}", path.display()))?;
         self.inner.pin_mut().open_trace(p).map_err(|e| e.what().to_string())?;
         self.tracing = true;

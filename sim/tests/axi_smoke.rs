@@ -9,8 +9,9 @@ use nic_sim::{AxiModel, Bus, Device, HwConfig, SimConfig, SimDevice};
 fn axi_model_is_built_for_every_configuration() {
     for hw in HwConfig::ALL {
         assert!(AxiModel::available(hw), "{hw}");
-        assert!(AxiModel::can_trace(hw), "{hw}");
     }
+    // traced: `small` always, `full` with NIC_SIM_WAVES=all (sim/build.rs `variants`)
+    assert!(AxiModel::can_trace(HwConfig::Small));
 }
 
 #[test]

@@ -115,9 +115,8 @@ fn devices_can_be_cabled_together() {
 
 #[test]
 fn waveform_dump_writes_an_fst_file() {
-    if !Model::can_trace(HwConfig::Small) {
-        return;
-    }
+    // sim/build.rs always builds the traced `small` models
+    assert!(Model::can_trace(HwConfig::Small));
     let path = std::env::temp_dir().join(format!("nic-sim-wave-{}.fst", std::process::id()));
     {
         let mut dev = SimDevice::new(SimConfig { wave: Some(path.clone()), ..SimConfig::default() }).unwrap();
@@ -138,4 +137,24 @@ fn untraced_model_refuses_to_trace_or_falls_back() {
     let r = m.open_wave(&p);
     assert_eq!(r.is_ok(), m.traced_build());
     let _ = std::fs::remove_file(&p);
+}
+
+#[test]
+fn waveform_of_full_needs_the_traced_build() {
+    // `full`'s traced models are built only with NIC_SIM_WAVES=all (sim/build.rs
+    // `variants`): without them a waveform request says how to get one; with them it
+    // writes the file.
+    let path = std::env::temp_dir().join(format!("nic-sim-wave-full-{}.fst", std::process::id()));
+    let r = SimDevice::new(SimConfig { wave: Some(path.clone()), ..SimConfig::new(HwConfig::Full) });
+    if Model::can_trace(HwConfig::Full) {
+        let mut dev = r.unwrap();
+        dev.idle(10);
+        drop(dev);
+        assert!(std::fs::metadata(&path).expect("FST file written").len() > 100);
+    } else {
+        let e = r.err().expect("a waveform of an untraced model is refused");
+        assert!(e.to_string().contains("NIC_SIM_WAVES=all"), "{e}");
+        assert!(!path.exists(), "nothing written");
+    }
+    let _ = std::fs::remove_file(&path);
 }
