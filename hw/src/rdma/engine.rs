@@ -174,6 +174,24 @@ pub struct RdmaEngine {
     px_rec_dma_len: DFF<Bits<32>>,
     px_rec_payload_len: DFF<Bits<16>>,
     px_rec_syndrome: DFF<Bits<8>>,
+    // ---- the engine's inputs from the core, registered where nothing answers them in
+    // the same cycle: reset, the register bus's writes, the station address, the DMA
+    // write answers. One cycle later each, in order. Two reasons: the paths from the CSR
+    // block and the DMA port end here (156.25 MHz), and in the simulator the engine's
+    // logic then reads its own flip-flops, not the core's signals, so Verilator evaluates
+    // it only at the engine's own (gated) clock edges (sim/build.rs `gate_engine`;
+    // docs/performance.md). The read address, the ready inputs and the read answers
+    // (a handshake each, answered in the same cycle) stay direct. ----
+    in_reset: DFF<Bit>,
+    in_bus_wr: DFF<Bit>,
+    in_bus_addr: DFF<Bits<16>>,
+    in_bus_wdata: DFF<Bits<32>>,
+    in_bus_wmask: DFF<Bits<32>>,
+    in_mac_lo: DFF<Bits<32>>,
+    in_mac_hi: DFF<Bits<16>>,
+    in_wr_rsp_valid: DFF<Bit>,
+    in_wr_rsp_error: DFF<Bit>,
+    in_wr_rsp_tag: DFF<Bits<4>>,
     // ---- scratch ----
     cqe_pick_resp: Signal<Local, Bit>,
     qp_grant: Signal<Local, Bits<2>>,
@@ -280,6 +298,16 @@ impl Default for RdmaEngine {
             px_rec_dma_len: Default::default(),
             px_rec_payload_len: Default::default(),
             px_rec_syndrome: Default::default(),
+            in_reset: Default::default(),
+            in_bus_wr: Default::default(),
+            in_bus_addr: Default::default(),
+            in_bus_wdata: Default::default(),
+            in_bus_wmask: Default::default(),
+            in_mac_lo: Default::default(),
+            in_mac_hi: Default::default(),
+            in_wr_rsp_valid: Default::default(),
+            in_wr_rsp_error: Default::default(),
+            in_wr_rsp_tag: Default::default(),
             cqe_pick_resp: Default::default(),
             dma_rd_rsp_valid: Default::default(),
             dma_rd_rsp_ready: Default::default(),
@@ -364,59 +392,71 @@ impl Logic for RdmaEngine {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, control, local_ip, ack_every, timer_unit, qp_owner, qp_first, wr_owner, wr_mid, cqe_from_resp, pay_from_resp,
-            px_pay_valid, px_pay_data, px_pay_nbytes, px_rec_valid, px_rec_status, px_rec_opcode, px_rec_ack_req, px_rec_solicited, px_rec_immdt, px_rec_dest_qp, px_rec_psn, px_rec_va, px_rec_rkey, px_rec_dma_len, px_rec_payload_len, px_rec_syndrome);
+            px_pay_valid, px_pay_data, px_pay_nbytes, px_rec_valid, px_rec_status, px_rec_opcode, px_rec_ack_req, px_rec_solicited, px_rec_immdt, px_rec_dest_qp, px_rec_psn, px_rec_va, px_rec_rkey, px_rec_dma_len, px_rec_payload_len, px_rec_syndrome,
+            in_reset, in_bus_wr, in_bus_addr, in_bus_wdata, in_bus_wmask, in_mac_lo, in_mac_hi, in_wr_rsp_valid, in_wr_rsp_error, in_wr_rsp_tag);
         for i in 0..17 {
             self.counters[i].clock.next = self.clock.val();
             self.counters[i].d.next = self.counters[i].q.val();
         }
+        // the registered inputs (see the fields); a write in reset is none
+        self.in_reset.d.next = self.reset.val();
+        self.in_bus_wr.d.next = self.bus_wr.val() & !self.reset.val();
+        self.in_bus_addr.d.next = self.bus_addr.val();
+        self.in_bus_wdata.d.next = self.bus_wdata.val();
+        self.in_bus_wmask.d.next = self.bus_wmask.val();
+        self.in_mac_lo.d.next = self.station_mac_lo.val();
+        self.in_mac_hi.d.next = self.station_mac_hi.val();
+        self.in_wr_rsp_valid.d.next = self.dma_wr_rsp_valid.val() & !self.reset.val();
+        self.in_wr_rsp_error.d.next = self.dma_wr_rsp_error.val();
+        self.in_wr_rsp_tag.d.next = self.dma_wr_rsp_tag.val();
         clock!(self, clock, tables, rx_parse, responder, response_tx, requester, completer, cq_writer, tx_build);
-        self.tables.reset.next = self.reset.val();
+        self.tables.reset.next = self.in_reset.q.val();
         self.rx_parse.reset.next = self.reset.val();
-        self.responder.reset.next = self.reset.val();
-        self.response_tx.reset.next = self.reset.val();
-        self.requester.reset.next = self.reset.val();
-        self.completer.reset.next = self.reset.val();
-        self.cq_writer.reset.next = self.reset.val();
-        self.tx_build.reset.next = self.reset.val();
+        self.responder.reset.next = self.in_reset.q.val();
+        self.response_tx.reset.next = self.in_reset.q.val();
+        self.requester.reset.next = self.in_reset.q.val();
+        self.completer.reset.next = self.in_reset.q.val();
+        self.cq_writer.reset.next = self.in_reset.q.val();
+        self.tx_build.reset.next = self.in_reset.q.val();
         // ---- registers ----
-        self.tables.bus_wr.next = self.bus_wr.val();
-        self.tables.bus_addr.next = self.bus_addr.val();
-        self.tables.bus_wdata.next = self.bus_wdata.val();
-        self.tables.bus_wmask.next = self.bus_wmask.val();
+        self.tables.bus_wr.next = self.in_bus_wr.q.val();
+        self.tables.bus_addr.next = self.in_bus_addr.q.val();
+        self.tables.bus_wdata.next = self.in_bus_wdata.q.val();
+        self.tables.bus_wmask.next = self.in_bus_wmask.q.val();
         self.tables.bus_rd_addr.next = self.bus_rd_addr.val();
-        self.wdata_masked.next = self.bus_wdata.val() & self.bus_wmask.val();
+        self.wdata_masked.next = self.in_bus_wdata.q.val() & self.in_bus_wmask.q.val();
         self.requester.sq_db_valid.next = false;
-        self.requester.sq_db_qpn.next = self.bus_wdata.val().get_bits::<8>(0);
-        self.requester.sq_db_pi.next = self.bus_wdata.val().get_bits::<16>(16);
+        self.requester.sq_db_qpn.next = self.in_bus_wdata.q.val().get_bits::<8>(0);
+        self.requester.sq_db_pi.next = self.in_bus_wdata.q.val().get_bits::<16>(16);
         self.responder.rq_db_valid.next = false;
-        self.responder.rq_db_qpn.next = self.bus_wdata.val().get_bits::<8>(0);
-        self.responder.rq_db_pi.next = self.bus_wdata.val().get_bits::<16>(16);
+        self.responder.rq_db_qpn.next = self.in_bus_wdata.q.val().get_bits::<8>(0);
+        self.responder.rq_db_pi.next = self.in_bus_wdata.q.val().get_bits::<16>(16);
         self.cq_writer.db_valid.next = false;
-        self.cq_writer.db_cq.next = self.bus_wdata.val().get_bits::<4>(0);
-        self.cq_writer.db_arm.next = self.bus_wdata.val().get_bit(8);
-        self.cq_writer.db_solicited.next = self.bus_wdata.val().get_bit(9);
-        self.cq_writer.db_ci.next = self.bus_wdata.val().get_bits::<16>(16);
-        if self.bus_wr.val() {
-            if self.bus_addr.val() == self.addr_control.val() {
-                self.control.d.next = (self.control.q.val() & !self.bus_wmask.val().get_bit(0)) | self.wdata_masked.val().get_bit(0);
+        self.cq_writer.db_cq.next = self.in_bus_wdata.q.val().get_bits::<4>(0);
+        self.cq_writer.db_arm.next = self.in_bus_wdata.q.val().get_bit(8);
+        self.cq_writer.db_solicited.next = self.in_bus_wdata.q.val().get_bit(9);
+        self.cq_writer.db_ci.next = self.in_bus_wdata.q.val().get_bits::<16>(16);
+        if self.in_bus_wr.q.val() {
+            if self.in_bus_addr.q.val() == self.addr_control.val() {
+                self.control.d.next = (self.control.q.val() & !self.in_bus_wmask.q.val().get_bit(0)) | self.wdata_masked.val().get_bit(0);
             }
-            if self.bus_addr.val() == self.addr_local_ipv4.val() {
-                self.local_ip.d.next = (self.local_ip.q.val() & !self.bus_wmask.val()) | self.wdata_masked.val();
+            if self.in_bus_addr.q.val() == self.addr_local_ipv4.val() {
+                self.local_ip.d.next = (self.local_ip.q.val() & !self.in_bus_wmask.q.val()) | self.wdata_masked.val();
             }
-            if self.bus_addr.val() == self.addr_ack_every.val() {
-                self.ack_every.d.next = (self.ack_every.q.val() & !self.bus_wmask.val().get_bits::<3>(0)) | self.wdata_masked.val().get_bits::<3>(0);
+            if self.in_bus_addr.q.val() == self.addr_ack_every.val() {
+                self.ack_every.d.next = (self.ack_every.q.val() & !self.in_bus_wmask.q.val().get_bits::<3>(0)) | self.wdata_masked.val().get_bits::<3>(0);
             }
-            if self.bus_addr.val() == self.addr_timer_unit.val() {
-                self.timer_unit.d.next = (self.timer_unit.q.val() & !self.bus_wmask.val().get_bits::<16>(0)) | self.wdata_masked.val().get_bits::<16>(0);
+            if self.in_bus_addr.q.val() == self.addr_timer_unit.val() {
+                self.timer_unit.d.next = (self.timer_unit.q.val() & !self.in_bus_wmask.q.val().get_bits::<16>(0)) | self.wdata_masked.val().get_bits::<16>(0);
             }
             // doorbells are whole-word writes; a disabled engine serves none
-            if self.control.q.val() & (self.bus_addr.val() == self.addr_sq_db.val()) {
+            if self.control.q.val() & (self.in_bus_addr.q.val() == self.addr_sq_db.val()) {
                 self.requester.sq_db_valid.next = true;
             }
-            if self.control.q.val() & (self.bus_addr.val() == self.addr_rq_db.val()) {
+            if self.control.q.val() & (self.in_bus_addr.q.val() == self.addr_rq_db.val()) {
                 self.responder.rq_db_valid.next = true;
             }
-            if self.bus_addr.val() == self.addr_cq_db.val() {
+            if self.in_bus_addr.q.val() == self.addr_cq_db.val() {
                 self.cq_writer.db_valid.next = true;
             }
         }
@@ -746,8 +786,8 @@ impl Logic for RdmaEngine {
         } else if !self.wr_mid.q.val() {
             self.wr_owner.d.next = 0.into();
         }
-        self.cq_writer.dma_wr_rsp_valid.next = self.dma_wr_rsp_valid.val() & (self.dma_wr_rsp_tag.val() == self.wr_tag_cq.val());
-        self.cq_writer.dma_wr_rsp_error.next = self.dma_wr_rsp_error.val();
+        self.cq_writer.dma_wr_rsp_valid.next = self.in_wr_rsp_valid.q.val() & (self.in_wr_rsp_tag.q.val() == self.wr_tag_cq.val());
+        self.cq_writer.dma_wr_rsp_error.next = self.in_wr_rsp_error.q.val();
         // ---- what the responder owes, to its transmit side ----
         self.response_tx.owed_valid.next = self.responder.ack_valid.val();
         self.responder.ack_ready.next = self.response_tx.owed_ready.val();
@@ -773,9 +813,9 @@ impl Logic for RdmaEngine {
         self.response_tx.rs_len.next = self.responder.rs_len.val();
         // ---- transmit: a response (ACK, NAK, READ response) first, then the requester's packet ----
         self.tx_ack.next = self.response_tx.tx_valid.val();
-        self.station_be.next = (bit_cast::<48, 8>(self.station_mac_lo.val().get_bits::<8>(0)) << 40) | (bit_cast::<48, 8>(self.station_mac_lo.val().get_bits::<8>(8)) << 32)
-            | (bit_cast::<48, 8>(self.station_mac_lo.val().get_bits::<8>(16)) << 24) | (bit_cast::<48, 8>(self.station_mac_lo.val().get_bits::<8>(24)) << 16)
-            | (bit_cast::<48, 8>(self.station_mac_hi.val().get_bits::<8>(0)) << 8) | bit_cast::<48, 8>(self.station_mac_hi.val().get_bits::<8>(8));
+        self.station_be.next = (bit_cast::<48, 8>(self.in_mac_lo.q.val().get_bits::<8>(0)) << 40) | (bit_cast::<48, 8>(self.in_mac_lo.q.val().get_bits::<8>(8)) << 32)
+            | (bit_cast::<48, 8>(self.in_mac_lo.q.val().get_bits::<8>(16)) << 24) | (bit_cast::<48, 8>(self.in_mac_lo.q.val().get_bits::<8>(24)) << 16)
+            | (bit_cast::<48, 8>(self.in_mac_hi.q.val().get_bits::<8>(0)) << 8) | bit_cast::<48, 8>(self.in_mac_hi.q.val().get_bits::<8>(8));
         self.tx_build.req_src_mac.next = self.station_be.val();
         self.tx_build.req_src_ip.next = self.local_ip.q.val();
         self.tx_build.req_tos.next = 0.into();
@@ -886,7 +926,7 @@ impl Logic for RdmaEngine {
         for i in 0..17 {
             self.counters[i].d.next = self.counters[i].q.val() + self.inc[i].val();
         }
-        if self.reset.val() {
+        if self.in_reset.q.val() {
             self.control.d.next = false;
             self.local_ip.d.next = 0.into();
             self.ack_every.d.next = 0.into();
