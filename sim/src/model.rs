@@ -197,13 +197,14 @@ impl Model {
         Ok(Model { inner, outputs: Outputs::default(), config, tracing: false })
     }
 
-    /// Whether this build can dump waveforms for `config`.
+    /// Whether this build can dump waveforms for `config`: `small` always, `full` only in a
+    /// build made with `NIC_SIM_WAVES=all` (sim/build.rs `variants`).
     pub fn can_trace(config: HwConfig) -> bool {
         ffi::model_variants(config.index()) & 2 != 0
     }
 
     /// Whether this build also holds a variant compiled without `--trace-fst` for
-    /// `config` (see `VARIANTS` in build.rs: not built while tracing costs nothing).
+    /// `config` (sim/build.rs `variants`: every build has one of each configuration).
     pub fn has_untraced_build(config: HwConfig) -> bool {
         ffi::model_variants(config.index()) & 1 != 0
     }
