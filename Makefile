@@ -14,8 +14,9 @@ all: build
 setup:
 	@bash scripts/setup.sh
 
+# scripts/build.sh: the models trained for speed (profile-guided, sim/build.rs `PGO_ENV`)
 build: setup
-	$(CARGO) build --release -j$(JOBS) --workspace
+	@CARGO=$(CARGO) JOBS=$(JOBS) bash scripts/build.sh all
 
 # The build with the traced models of `full` too (sim/build.rs `variants`): `--wave` on
 # `--config full` needs them. `small`'s traced models are in every build. About 6 more
@@ -26,6 +27,7 @@ waves: setup
 # Export the small configuration's Verilog, then 1000 random frames through the
 # simulated NIC and the real driver, every byte checked.
 run: setup
+	@CARGO=$(CARGO) JOBS=$(JOBS) bash scripts/build.sh nic
 	$(NIC) verilog --config small --out $(OUT)/verilog
 	$(NIC) sim loopback --frames 1000
 

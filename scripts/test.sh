@@ -22,7 +22,15 @@ JOBS="${JOBS:-2}"
 out="$root/out/ci-board-flow"
 ice40_out="$root/out/ci-ice40-flow"
 
-"$CARGO" build --release -j"$JOBS" --workspace --all-targets || exit 1
+# the workspace with the simulator's models trained (scripts/build.sh)
+CARGO="$CARGO" JOBS="$JOBS" bash "$root/scripts/build.sh" all || exit 1
+# the tests run the trained models (a training that silently stopped would slow them)
+if [ "${NIC_SIM_PGO:-}" != off ]; then
+    for c in small full; do
+        "$root/target/release/nic" sim loopback --config "$c" --frames 20 | grep -q "compiled with the profile" \
+            || { echo "test.sh: the $c model was not trained (scripts/build.sh)" >&2; exit 1; }
+    done
+fi
 
 rm -rf "$out" "$out.rc" "$ice40_out" "$ice40_out.rc"
 mkdir -p "$out" "$ice40_out"
