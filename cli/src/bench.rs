@@ -171,5 +171,22 @@ pub fn run(a: BenchArgs) -> Result<()> {
     if let Some(v) = idle {
         println!("idle Verilator model (SimDevice, nothing to do): {}cycles/s", si(v));
     }
+    if matches!(a.sim.backend, BackendArg::Rtl) {
+        println!("{}", model_build_note(a.config.sim(), matches!(a.sim.bus, BusArg::Axi)));
+    }
     Ok(())
+}
+
+/// How the configuration's Verilator model was compiled, for a bench's speed figures:
+/// scripts/build.sh trains it (profile-guided, sim/build.rs `PGO_ENV`), about a fifth
+/// faster than a `cargo build` alone gives it.
+pub fn model_build_note(cfg: nic_sim::HwConfig, axi: bool) -> String {
+    if axi {
+        return "simulator: the AXI4 model compiled without a training profile (scripts/build.sh trains the DMA-port models)".to_string();
+    }
+    match cfg.model_build() {
+        "trained" => "simulator: the model compiled with the profile of its training runs (scripts/build.sh)".to_string(),
+        "instrumented" => "simulator: the model instrumented for a training run (slower than a trained or a plain build)".to_string(),
+        _ => "simulator: the model compiled without a training profile (a cargo build alone; make build trains it, docs/performance.md)".to_string(),
+    }
 }

@@ -165,6 +165,9 @@ pub fn run(a: LoopbackArgs) -> Result<()> {
         sim_s * 1e3,
     );
     println!("simulation speed:  {}cycles/s wall clock ({} cycles in {elapsed:.2} s, driver included)", si(total_cycles as f64 / elapsed), grouped(total_cycles));
+    if matches!(a.sim.backend, crate::BackendArg::Rtl) {
+        println!("{}", crate::bench::model_build_note(a.config.sim(), matches!(a.sim.bus, BusArg::Axi)));
+    }
     if let Some(w) = &a.wave {
         println!("waveform:          {}", w.display());
     }

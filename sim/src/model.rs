@@ -130,6 +130,16 @@ impl HwConfig {
             HwConfig::Full => "full",
         }
     }
+    /// How this build compiled the configuration's model (sim/build.rs `PGO_ENV`):
+    /// `trained` (with the profile of scripts/build.sh's training runs), `plain` (without
+    /// one: a `cargo build` alone, or a model changed since its training) or
+    /// `instrumented` (counting for a training run).
+    pub fn model_build(self) -> &'static str {
+        match self {
+            HwConfig::Small => env!("NIC_SIM_BUILD_SMALL"),
+            HwConfig::Full => env!("NIC_SIM_BUILD_FULL"),
+        }
+    }
     fn index(self) -> u32 {
         match self {
             HwConfig::Small => 0,
