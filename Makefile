@@ -14,7 +14,8 @@ all: build
 setup:
 	@bash scripts/setup.sh
 
-# scripts/build.sh: the models trained for speed (profile-guided, sim/build.rs `PGO_ENV`)
+# scripts/build.sh: the models trained for speed (profile-guided, sim/build.rs `PGO_ENV`;
+# `make test` does not train, scripts/test.sh says why)
 build: setup
 	@CARGO=$(CARGO) JOBS=$(JOBS) bash scripts/build.sh all
 

@@ -90,11 +90,9 @@ const WAVES_ENV: &str = "NIC_SIM_WAVES";
 /// Profile-guided optimisation of the models' per-cycle code (issue 21).
 ///
 /// GCC lays out and inlines Verilator's long straight-line evaluation functions better
-/// with a profile of where their branches go: `nic sim loopback` ran 21% faster (user
-/// time, four alternating runs of 20,000 frames each) with the `full` and the `small`
-/// model compiled with `-fprofile-use` after a training run of `nic bench loopback`.
-/// scripts/build.sh (which `make build`, `make run` and `make test` run) does the three
-/// steps:
+/// with a profile of where their branches go: 10-30% less CPU time per simulation
+/// (docs/performance.md, "Trained models"). scripts/build.sh (which `make build` and
+/// `make run` run; `make test` does not, scripts/test.sh says why) does the three steps:
 /// 1. `NIC_SIM_PGO=generate`: every model that takes a profile (the untraced `nic_top`
 ///    models, which the tests and benches run most) and has no current one is compiled
 ///    with `-fprofile-generate` (a `pgo/instrumented` marker in its directory says so);
