@@ -123,11 +123,9 @@ pub struct CsrBlock {
     /// strobe with its address whose data come back in the same cycle: each block's read
     /// data are 0 where it has no register, so the top ORs them. Where the build gates
     /// the register decode (`Config::gates_register_decode`) the read address comes from
-    /// a register loaded when AR is taken (`bus_rd` the cycle after), and a write's
-    /// address, data and mask from registers loaded when AW and W are taken (`bus_wr`
-    /// the cycle after): the decode of every block is then a path from flip-flops, not
-    /// from the host's port, and the simulator evaluates it only in that cycle, not with
-    /// every change of the NIC's inputs. A
+    /// a register loaded when AR is taken (`bus_rd` the cycle after): the decode of every
+    /// block is then a path from flip-flops, not from the host's port, and the simulator
+    /// evaluates it only in that cycle, not with every change of the NIC's inputs. A
     /// block may decode its reads only while `bus_rd` and its writes only while
     /// `bus_wr`.
     pub bus_wr: Signal<Out, Bit>,
@@ -169,15 +167,6 @@ pub struct CsrBlock {
     /// An AR was taken last cycle: its address is in `rd_addr`, decoded this cycle.
     rd_pend: DFF<Bit>,
     rd_addr: DFF<Bits<16>>,
-    /// A write was taken last cycle (where the build gates the register decode): its
-    /// address, data and byte mask are in `wr_addr`, `wr_data`, `wr_mask`, written and
-    /// answered this cycle.
-    wr_pend: DFF<Bit>,
-    wr_addr: DFF<Bits<16>>,
-    wr_data: DFF<Bits<32>>,
-    wr_mask: DFF<Bits<32>>,
-    /// The cycle whose write is on the bus (`bus_wr`).
-    wr_now: Signal<Local, Bit>,
     /// `Config::gates_register_decode` clear: the read address is the port's, decoded
     /// in the AR cycle, and the decode runs in every cycle.
     ungated: Constant<Bit>,
@@ -261,11 +250,6 @@ impl CsrBlock {
             r_data: Default::default(),
             rd_pend: Default::default(),
             rd_addr: Default::default(),
-            wr_pend: Default::default(),
-            wr_addr: Default::default(),
-            wr_data: Default::default(),
-            wr_mask: Default::default(),
-            wr_now: Default::default(),
             ungated: Constant::new(!config.gates_register_decode()),
             rd_now: Default::default(),
             do_write: Default::default(),
@@ -279,7 +263,7 @@ impl CsrBlock {
 impl Logic for CsrBlock {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, irq_status, cycle_count, b_valid, r_valid, r_data, stat_wait, stat_idx, rd_pend, rd_addr, wr_pend, wr_addr, wr_data, wr_mask);
+        dff_setup!(self, clock, irq_status, cycle_count, b_valid, r_valid, r_data, stat_wait, stat_idx, rd_pend, rd_addr);
         clock!(self, clock, counters);
         self.counters.reset.next = self.reset.val();
         for i in 0..5 {
@@ -295,16 +279,10 @@ impl Logic for CsrBlock {
         }
         self.cycle_count.d.next = self.cycle_count.q.val() + 1;
         // write channel: address and data are taken together, once both are offered
-        // (AXI4-Lite lets a slave wait for both before either ready), and answered once
-        // written. Holding one until the other came took 48 flip-flops fed straight by
-        // the ports, each an iCE40 logic cell of its own. Where the build gates the
-        // register decode the write is registered as it is taken and written the next
-        // cycle (`wr_now`), like a read: every block's write decode is then a path from
-        // flip-flops, not from the host's port, which the simulator evaluates once a
-        // cycle instead of again with every change of the NIC's inputs (issue 21), and
-        // which is one path less from the port (issue 22). `ungated` (`small`) writes in
-        // the cycle it takes the write, as before.
-        self.do_write.next = self.s_axil_awvalid.val() & self.s_axil_wvalid.val() & !self.b_valid.q.val() & !self.wr_pend.q.val();
+        // (AXI4-Lite lets a slave wait for both before either ready), written in that
+        // cycle and answered. Holding one until the other came took 48 flip-flops fed
+        // straight by the ports, each an iCE40 logic cell of its own.
+        self.do_write.next = self.s_axil_awvalid.val() & self.s_axil_wvalid.val() & !self.b_valid.q.val();
         self.s_axil_awready.next = self.do_write.val();
         self.s_axil_wready.next = self.do_write.val();
         // byte enables: a lane with wstrb low keeps its old value
@@ -322,33 +300,19 @@ impl Logic for CsrBlock {
             self.strb_mask.next = self.strb_mask.val() | (self.byte_lane.val() << 24);
         }
         self.irq_status.d.next = self.irq_status.q.val() | self.irq_set.val();
-        self.wr_pend.d.next = false;
-        if self.do_write.val() & !self.ungated.val() {
-            self.wr_pend.d.next = true;
-            self.wr_addr.d.next = self.s_axil_awaddr.val();
-            self.wr_data.d.next = self.s_axil_wdata.val();
-            self.wr_mask.d.next = self.strb_mask.val();
-        }
-        self.wr_now.next = self.wr_pend.q.val();
-        self.bus_addr.next = self.wr_addr.q.val();
-        self.bus_wdata.next = self.wr_data.q.val();
-        self.bus_wmask.next = self.wr_mask.q.val();
-        if self.ungated.val() {
-            self.wr_now.next = self.do_write.val();
-            self.bus_addr.next = self.s_axil_awaddr.val();
-            self.bus_wdata.next = self.s_axil_wdata.val();
-            self.bus_wmask.next = self.strb_mask.val();
-        }
-        self.bus_wr.next = self.wr_now.val();
-        self.w_clear.next = self.bus_wdata.val() & self.bus_wmask.val();
-        if self.wr_now.val() {
+        self.w_clear.next = self.s_axil_wdata.val() & self.strb_mask.val();
+        self.bus_wr.next = self.do_write.val();
+        self.bus_addr.next = self.s_axil_awaddr.val();
+        self.bus_wdata.next = self.s_axil_wdata.val();
+        self.bus_wmask.next = self.strb_mask.val();
+        if self.do_write.val() {
             self.b_valid.d.next = true;
             for i in 0..5 {
-                if self.bus_addr.val() == self.rw_addr[i].val() {
-                    self.rw[i].d.next = ((self.rw[i].q.val() & !self.bus_wmask.val()) | (self.bus_wdata.val() & self.bus_wmask.val())) & self.rw_bits[i].val();
+                if self.s_axil_awaddr.val() == self.rw_addr[i].val() {
+                    self.rw[i].d.next = ((self.rw[i].q.val() & !self.strb_mask.val()) | (self.s_axil_wdata.val() & self.strb_mask.val())) & self.rw_bits[i].val();
                 }
             }
-            if self.bus_addr.val() == self.addr_irq_status.val() {
+            if self.s_axil_awaddr.val() == self.addr_irq_status.val() {
                 self.irq_status.d.next =
                     (self.irq_status.q.val() & !self.w_clear.val()) | self.irq_set.val();
             }
@@ -436,7 +400,6 @@ impl Logic for CsrBlock {
             self.b_valid.d.next = false;
             self.r_valid.d.next = false;
             self.rd_pend.d.next = false;
-            self.wr_pend.d.next = false;
         }
     }
 }
