@@ -68,6 +68,7 @@ verilog: setup
 	@for c in $(CONFIGS); do $(NIC) verilog --config $$c --out $(OUT)/verilog/$$c || exit 1; done
 
 bench: setup
+	@CARGO=$(CARGO) JOBS=$(JOBS) bash scripts/build.sh nic
 	$(NIC) bench loopback
 
 clean:
