@@ -34,7 +34,8 @@ case "$what" in
 esac
 
 # the models of the last nic-sim build (the newest with a model in it)
-models() { ls -td target/release/build/nic-sim-*/out 2>/dev/null | while read -r d; do [ -f "$d/full/stamp" ] && { echo "$d"; break; }; done; }
+# (none before a first build: then nothing, and success, as `set -e -o pipefail` needs)
+models() { { ls -td target/release/build/nic-sim-*/out 2>/dev/null || true; } | while read -r d; do [ -f "$d/full/stamp" ] && { echo "$d"; break; }; done; true; }
 # whether that build's small and full models were compiled with their profiles
 trained() {
     local d; d=$(models)
