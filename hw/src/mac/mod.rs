@@ -1,10 +1,13 @@
 //! The MAC: FCS insertion on TX, FCS check and strip on RX, and the loopback switch
 //! (a plain mux in `top`).
 pub mod crc;
+pub mod crc_pipe;
 pub mod rx;
 pub mod tx;
+pub mod xor_net;
 
 pub use crc::{Crc32x64, CrcHalfRateFeed};
+pub use crc_pipe::Crc32Pipe;
 pub use rx::MacRx;
 pub use tx::MacTx;
 

@@ -8,14 +8,27 @@
 //! beat: bad FCS, runt (< 64 bytes with FCS), oversize (> `max_frame_len`), PHY error.
 //! Dropping is the RX engine's job, which counts the reason.
 //!
+//! At 8 bytes a cycle (`full`) the wire's beats go through a pipelined CRC first
+//! (`Crc32Pipe`, [`PIPE_LATENCY`] stages that stop together when the output cannot move),
+//! and the holding stage above works on the pipe's output, where each frame's last beat
+//! comes with the frame's CRC: the FCS check is not on any long path, for 5 cycles of
+//! latency.
+//!
 //! With a half-rate CRC (`MacRx::with_half_rate_crc(true)`, `Config::half_rate_crc`) a
 //! beat waits at the input while it goes through the CRC 4 bytes a cycle, its last 1..3
 //! bytes one a cycle: a full beat takes 2 cycles, 4 bytes a cycle, more than a Gigabit
 //! wire brings (125 MB/s; 4 bytes at the ECPIX-5's 41.67 MHz core are 167 MB/s).
 
 use super::crc::{residue, Crc32x64, CrcHalfRateFeed};
+use super::crc_pipe::{Crc32Pipe, LATENCY};
 // status codes: see super::rx_status (literals below: hdl_gen cannot read Rust constants)
 use rust_hdl::prelude::*;
+
+/// Cycles the pipelined CRC adds in front of the holding stage (8 bytes a cycle).
+pub const PIPE_LATENCY: u64 = LATENCY;
+
+/// What rides through the CRC pipe with a beat: data (63:0), byte count (67:64), `tuser`.
+const PIPE_PAYLOAD: usize = 69;
 
 #[derive(LogicBlock)]
 pub struct MacRx {
@@ -36,8 +49,22 @@ pub struct MacRx {
     pub m_status: Signal<Out, Bits<3>>,
     pub m_valid: Signal<Out, Bit>,
     pub m_ready: Signal<In, Bit>,
+    /// Half rate: the CRC unit and its register.
     crc_unit: Crc32x64,
     crc: DFF<Bits<32>>,
+    /// 8 bytes a cycle: the pipelined CRC, the beat riding along.
+    pipe: Crc32Pipe<PIPE_PAYLOAD>,
+    /// The next beat into the pipe starts a frame.
+    pipe_first: DFF<Bit>,
+    /// The beat the holding stage sees: the wire's (half rate) or the pipe's output.
+    h_valid: Signal<Local, Bit>,
+    h_data: Signal<Local, Bits<64>>,
+    h_len: Signal<Local, Bits<4>>,
+    h_last: Signal<Local, Bit>,
+    h_user: Signal<Local, Bit>,
+    h_ready: Signal<Local, Bit>,
+    /// The frame's register after its FCS, meaningful with `h_last`.
+    h_crc: Signal<Local, Bits<32>>,
     count: DFF<Bits<16>>,
     phy_error: DFF<Bit>,
     hold_valid: DFF<Bit>,
@@ -68,7 +95,8 @@ impl Default for MacRx {
 
 impl MacRx {
     /// `half`: a beat goes through the CRC 4 bytes a cycle and its last 1..3 bytes one a
-    /// cycle (see the module doc); otherwise every beat takes one cycle.
+    /// cycle (see the module doc); otherwise every beat takes one cycle, through the
+    /// pipelined CRC.
     pub fn with_half_rate_crc(half: bool) -> Self {
         Self {
             clock: Default::default(),
@@ -86,8 +114,17 @@ impl MacRx {
             m_status: Default::default(),
             m_valid: Default::default(),
             m_ready: Default::default(),
-            crc_unit: Crc32x64::with_half_rate(half),
+            crc_unit: Crc32x64::half_rate(),
             crc: Default::default(),
+            pipe: Default::default(),
+            pipe_first: Default::default(),
+            h_valid: Default::default(),
+            h_data: Default::default(),
+            h_len: Default::default(),
+            h_last: Default::default(),
+            h_user: Default::default(),
+            h_ready: Default::default(),
+            h_crc: Default::default(),
             count: Default::default(),
             phy_error: Default::default(),
             hold_valid: Default::default(),
@@ -113,7 +150,8 @@ impl MacRx {
 impl Logic for MacRx {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, crc, count, phy_error, hold_valid, hold_final, hold_data, hold_len, hold_status, tail_idx);
+        dff_setup!(self, clock, crc, count, phy_error, hold_valid, hold_final, hold_data, hold_len, hold_status, tail_idx, pipe_first);
+        clock!(self, clock, pipe);
         // bytes in this beat (tkeep is contiguous from lane 0)
         self.in_len.next = 0.into();
         if self.s_keep.val().get_bit(0) {
@@ -140,26 +178,50 @@ impl Logic for MacRx {
         if self.s_keep.val().get_bit(7) {
             self.in_len.next = 8.into();
         }
+        // ---- 8 bytes a cycle: the wire's beats through the pipelined CRC ----
+        self.pipe.reset.next = self.reset.val();
+        self.pipe.in_valid.next = self.s_valid.val() & !self.half_rate.val();
+        self.pipe.in_data.next = self.s_data.val();
+        self.pipe.in_nbytes.next = self.in_len.val();
+        self.pipe.in_first.next = self.pipe_first.q.val();
+        self.pipe.in_last.next = self.s_last.val();
+        self.pipe.in_payload.next = bit_cast::<69, 64>(self.s_data.val())
+            | (bit_cast::<69, 4>(self.in_len.val()) << 64)
+            | (bit_cast::<69, 1>(self.s_user.val().into()) << 68);
+        self.h_valid.next = self.pipe.out_valid.val();
+        self.h_data.next = self.pipe.out_payload.val().get_bits::<64>(0);
+        self.h_len.next = self.pipe.out_payload.val().get_bits::<4>(64);
+        self.h_user.next = self.pipe.out_payload.val().get_bit(68);
+        self.h_last.next = self.pipe.out_last.val();
+        self.h_crc.next = self.pipe.out_crc.val();
+        // ---- half rate: the wire's beat itself; 4 bytes a cycle, a beat's last 1..3 one
+        // a cycle; the beat is taken with its last chunk ----
         self.crc_unit.crc_in.next = self.crc.q.val();
         self.crc_unit.data.next = self.s_data.val();
         self.crc_unit.nbytes.next = self.in_len.val();
-        // half rate: 4 bytes a cycle, a beat's last 1..3 one a cycle; the beat is taken
-        // with its last chunk
         self.feed.data.next = self.s_data.val();
         self.feed.nbytes.next = self.in_len.val();
         self.feed.done.next = self.tail_idx.q.val();
         self.tail_wait.next = false;
-        if self.half_rate.val() & (self.in_len.val() != 0) {
-            self.crc_unit.data.next = self.feed.unit_data.val();
-            self.crc_unit.nbytes.next = self.feed.unit_nbytes.val();
-            if !self.feed.last.val() {
-                self.tail_wait.next = self.s_valid.val();
+        if self.half_rate.val() {
+            self.h_valid.next = self.s_valid.val();
+            self.h_data.next = self.s_data.val();
+            self.h_len.next = self.in_len.val();
+            self.h_user.next = self.s_user.val();
+            self.h_last.next = self.s_last.val();
+            self.h_crc.next = self.crc_unit.crc_out.val();
+            if self.in_len.val() != 0 {
+                self.crc_unit.data.next = self.feed.unit_data.val();
+                self.crc_unit.nbytes.next = self.feed.unit_nbytes.val();
+                if !self.feed.last.val() {
+                    self.tail_wait.next = self.s_valid.val();
+                }
             }
         }
-        // verdict, meaningful on the last beat
-        self.total.next = self.count.q.val() + bit_cast::<16, 4>(self.in_len.val());
+        // ---- the holding stage: verdict, meaningful on the last beat ----
+        self.total.next = self.count.q.val() + bit_cast::<16, 4>(self.h_len.val());
         self.status_now.next = 0.into();
-        if self.crc_unit.crc_out.val() != self.crc_residue.val() {
+        if self.h_crc.val() != self.crc_residue.val() {
             self.status_now.next = 1.into(); // rx_status::BAD_FCS
         }
         if self.total.val() > self.max_frame_len.val() {
@@ -168,30 +230,39 @@ impl Logic for MacRx {
         if self.total.val() < self.min_frame.val() {
             self.status_now.next = 2.into(); // rx_status::RUNT
         }
-        if self.phy_error.q.val() | self.s_user.val() {
+        if self.phy_error.q.val() | self.h_user.val() {
             self.status_now.next = 4.into(); // rx_status::PHY_ERROR
         }
         // output: the held beat, once we know whether it is the last one
-        self.m_valid.next = self.hold_valid.q.val() & (self.hold_final.q.val() | (self.s_valid.val() & !self.tail_wait.val()));
+        self.m_valid.next = self.hold_valid.q.val() & (self.hold_final.q.val() | (self.h_valid.val() & !self.tail_wait.val()));
         self.m_data.next = self.hold_data.q.val();
         self.m_len.next = self.hold_len.q.val();
         self.m_last.next = self.hold_final.q.val();
         self.m_status.next = self.hold_status.q.val();
-        if self.hold_valid.q.val() & !self.hold_final.q.val() & self.s_last.val() & (self.in_len.val() <= 4) {
+        if self.hold_valid.q.val() & !self.hold_final.q.val() & self.h_last.val() & (self.h_len.val() <= 4) {
             // the incoming last beat is FCS only: the held beat ends the frame
-            self.m_len.next = self.in_len.val() + 4;
+            self.m_len.next = self.h_len.val() + 4;
             self.m_last.next = true;
             self.m_status.next = self.status_now.val();
         }
-        self.s_ready.next = (!self.hold_valid.q.val() | self.m_ready.val()) & !self.tail_wait.val();
-        self.in_fire.next = self.s_valid.val() & self.s_ready.val();
+        self.h_ready.next = (!self.hold_valid.q.val() | self.m_ready.val()) & !self.tail_wait.val();
+        // the pipe moves when its output beat goes (or it has none)
+        self.pipe.advance.next = !self.pipe.out_valid.val() | self.h_ready.val();
+        self.s_ready.next = self.pipe.advance.val();
+        if self.s_valid.val() & self.pipe.advance.val() {
+            self.pipe_first.d.next = self.s_last.val();
+        }
+        if self.half_rate.val() {
+            self.s_ready.next = self.h_ready.val();
+        }
+        self.in_fire.next = self.h_valid.val() & self.h_ready.val();
         if self.tail_wait.val() {
             self.crc.d.next = self.crc_unit.crc_out.val();
             self.tail_idx.d.next = self.tail_idx.q.val() + self.feed.step.val();
         }
         if self.in_fire.val() {
             self.tail_idx.d.next = 0.into();
-            if self.s_last.val() {
+            if self.h_last.val() {
                 self.crc.d.next = self.crc_init.val();
                 self.count.d.next = 0.into();
                 self.phy_error.d.next = false;
@@ -199,16 +270,16 @@ impl Logic for MacRx {
                     // a frame of one beat: a runt (or PHY error) whatever its bytes
                     self.hold_valid.d.next = true;
                     self.hold_final.d.next = true;
-                    self.hold_data.d.next = self.s_data.val();
+                    self.hold_data.d.next = self.h_data.val();
                     self.hold_len.d.next = 1.into();
                     self.hold_status.d.next = self.status_now.val();
-                } else if self.in_len.val() <= 4 {
+                } else if self.h_len.val() <= 4 {
                     self.hold_valid.d.next = false;
                 } else {
                     self.hold_valid.d.next = true;
                     self.hold_final.d.next = true;
-                    self.hold_data.d.next = self.s_data.val();
-                    self.hold_len.d.next = self.in_len.val() - 4;
+                    self.hold_data.d.next = self.h_data.val();
+                    self.hold_len.d.next = self.h_len.val() - 4;
                     self.hold_status.d.next = self.status_now.val();
                 }
             } else {
@@ -217,11 +288,11 @@ impl Logic for MacRx {
                 if self.total.val() < self.count.q.val() {
                     self.count.d.next = 0xffff.into(); // saturate: still oversize
                 }
-                self.phy_error.d.next = self.phy_error.q.val() | self.s_user.val();
+                self.phy_error.d.next = self.phy_error.q.val() | self.h_user.val();
                 self.hold_valid.d.next = true;
                 self.hold_final.d.next = false;
-                self.hold_data.d.next = self.s_data.val();
-                self.hold_len.d.next = self.in_len.val();
+                self.hold_data.d.next = self.h_data.val();
+                self.hold_len.d.next = self.h_len.val();
                 self.hold_status.d.next = 0.into();
             }
         } else if self.m_valid.val() & self.m_ready.val() {
@@ -233,6 +304,7 @@ impl Logic for MacRx {
             self.phy_error.d.next = false;
             self.hold_valid.d.next = false;
             self.tail_idx.d.next = 0.into();
+            self.pipe_first.d.next = true;
         }
     }
 }

@@ -25,21 +25,12 @@
 //! apply the tail's state terms and invert. The ICRC leaves [`LATENCY`] cycles after the
 //! beat that ended the coverage; frames may follow each other without a gap.
 
-use super::xor_net::XorNet;
-use crate::mac::crc::{crc_bytes, taps};
+use crate::mac::crc::{crc_bytes, split_taps as crc_taps};
+use crate::mac::xor_net::XorNet;
 use rust_hdl::prelude::*;
 
 /// Cycles from the beat with `beat_last` to the cycle with `icrc_valid`.
 pub const LATENCY: u64 = 5;
-
-/// Output bit `o` of `k` bytes' update, as lists of state bits (`state`) or data bits:
-/// MAC's combined lists (`crc::taps`, state bits 0..32, data bits after) split in two.
-fn crc_taps(k: usize, state: bool) -> Vec<Vec<usize>> {
-    taps(k)
-        .into_iter()
-        .map(|list| list.into_iter().filter(|&i| (i < 32) == state).map(|i| if state { i } else { i - 32 }).collect())
-        .collect()
-}
 
 /// The CRC register before beat 1: the preset after the two 0xFF bytes of the LRH
 /// stand-in that would sit in lanes 6 and 7 of beat 0.

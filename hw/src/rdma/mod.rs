@@ -29,7 +29,7 @@
 //!   with the ICRC, so nothing of a bad packet reaches memory.
 //! * [`tx_build`]: RoCEv2 transmit framing: headers from a request, the payload realigned,
 //!   the IPv4 checksum, the ICRC put in behind a FIFO so the wire sees no gap.
-//! * [`xor_net`]: constant GF(2) matrices as XOR networks, the CRC's building block.
+//! * `crate::mac::xor_net`: constant GF(2) matrices as XOR networks, the CRC's building block (shared with the MAC).
 
 pub mod completer;
 pub mod cq;
@@ -44,7 +44,6 @@ pub mod response_tx;
 pub mod rx_parse;
 pub mod tables;
 pub mod tx_build;
-pub mod xor_net;
 
 pub use completer::RdmaCompleter;
 pub use cq::{RdmaCqRun, RdmaCqWriter};
