@@ -19,6 +19,13 @@
 //! carry in that beat or in the extra one; a lane mask picks them. (A rotation of 32 bits
 //! by 0..3 bytes and two masks instead of 64-bit shifters and a mux per case.)
 //!
+//! The block is three parts: the front pads the frame (the beats the CRC and the wire
+//! see, each with its byte count and whether the FCS follows it), the CRC, and the back
+//! puts the FCS in. At 8 bytes a cycle (`full`) the front's beats go through a pipelined
+//! CRC (`Crc32Pipe`, [`PIPE_LATENCY`] stages that stop together when the back cannot move)
+//! and the back takes each beat with its frame's CRC from the pipe's output: no path
+//! goes through a CRC network to the wire, for 5 cycles of latency.
+//!
 //! With a half-rate CRC (`MacTx::with_half_rate_crc(true)`, `Config::half_rate_crc`) the
 //! CRC takes 4 bytes a cycle, and a beat's last 1..3 bytes one a cycle: a beat (the
 //! padding's too) waits at the input, not offered to the wire, until its last chunk goes
@@ -26,7 +33,14 @@
 //! k / 4 + k % 4 (at least 1).
 
 use super::crc::{Crc32x64, CrcHalfRateFeed};
+use super::crc_pipe::{Crc32Pipe, LATENCY};
 use rust_hdl::prelude::*;
+
+/// Cycles the pipelined CRC adds between the front and the back (8 bytes a cycle).
+pub const PIPE_LATENCY: u64 = LATENCY;
+
+/// What rides through the CRC pipe with a beat: data (63:0), byte count (67:64), aborted.
+const PIPE_PAYLOAD: usize = 69;
 
 #[derive(LogicBlock)]
 pub struct MacTx {
@@ -46,49 +60,69 @@ pub struct MacTx {
     pub m_user: Signal<Out, Bit>,
     pub m_valid: Signal<Out, Bit>,
     pub m_ready: Signal<In, Bit>,
-    // statistics: one pulse per frame handed to the wire, with its length (no FCS)
+    // statistics: one pulse per frame taken from the TX path, with its length (no FCS)
     pub stat_frame: Signal<Out, Bit>,
     pub stat_aborted: Signal<Out, Bit>,
     pub stat_bytes: Signal<Out, Bits<16>>,
-    crc_unit: Crc32x64,
-    crc: DFF<Bits<32>>,
+    // ---- front: padding ----
+    /// Frame bytes taken so far (for the statistics).
     byte_count: DFF<Bits<16>>,
-    extra_pending: DFF<Bit>,
-    extra_data: DFF<Bits<64>>,
-    extra_keep: DFF<Bits<8>>,
-    extra_user: DFF<Bit>,
+    /// Beats of the frame taken so far, up to 8: a frame is short (to be padded) when it
+    /// ends in beat 0..6, or in beat 7 with fewer than 4 bytes.
+    beat_count: DFF<Bits<4>>,
     /// Emitting the zero padding of a short frame.
     pad_active: DFF<Bit>,
+    /// The front's beat: data, bytes (the FCS follows them when `f_last`), aborted.
+    f_valid: Signal<Local, Bit>,
+    f_data: Signal<Local, Bits<64>>,
+    f_len: Signal<Local, Bits<4>>,
+    f_last: Signal<Local, Bit>,
+    f_user: Signal<Local, Bit>,
+    /// The front's beat moves on (into the pipe, or in half rate to the back).
+    f_take: Signal<Local, Bit>,
+    /// The next beat into the pipe starts a frame.
+    f_first: DFF<Bit>,
+    short: Signal<Local, Bit>,
+    short_in_beat: Signal<Local, Bit>,
+    lane_shift: Signal<Local, Bits<7>>,
+    in_fire: Signal<Local, Bit>,
+    // ---- the CRC: pipelined (8 bytes a cycle) or half rate ----
+    pipe: Crc32Pipe<PIPE_PAYLOAD>,
+    crc_unit: Crc32x64,
+    crc: DFF<Bits<32>>,
     /// Half rate: bytes of the current beat already in `crc`.
     tail_idx: DFF<Bits<4>>,
-    /// The bytes the CRC takes from this beat, and how many (1..8).
-    crc_data: Signal<Local, Bits<64>>,
-    crc_need: Signal<Local, Bits<4>>,
     /// Half rate: the beat waits while its chunks go through the CRC, one per cycle.
     tail_wait: Signal<Local, Bit>,
     feed: CrcHalfRateFeed,
     half_rate: Constant<Bit>,
-    short: Signal<Local, Bit>,
-    short_in_beat: Signal<Local, Bit>,
-    fcs: Signal<Local, Bits<64>>,
-    /// The FCS rotated left by 1 and by 1..3 bytes as bits 0 and 1 of `fcs_lane` say.
-    fcs_lane: Signal<Local, Bits<2>>,
+    // ---- back: the FCS put in ----
+    /// The beat the back sees (the pipe's output, or in half rate the front's), and with
+    /// `h_last` its frame's CRC register.
+    h_valid: Signal<Local, Bit>,
+    h_data: Signal<Local, Bits<64>>,
+    h_len: Signal<Local, Bits<4>>,
+    h_last: Signal<Local, Bit>,
+    h_user: Signal<Local, Bit>,
+    h_crc: Signal<Local, Bits<32>>,
+    h_take: Signal<Local, Bit>,
+    extra_pending: DFF<Bit>,
+    extra_data: DFF<Bits<64>>,
+    extra_keep: DFF<Bits<8>>,
+    extra_user: DFF<Bit>,
+    fcs: Signal<Local, Bits<32>>,
+    /// The FCS rotated left by 1 and by 1..3 bytes as bits 0 and 1 of the length say.
     fcs_rot1: Signal<Local, Bits<32>>,
     fcs_rot: Signal<Local, Bits<32>>,
-    /// `fcs_rot` in both halves: lane i holds FCS byte (i - fcs_lane) mod 4.
+    /// `fcs_rot` in both halves: lane i holds FCS byte (i - len) mod 4.
     fcs_rep: Signal<Local, Bits<64>>,
     /// The lanes of this beat that carry the FCS.
     fcs_mask: Signal<Local, Bits<64>>,
-    lane_shift: Signal<Local, Bits<7>>,
-    data_masked: Signal<Local, Bits<64>>,
-    fire: Signal<Local, Bit>,
+    h_shift: Signal<Local, Bits<7>>,
     ones64: Constant<Bits<64>>,
     ones8: Constant<Bits<8>>,
     ones32: Constant<Bits<32>>,
-    upper_half: Constant<Bits<64>>,
     crc_init: Constant<Bits<32>>,
-    min_data: Constant<Bits<16>>,
-    last_pad_beat: Constant<Bits<16>>,
 }
 
 impl Default for MacTx {
@@ -99,7 +133,8 @@ impl Default for MacTx {
 
 impl MacTx {
     /// `half`: a beat goes through the CRC 4 bytes a cycle and its last 1..3 bytes one a
-    /// cycle (see the module doc); otherwise every beat takes one cycle.
+    /// cycle (see the module doc); otherwise every beat takes one cycle, through the
+    /// pipelined CRC.
     pub fn with_half_rate_crc(half: bool) -> Self {
         Self {
             clock: Default::default(),
@@ -119,38 +154,48 @@ impl MacTx {
             stat_frame: Default::default(),
             stat_aborted: Default::default(),
             stat_bytes: Default::default(),
-            crc_unit: Crc32x64::with_half_rate(half),
-            crc: Default::default(),
             byte_count: Default::default(),
+            beat_count: Default::default(),
+            pad_active: Default::default(),
+            f_valid: Default::default(),
+            f_data: Default::default(),
+            f_len: Default::default(),
+            f_last: Default::default(),
+            f_user: Default::default(),
+            f_take: Default::default(),
+            f_first: Default::default(),
+            short: Default::default(),
+            short_in_beat: Default::default(),
+            lane_shift: Default::default(),
+            in_fire: Default::default(),
+            pipe: Default::default(),
+            crc_unit: Crc32x64::half_rate(),
+            crc: Default::default(),
+            tail_idx: Default::default(),
+            tail_wait: Default::default(),
+            feed: Default::default(),
+            half_rate: Constant::new(half),
+            h_valid: Default::default(),
+            h_data: Default::default(),
+            h_len: Default::default(),
+            h_last: Default::default(),
+            h_user: Default::default(),
+            h_crc: Default::default(),
+            h_take: Default::default(),
             extra_pending: Default::default(),
             extra_data: Default::default(),
             extra_keep: Default::default(),
             extra_user: Default::default(),
-            pad_active: Default::default(),
-            tail_idx: Default::default(),
-            crc_data: Default::default(),
-            crc_need: Default::default(),
-            tail_wait: Default::default(),
-            feed: Default::default(),
-            half_rate: Constant::new(half),
-            short: Default::default(),
-            short_in_beat: Default::default(),
             fcs: Default::default(),
-            fcs_lane: Default::default(),
             fcs_rot1: Default::default(),
             fcs_rot: Default::default(),
             fcs_rep: Default::default(),
             fcs_mask: Default::default(),
-            lane_shift: Default::default(),
-            data_masked: Default::default(),
-            fire: Default::default(),
+            h_shift: Default::default(),
             ones64: Constant::new(Bits::<64>::from(u64::MAX)),
             ones8: Constant::new(Bits::<8>::from(0xffu64)),
             ones32: Constant::new(Bits::<32>::from(0xffff_ffffu64)),
-            upper_half: Constant::new(Bits::<64>::from(0xffff_ffff_0000_0000u64)),
             crc_init: Constant::new(Bits::<32>::from(0xffff_ffffu64)),
-            min_data: Constant::new(Bits::<16>::from(60u64)),
-            last_pad_beat: Constant::new(Bits::<16>::from(56u64)),
         }
     }
 }
@@ -158,166 +203,182 @@ impl MacTx {
 impl Logic for MacTx {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, crc, byte_count, extra_pending, extra_data, extra_keep, extra_user, pad_active, tail_idx);
+        dff_setup!(self, clock, byte_count, beat_count, pad_active, f_first, crc, tail_idx, extra_pending, extra_data, extra_keep, extra_user);
+        clock!(self, clock, pipe);
+        // ---- front: the input's lanes below s_len, or a beat of zero padding ----
         self.lane_shift.next = bit_cast::<7, 4>(self.s_len.val()) << 3;
-        // the input's lanes below s_len; none while padding (the input waits)
-        self.data_masked.next = self.s_data.val() & !(self.ones64.val() << self.lane_shift.val());
-        if self.pad_active.q.val() {
-            self.data_masked.next = 0.into();
-        }
-        // a good frame ending before byte 60 gets padded
         self.short.next = self.s_last.val()
             & !self.s_user.val()
-            & ((self.byte_count.q.val() + bit_cast::<16, 4>(self.s_len.val())) < self.min_data.val());
-        self.short_in_beat.next = self.short.val() & (self.byte_count.q.val() == self.last_pad_beat.val());
-        self.crc_data.next = self.data_masked.val();
-        self.crc_need.next = self.s_len.val();
+            & ((self.beat_count.q.val() < 7) | ((self.beat_count.q.val() == 7) & (self.s_len.val() < 4)));
+        self.short_in_beat.next = self.short.val() & (self.beat_count.q.val() == 7);
+        self.f_valid.next = self.s_valid.val();
+        self.f_data.next = self.s_data.val() & !(self.ones64.val() << self.lane_shift.val());
+        self.f_len.next = self.s_len.val();
+        self.f_last.next = self.s_last.val();
+        self.f_user.next = self.s_user.val();
         if self.short.val() {
-            self.crc_need.next = 8.into();
+            // padded to 8 bytes, or to 4 when the FCS ends the beat starting at byte 56
+            self.f_len.next = 8.into();
+            self.f_last.next = false;
             if self.short_in_beat.val() {
-                self.crc_need.next = 4.into();
+                self.f_len.next = 4.into();
+                self.f_last.next = true;
             }
         }
         if self.pad_active.q.val() {
-            self.crc_need.next = 8.into();
-            if self.byte_count.q.val() == self.last_pad_beat.val() {
-                self.crc_need.next = 4.into();
+            self.f_valid.next = true;
+            self.f_data.next = 0.into();
+            self.f_len.next = 8.into();
+            self.f_last.next = false;
+            self.f_user.next = false;
+            if self.beat_count.q.val() == 7 {
+                self.f_len.next = 4.into();
+                self.f_last.next = true;
             }
         }
+        // ---- the CRC, 8 bytes a cycle: the front's beats through the pipe ----
+        self.pipe.reset.next = self.reset.val();
+        self.pipe.in_valid.next = self.f_valid.val() & !self.half_rate.val();
+        self.pipe.in_data.next = self.f_data.val();
+        self.pipe.in_nbytes.next = self.f_len.val();
+        self.pipe.in_first.next = self.f_first.q.val();
+        self.pipe.in_last.next = self.f_last.val();
+        self.pipe.in_payload.next = bit_cast::<69, 64>(self.f_data.val())
+            | (bit_cast::<69, 4>(self.f_len.val()) << 64)
+            | (bit_cast::<69, 1>(self.f_user.val().into()) << 68);
+        self.h_valid.next = self.pipe.out_valid.val();
+        self.h_data.next = self.pipe.out_payload.val().get_bits::<64>(0);
+        self.h_len.next = self.pipe.out_payload.val().get_bits::<4>(64);
+        self.h_user.next = self.pipe.out_payload.val().get_bit(68);
+        self.h_last.next = self.pipe.out_last.val();
+        self.h_crc.next = self.pipe.out_crc.val();
+        // ---- half rate: 4 bytes a cycle, a beat's last 1..3 one a cycle; the beat goes
+        // to the back with its last chunk ----
         self.crc_unit.crc_in.next = self.crc.q.val();
-        self.crc_unit.data.next = self.crc_data.val();
-        self.crc_unit.nbytes.next = self.crc_need.val();
-        // half rate: 4 bytes a cycle, a beat's last 1..3 one a cycle; the beat leaves with
-        // its last chunk
-        self.feed.data.next = self.crc_data.val();
-        self.feed.nbytes.next = self.crc_need.val();
+        self.crc_unit.data.next = self.f_data.val();
+        self.crc_unit.nbytes.next = self.f_len.val();
+        self.feed.data.next = self.f_data.val();
+        self.feed.nbytes.next = self.f_len.val();
         self.feed.done.next = self.tail_idx.q.val();
         self.tail_wait.next = false;
-        if self.half_rate.val() & (self.crc_need.val() != 0) {
+        if self.half_rate.val() {
             self.crc_unit.data.next = self.feed.unit_data.val();
             self.crc_unit.nbytes.next = self.feed.unit_nbytes.val();
-            if !self.feed.last.val() {
-                self.tail_wait.next = self.pad_active.q.val() | (self.s_valid.val() & !self.extra_pending.q.val());
-            }
+            self.tail_wait.next = self.f_valid.val() & !self.extra_pending.q.val() & !self.feed.last.val();
+            self.h_valid.next = self.f_valid.val() & !self.tail_wait.val();
+            self.h_data.next = self.f_data.val();
+            self.h_len.next = self.f_len.val();
+            self.h_user.next = self.f_user.val();
+            self.h_last.next = self.f_last.val();
+            self.h_crc.next = self.crc_unit.crc_out.val();
         }
-        // The FCS is the inverted register; an aborted frame gets it un-inverted (wrong).
-        self.fcs.next = bit_cast::<64, 32>(!self.crc_unit.crc_out.val());
-        if self.s_user.val() & !self.pad_active.q.val() {
-            self.fcs.next = bit_cast::<64, 32>(self.crc_unit.crc_out.val());
+        // ---- back: the FCS is the inverted register; an aborted frame gets it
+        // un-inverted (wrong). It goes right after the last beat's bytes: lanes
+        // h_len .. h_len + 3, those past lane 7 in one extra beat ----
+        self.fcs.next = !self.h_crc.val();
+        if self.h_user.val() {
+            self.fcs.next = self.h_crc.val();
         }
-        // where the FCS goes: right after a last beat's data, or at lanes 4..7 of the beat
-        // that ends a padded frame at byte 64
-        self.fcs_lane.next = self.s_len.val().get_bits::<2>(0);
+        self.h_shift.next = bit_cast::<7, 4>(self.h_len.val()) << 3;
         self.fcs_mask.next = 0.into();
-        if self.pad_active.q.val() {
-            self.fcs_lane.next = 0.into();
-            if self.byte_count.q.val() == self.last_pad_beat.val() {
-                self.fcs_mask.next = self.upper_half.val();
-            }
-        } else if self.short.val() {
-            self.fcs_lane.next = 0.into();
-            if self.short_in_beat.val() {
-                self.fcs_mask.next = self.upper_half.val();
-            }
-        } else if self.s_last.val() {
-            // lanes s_len .. s_len + 3 (those below 8)
-            self.fcs_mask.next = (self.ones64.val() << self.lane_shift.val()) & !(self.ones64.val() << (bit_cast::<7, 4>(self.s_len.val() + 4) << 3));
+        if self.h_last.val() {
+            self.fcs_mask.next = (self.ones64.val() << self.h_shift.val()) & !(self.ones64.val() << (bit_cast::<7, 4>(self.h_len.val() + 4) << 3));
         }
-        self.fcs_rot1.next = bit_cast::<32, 64>(self.fcs.val());
-        if self.fcs_lane.val().get_bit(0) {
-            self.fcs_rot1.next = (bit_cast::<32, 64>(self.fcs.val()) << 8) | (bit_cast::<32, 64>(self.fcs.val()) >> 24);
+        self.fcs_rot1.next = self.fcs.val();
+        if self.h_len.val().get_bit(0) {
+            self.fcs_rot1.next = (self.fcs.val() << 8) | (self.fcs.val() >> 24);
         }
         self.fcs_rot.next = self.fcs_rot1.val();
-        if self.fcs_lane.val().get_bit(1) {
+        if self.h_len.val().get_bit(1) {
             self.fcs_rot.next = (self.fcs_rot1.val() << 16) | (self.fcs_rot1.val() >> 16);
         }
         self.fcs_rep.next = (bit_cast::<64, 32>(self.fcs_rot.val()) << 32) | bit_cast::<64, 32>(self.fcs_rot.val());
-        self.stat_frame.next = false;
-        self.stat_aborted.next = false;
-        self.stat_bytes.next = self.byte_count.q.val() + bit_cast::<16, 4>(self.s_len.val());
-        self.fire.next = false;
-        self.m_data.next = self.data_masked.val() | (self.fcs_rep.val() & self.fcs_mask.val());
+        self.h_take.next = false;
         if self.extra_pending.q.val() {
-            // second beat of a frame whose FCS did not fit
+            // the second beat of a frame whose FCS did not fit
             self.m_valid.next = true;
             self.m_data.next = self.extra_data.q.val();
             self.m_keep.next = self.extra_keep.q.val();
             self.m_last.next = true;
             self.m_user.next = self.extra_user.q.val();
-            self.s_ready.next = false;
             if self.m_ready.val() {
                 self.extra_pending.d.next = false;
             }
-        } else if self.pad_active.q.val() {
-            // zero padding; the beat starting at byte 56 carries 4 zeros and the FCS
-            self.m_valid.next = !self.tail_wait.val();
-            self.s_ready.next = false;
-            self.m_keep.next = self.ones8.val();
-            self.m_last.next = false;
-            self.m_user.next = false;
-            if self.byte_count.q.val() == self.last_pad_beat.val() {
-                self.m_last.next = true;
-            }
-            if self.m_ready.val() & !self.tail_wait.val() {
-                self.crc.d.next = self.crc_unit.crc_out.val();
-                self.tail_idx.d.next = 0.into();
-                self.byte_count.d.next = self.byte_count.q.val() + 8;
-                if self.byte_count.q.val() == self.last_pad_beat.val() {
-                    self.pad_active.d.next = false;
-                    self.crc.d.next = self.crc_init.val();
-                    self.byte_count.d.next = 0.into();
-                }
-            }
         } else {
-            self.m_valid.next = self.s_valid.val() & !self.tail_wait.val();
-            self.s_ready.next = self.m_ready.val() & !self.tail_wait.val();
-            self.fire.next = self.s_valid.val() & self.m_ready.val() & !self.tail_wait.val();
+            self.m_valid.next = self.h_valid.val();
+            self.m_data.next = self.h_data.val() | (self.fcs_rep.val() & self.fcs_mask.val());
             self.m_keep.next = self.ones8.val();
             self.m_last.next = false;
             self.m_user.next = false;
-            if self.short.val() {
-                self.m_last.next = self.short_in_beat.val();
-            } else if self.s_last.val() {
-                if self.s_len.val() <= 4 {
-                    self.m_keep.next = !(self.ones8.val() << (self.s_len.val() + 4));
+            self.h_take.next = self.h_valid.val() & self.m_ready.val();
+            if self.h_last.val() {
+                if self.h_len.val() <= 4 {
+                    self.m_keep.next = !(self.ones8.val() << (self.h_len.val() + 4));
                     self.m_last.next = true;
-                    self.m_user.next = self.s_user.val();
-                } else if self.fire.val() {
+                    self.m_user.next = self.h_user.val();
+                } else if self.h_take.val() {
                     self.extra_pending.d.next = true;
-                    // lanes below s_len - 4 take the rest
-                    self.extra_data.d.next = bit_cast::<64, 32>(self.fcs_rot.val() & !(self.ones32.val() << (bit_cast::<6, 4>(self.s_len.val() - 4) << 3)));
-                    self.extra_keep.d.next = !(self.ones8.val() << (self.s_len.val() - 4));
-                    self.extra_user.d.next = self.s_user.val();
+                    // lanes below h_len - 4 take the rest
+                    self.extra_data.d.next = bit_cast::<64, 32>(self.fcs_rot.val() & !(self.ones32.val() << (bit_cast::<6, 4>(self.h_len.val() - 4) << 3)));
+                    self.extra_keep.d.next = !(self.ones8.val() << (self.h_len.val() - 4));
+                    self.extra_user.d.next = self.h_user.val();
                 }
             }
+        }
+        // ---- the front moves when its beat goes: into the pipe as the pipe moves (the
+        // pipe moves when its output goes, or it has none), or in half rate to the back ----
+        self.pipe.advance.next = !self.pipe.out_valid.val() | self.h_take.val();
+        self.f_take.next = self.f_valid.val() & self.pipe.advance.val();
+        self.s_ready.next = self.pipe.advance.val() & !self.pad_active.q.val();
+        if self.half_rate.val() {
+            self.f_take.next = self.h_take.val();
+            self.s_ready.next = self.h_take.val() & !self.pad_active.q.val();
         }
         if self.tail_wait.val() {
             self.crc.d.next = self.crc_unit.crc_out.val();
             self.tail_idx.d.next = self.tail_idx.q.val() + self.feed.step.val();
         }
-        if self.fire.val() {
+        self.in_fire.next = self.s_valid.val() & self.s_ready.val();
+        self.stat_frame.next = false;
+        self.stat_aborted.next = false;
+        self.stat_bytes.next = self.byte_count.q.val() + bit_cast::<16, 4>(self.s_len.val());
+        if self.f_take.val() {
+            self.f_first.d.next = self.f_last.val();
             self.crc.d.next = self.crc_unit.crc_out.val();
-            self.tail_idx.d.next = 0.into();
-            self.byte_count.d.next = self.byte_count.q.val() + bit_cast::<16, 4>(self.s_len.val());
-            if self.s_last.val() {
+            if self.f_last.val() {
                 self.crc.d.next = self.crc_init.val();
+            }
+            self.tail_idx.d.next = 0.into();
+            if self.beat_count.q.val() != 8 {
+                self.beat_count.d.next = self.beat_count.q.val() + 1;
+            }
+            if self.pad_active.q.val() & (self.beat_count.q.val() == 7) {
+                self.pad_active.d.next = false;
+                self.beat_count.d.next = 0.into();
+            }
+        }
+        if self.in_fire.val() {
+            self.byte_count.d.next = self.stat_bytes.val();
+            if self.s_last.val() {
                 self.byte_count.d.next = 0.into();
+                self.beat_count.d.next = 0.into();
                 self.stat_frame.next = !self.s_user.val();
                 self.stat_aborted.next = self.s_user.val();
             }
             if self.short.val() & !self.short_in_beat.val() {
-                // the padded beat counts 8 bytes; zero beats follow
-                self.crc.d.next = self.crc_unit.crc_out.val();
-                self.byte_count.d.next = self.byte_count.q.val() + 8;
+                // zero beats follow, to byte 60
                 self.pad_active.d.next = true;
+                self.beat_count.d.next = self.beat_count.q.val() + 1;
             }
         }
         if self.reset.val() {
             self.crc.d.next = self.crc_init.val();
             self.byte_count.d.next = 0.into();
+            self.beat_count.d.next = 0.into();
             self.extra_pending.d.next = false;
             self.pad_active.d.next = false;
             self.tail_idx.d.next = 0.into();
+            self.f_first.d.next = true;
         }
     }
 }
