@@ -1,4 +1,4 @@
-//! CRC-32 (IEEE 802.3) over up to 8 bytes per cycle, as a generated XOR network.
+//! CRC-32 (IEEE 802.3) as generated XOR networks: the matrices, and the half-rate unit.
 //!
 //! The CRC register update is linear over GF(2) in (state, data), so for every byte
 //! count k = 1..8 the next state is a 32 x (32 + 8k) bit matrix times the inputs. The
@@ -67,64 +67,47 @@ pub(crate) fn split_taps(k: usize, state: bool) -> Vec<Vec<usize>> {
         .collect()
 }
 
-/// Combinational: `crc_out` = register after `nbytes` (1..8) bytes of `data` from lane 0.
-///
-/// Two variants, chosen when the block is built:
-/// * `Crc32x64::default()`: any byte count in one cycle (0 is treated as 8): an 8-byte
-///   network and a 4/2/1-byte cascade for short last beats.
-/// * `Crc32x64::half_rate()`: a 4-byte network and a 1-byte one only. `nbytes` of 8 or
-///   more takes the beat's upper 4 bytes (`data[63:32]`), 4..7 its lower 4 (`data[31:0]`),
-///   1..3 ONE byte (`data[7:0]`) and 0 none (`crc_out` = `crc_in`): the caller feeds a beat
-///   in 4-byte halves and its last 1..3 bytes one per cycle, so a full beat takes two
-///   cycles. The default variant is 1,191
-///   iCE40 LUT4s, 690 of them the cascade (`fpga/scripts/ice40_breakdown.sh`); the
-///   configuration meant for an iCE40, a Gigabit one, spends cycles instead
-///   (`Config::half_rate_crc`).
+/// Combinational: the half-rate CRC of `small`'s MACs: `crc_out` = the register after 4
+/// bytes of `data` or one, a 4-byte network and a 1-byte one only. `nbytes` of 8 or more
+/// takes the beat's upper 4 bytes (`data[63:32]`), 4..7 its lower 4 (`data[31:0]`), 1..3
+/// ONE byte (`data[7:0]`) and 0 none (`crc_out` = `crc_in`): the caller feeds a beat in
+/// 4-byte halves and its last 1..3 bytes one per cycle ([`CrcHalfRateFeed`]), so a full
+/// beat takes two cycles. An 8-byte network with a 4/2/1-byte cascade for short last
+/// beats, the one-cycle form this replaced for iCE40, was 1,191 iCE40 LUT4s, 690 of them
+/// the cascade (`fpga/scripts/ice40_breakdown.sh`); the configuration meant for an iCE40,
+/// a Gigabit one, spends cycles instead (`Config::half_rate_crc`). At 8 bytes a cycle the
+/// MACs use the pipelined [`super::Crc32Pipe`].
 #[derive(LogicBlock)]
 pub struct Crc32x64 {
     pub crc_in: Signal<In, Bits<32>>,
     pub data: Signal<In, Bits<64>>,
-    /// Valid bytes: see the variants above.
+    /// Valid bytes: see the type's doc.
     pub nbytes: Signal<In, Bits<4>>,
     pub crc_out: Signal<Out, Bits<32>>,
-    /// The half-rate variant (read when the Verilog is generated).
-    half: Constant<Bit>,
 }
 
 impl Default for Crc32x64 {
     fn default() -> Self {
-        Self::with_half_rate(false)
+        Self::half_rate()
     }
 }
 
 impl Crc32x64 {
-    /// The variant that takes 4 bytes or one per cycle (see the type's doc).
+    /// The unit (the name says what it is for).
     pub fn half_rate() -> Self {
-        Self::with_half_rate(true)
-    }
-    /// Which variant: `half_rate()` or the default one-cycle cascade.
-    pub fn with_half_rate(half: bool) -> Self {
-        Self {
-            crc_in: Default::default(),
-            data: Default::default(),
-            nbytes: Default::default(),
-            crc_out: Default::default(),
-            half: Constant::new(half),
-        }
+        Self { crc_in: Default::default(), data: Default::default(), nbytes: Default::default(), crc_out: Default::default() }
     }
 }
 
 impl Logic for Crc32x64 {
     fn update(&mut self) {
         let n = match self.nbytes.val().to_u64() as usize {
-            0 if self.half.val() => 0,
-            0 => 8,
-            n if self.half.val() && n < 4 => 1,
-            _ if self.half.val() => 4,
-            n => n.min(8),
+            0 => 0,
+            n if n < 4 => 1,
+            _ => 4,
         };
         let mut data = self.data.val().to_u64().to_le_bytes();
-        if self.half.val() && self.nbytes.val().to_u64() >= 8 {
+        if self.nbytes.val().to_u64() >= 8 {
             data.copy_within(4..8, 0);
         }
         let out = crc_bytes(self.crc_in.val().to_u64() as u32, &data[..n]);
@@ -134,10 +117,6 @@ impl Logic for Crc32x64 {
         self.crc_out.connect();
     }
     fn hdl(&self) -> Verilog {
-        // Full beats (the common case) use the 8-byte network. A short last beat goes
-        // through a 4/2/1-byte cascade instead of seven more wide networks: half the XOR
-        // terms, which is most of the simulated cycle's cost (the cascade is a longer
-        // path for synthesis; pipelining the CRC for timing is future work).
         let mut body = String::new();
         let network = |name: &str, k: usize, state: &str, data: &str| -> String {
             let mut v = format!("wire [31:0] {name};\n");
@@ -151,24 +130,10 @@ impl Logic for Crc32x64 {
             }
             v
         };
-        if self.half.val() {
-            body.push_str("wire [31:0] data_4 = nbytes[3] ? data[63:32] : data[31:0];\nwire [7:0] data_1 = data[7:0];\n");
-            body.push_str(&network("after_4", 4, "crc_in", "data_4"));
-            body.push_str(&network("after_1", 1, "crc_in", "data_1"));
-            body.push_str("always @(*) begin\n    if (nbytes >= 4'd4) crc_out = after_4;\n    else if (nbytes == 4'd0) crc_out = crc_in;\n    else crc_out = after_1;\nend\n");
-            return Verilog::Custom(body);
-        }
-        body.push_str(&network("next_8", 8, "crc_in", "data"));
-        body.push_str("wire [31:0] part_4_in = crc_in;\nwire [31:0] data_4 = data[31:0];\n");
-        body.push_str(&network("after_4", 4, "part_4_in", "data_4"));
-        body.push_str("wire [31:0] part_2_in = nbytes[2] ? after_4 : crc_in;\n");
-        body.push_str("wire [15:0] data_2 = nbytes[2] ? data[47:32] : data[15:0];\n");
-        body.push_str(&network("after_2", 2, "part_2_in", "data_2"));
-        body.push_str("wire [31:0] part_1_in = nbytes[1] ? after_2 : part_2_in;\n");
-        body.push_str("reg [7:0] data_1;\nalways @(*) begin\n    case (nbytes[2:1])\n        2'd0: data_1 = data[7:0];\n        2'd1: data_1 = data[23:16];\n        2'd2: data_1 = data[39:32];\n        default: data_1 = data[55:48];\n    endcase\nend\n");
-        body.push_str(&network("after_1", 1, "part_1_in", "data_1"));
-        body.push_str("wire [31:0] partial = nbytes[0] ? after_1 : part_1_in;\n");
-        body.push_str("always @(*) begin\n    if (nbytes == 4'd0 || nbytes >= 4'd8) crc_out = next_8;\n    else crc_out = partial;\nend\n");
+        body.push_str("wire [31:0] data_4 = nbytes[3] ? data[63:32] : data[31:0];\nwire [7:0] data_1 = data[7:0];\n");
+        body.push_str(&network("after_4", 4, "crc_in", "data_4"));
+        body.push_str(&network("after_1", 1, "crc_in", "data_1"));
+        body.push_str("always @(*) begin\n    if (nbytes >= 4'd4) crc_out = after_4;\n    else if (nbytes == 4'd0) crc_out = crc_in;\n    else crc_out = after_1;\nend\n");
         Verilog::Custom(body)
     }
 }
