@@ -7,6 +7,7 @@
 mod common;
 
 use common::hdl::{push_beat, run_testbench_of};
+use common::icarus;
 use nic_hw::mac::{rx_status, MacRx, MacTx};
 use nic_testbench::fcs;
 use proptest::prelude::*;
@@ -64,18 +65,55 @@ fn wire_frame(rng: &mut StdRng) -> WireFrame {
     WireFrame { bytes, phy_error_beat }
 }
 
+/// Every cycle of a run: the block's inputs and its outputs (sampled with those inputs
+/// applied, before the clock edge), in the order of the `*_INPUTS` / `*_OUTPUTS` lists.
+type Trace = Vec<(Vec<u128>, Vec<u128>)>;
+
+const RX_INPUTS: [&str; 8] = ["reset", "max_frame_len", "s_data", "s_keep", "s_last", "s_user", "s_valid", "m_ready"];
+const RX_OUTPUTS: [&str; 6] = ["s_ready", "m_valid", "m_data", "m_len", "m_last", "m_status"];
+
 /// Runs `frames` through a MAC RX built with `half_rate`, the input idle with
 /// probability `gap` and the output stalled with probability `stall` in each cycle;
-/// gives back each output frame's bytes and verdict.
-fn run_rx(half_rate: bool, frames: Vec<WireFrame>, gap: f64, stall: f64, seed: u64) -> Vec<(Vec<u8>, u64)> {
+/// gives back each output frame's bytes and verdict, and the run's trace.
+fn run_rx(half_rate: bool, frames: Vec<WireFrame>, gap: f64, stall: f64, seed: u64) -> (Vec<(Vec<u8>, u64)>, Trace) {
     let expected_frames = frames.len();
     run_testbench_of(MacRx::with_half_rate_crc(half_rate), 2_000_000, |x: &mut Box<MacRx>| x.clock.next = !x.clock.val(), move |sim, mut x| {
         let mut rng = StdRng::seed_from_u64(seed);
+        let mut trace = Trace::new();
+        let record = |x: &MacRx| {
+            let ins = vec![
+                x.reset.val() as u128,
+                x.max_frame_len.val().to_u64() as u128,
+                x.s_data.val().to_u64() as u128,
+                x.s_keep.val().to_u64() as u128,
+                x.s_last.val() as u128,
+                x.s_user.val() as u128,
+                x.s_valid.val() as u128,
+                x.m_ready.val() as u128,
+            ];
+            let outs = vec![
+                x.s_ready.val() as u128,
+                x.m_valid.val() as u128,
+                x.m_data.val().to_u64() as u128,
+                x.m_len.val().to_u64() as u128,
+                x.m_last.val() as u128,
+                x.m_status.val().to_u64() as u128,
+            ];
+            (ins, outs)
+        };
         x.max_frame_len.next = Bits::<16>::from(MAX_FRAME as u64);
         x.s_valid.next = false;
+        x.s_data.next = 0.into();
+        x.s_keep.next = 0.into();
+        x.s_last.next = false;
+        x.s_user.next = false;
         x.m_ready.next = true;
         x.reset.next = true;
-        wait_clock_cycles!(sim, clock, x, 3);
+        for _ in 0..3 {
+            x = sim.wait(1, x)?;
+            trace.push(record(&x));
+            wait_clock_cycle!(sim, clock, x);
+        }
         x.reset.next = false;
         let beats: Vec<(u64, u64, bool, bool)> = frames
             .iter()
@@ -103,6 +141,7 @@ fn run_rx(half_rate: bool, frames: Vec<WireFrame>, gap: f64, stall: f64, seed: u
             x.s_valid.next = offer;
             x.m_ready.next = !rng.gen_bool(stall);
             x = sim.wait(1, x)?;
+            trace.push(record(&x));
             if offer && x.s_ready.val() {
                 next += 1;
             }
@@ -114,8 +153,46 @@ fn run_rx(half_rate: bool, frames: Vec<WireFrame>, gap: f64, stall: f64, seed: u
             }
             wait_clock_cycle!(sim, clock, x);
         }
-        Ok((x, out))
+        Ok((x, (out, trace)))
     })
+}
+
+/// The trace's inputs into the block's exported Verilog under Icarus: every cycle's
+/// outputs equal rust-hdl's (the data outputs while their valid is high). rust-hdl's
+/// simulator runs the Rust; the Verilog sizes its expressions its own way, and the two
+/// can differ (docs: testbench/tests/common/icarus.rs).
+fn verilog_agrees(tag: &str, verilog: &str, inputs: &[&str], outputs: &[&str], valid: &str, trace: &Trace) {
+    let vectors: Vec<Vec<u128>> = trace.iter().map(|(i, _)| i.clone()).collect();
+    let rows = icarus::run(tag, verilog, inputs, &vectors, outputs);
+    assert_eq!(rows.len(), trace.len());
+    let vi = outputs.iter().position(|&n| n == valid).unwrap();
+    let mut bad = Vec::new();
+    for (c, (row, (_, want))) in rows.iter().zip(trace).enumerate() {
+        for (k, name) in outputs.iter().enumerate() {
+            let is_control = k == vi || name.ends_with("ready");
+            if !is_control && want[vi] == 0 {
+                continue;
+            }
+            if row[*name] != Some(want[k]) {
+                bad.push(format!("cycle {c}: {name} = {:?} in Verilog, {:#x} in rust-hdl", row[*name], want[k]));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{tag}: the Verilog differs from rust-hdl:\n{}", bad.iter().take(8).cloned().collect::<Vec<_>>().join("\n"));
+}
+
+/// The pipelined MAC RX's Verilog, driven by a run with gaps and stalls, does what
+/// rust-hdl's run of it did (which the golden model checks above).
+#[test]
+fn mac_rx_verilog_agrees_with_rust_hdl() {
+    let mut rng = StdRng::seed_from_u64(0x4d41_4352);
+    let frames: Vec<WireFrame> = (0..30).map(|_| wire_frame(&mut rng)).collect();
+    let want: Vec<(Vec<u8>, u64)> = frames.iter().map(rx_golden).collect();
+    let (got, trace) = run_rx(false, frames, 0.2, 0.2, 11);
+    assert_eq!(got, want);
+    let mut uut = MacRx::with_half_rate_crc(false);
+    uut.connect_all();
+    verilog_agrees("mac_rx", &generate_verilog(&uut), &RX_INPUTS, &RX_OUTPUTS, "m_valid", &trace);
 }
 
 fn rx_case(half_rate: bool) {
@@ -126,7 +203,7 @@ fn rx_case(half_rate: bool) {
             let mut rng = StdRng::seed_from_u64(seed);
             let frames: Vec<WireFrame> = (0..count).map(|_| wire_frame(&mut rng)).collect();
             let want: Vec<(Vec<u8>, u64)> = frames.iter().map(rx_golden).collect();
-            let got = run_rx(half_rate, frames, gap, stall, seed ^ 0x5eed);
+            let (got, _) = run_rx(half_rate, frames, gap, stall, seed ^ 0x5eed);
             for (i, (g, w)) in got.iter().zip(&want).enumerate() {
                 prop_assert_eq!(&g.0, &w.0, "frame {}: bytes", i);
                 prop_assert_eq!(g.1, w.1, "frame {}: verdict", i);
@@ -153,7 +230,7 @@ fn mac_rx_half_rate_crc_matches_golden_under_gaps_and_stalls() {
 fn mac_rx_pipelined_keeps_a_beat_per_cycle() {
     let frames: Vec<WireFrame> = (0..20).map(|i| WireFrame { bytes: fcs::with_fcs(&vec![i as u8; 60 + 8 * i]), phy_error_beat: None }).collect();
     let total_beats: usize = frames.iter().map(|w| w.bytes.len().div_ceil(8)).sum();
-    let out = run_rx(false, frames.clone(), 0.0, 0.0, 1);
+    let (out, _) = run_rx(false, frames.clone(), 0.0, 0.0, 1);
     assert_eq!(out, frames.iter().map(rx_golden).collect::<Vec<_>>());
     // the same run, counting cycles: every input beat is taken in the cycle it is offered
     let cycles = run_testbench_of(MacRx::with_half_rate_crc(false), 200_000, |x: &mut Box<MacRx>| x.clock.next = !x.clock.val(), move |sim, mut x| {
@@ -219,14 +296,46 @@ fn tx_frame(rng: &mut StdRng) -> TxFrame {
     TxFrame { bytes: (0..len).map(|_| rng.gen()).collect(), aborted: rng.gen_ratio(1, 10) }
 }
 
-fn run_tx(half_rate: bool, frames: Vec<TxFrame>, gap: f64, stall: f64, seed: u64) -> Vec<(Vec<u8>, bool)> {
+const TX_INPUTS: [&str; 7] = ["reset", "s_data", "s_len", "s_last", "s_user", "s_valid", "m_ready"];
+const TX_OUTPUTS: [&str; 6] = ["s_ready", "m_valid", "m_data", "m_keep", "m_last", "m_user"];
+
+fn run_tx(half_rate: bool, frames: Vec<TxFrame>, gap: f64, stall: f64, seed: u64) -> (Vec<(Vec<u8>, bool)>, Trace) {
     let expected_frames = frames.len();
     run_testbench_of(MacTx::with_half_rate_crc(half_rate), 4_000_000, |x: &mut Box<MacTx>| x.clock.next = !x.clock.val(), move |sim, mut x| {
         let mut rng = StdRng::seed_from_u64(seed);
+        let mut trace = Trace::new();
+        let record = |x: &MacTx| {
+            let ins = vec![
+                x.reset.val() as u128,
+                x.s_data.val().to_u64() as u128,
+                x.s_len.val().to_u64() as u128,
+                x.s_last.val() as u128,
+                x.s_user.val() as u128,
+                x.s_valid.val() as u128,
+                x.m_ready.val() as u128,
+            ];
+            let outs = vec![
+                x.s_ready.val() as u128,
+                x.m_valid.val() as u128,
+                x.m_data.val().to_u64() as u128,
+                x.m_keep.val().to_u64() as u128,
+                x.m_last.val() as u128,
+                x.m_user.val() as u128,
+            ];
+            (ins, outs)
+        };
         x.s_valid.next = false;
+        x.s_data.next = 0.into();
+        x.s_len.next = 0.into();
+        x.s_last.next = false;
+        x.s_user.next = false;
         x.m_ready.next = true;
         x.reset.next = true;
-        wait_clock_cycles!(sim, clock, x, 3);
+        for _ in 0..3 {
+            x = sim.wait(1, x)?;
+            trace.push(record(&x));
+            wait_clock_cycle!(sim, clock, x);
+        }
         x.reset.next = false;
         let beats: Vec<(u64, u64, bool, bool)> = frames
             .iter()
@@ -256,6 +365,7 @@ fn run_tx(half_rate: bool, frames: Vec<TxFrame>, gap: f64, stall: f64, seed: u64
             x.s_valid.next = offer;
             x.m_ready.next = !rng.gen_bool(stall);
             x = sim.wait(1, x)?;
+            trace.push(record(&x));
             if offer && x.s_ready.val() {
                 next += 1;
             }
@@ -271,8 +381,22 @@ fn run_tx(half_rate: bool, frames: Vec<TxFrame>, gap: f64, stall: f64, seed: u64
             }
             wait_clock_cycle!(sim, clock, x);
         }
-        Ok((x, out))
+        Ok((x, (out, trace)))
     })
+}
+
+/// The pipelined MAC TX's Verilog, driven by a run with gaps and stalls, does what
+/// rust-hdl's run of it did.
+#[test]
+fn mac_tx_verilog_agrees_with_rust_hdl() {
+    let mut rng = StdRng::seed_from_u64(0x4d41_4354);
+    let frames: Vec<TxFrame> = (0..30).map(|_| tx_frame(&mut rng)).collect();
+    let want: Vec<(Vec<u8>, bool)> = frames.iter().map(tx_golden).collect();
+    let (got, trace) = run_tx(false, frames, 0.2, 0.2, 12);
+    assert_eq!(got, want);
+    let mut uut = MacTx::with_half_rate_crc(false);
+    uut.connect_all();
+    verilog_agrees("mac_tx", &generate_verilog(&uut), &TX_INPUTS, &TX_OUTPUTS, "m_valid", &trace);
 }
 
 fn tx_case(half_rate: bool) {
@@ -283,7 +407,7 @@ fn tx_case(half_rate: bool) {
             let mut rng = StdRng::seed_from_u64(seed);
             let frames: Vec<TxFrame> = (0..count).map(|_| tx_frame(&mut rng)).collect();
             let want: Vec<(Vec<u8>, bool)> = frames.iter().map(tx_golden).collect();
-            let got = run_tx(half_rate, frames, gap, stall, seed ^ 0x7e57);
+            let (got, _) = run_tx(half_rate, frames, gap, stall, seed ^ 0x7e57);
             for (i, (g, w)) in got.iter().zip(&want).enumerate() {
                 prop_assert_eq!(&g.0, &w.0, "frame {}: bytes", i);
                 prop_assert_eq!(g.1, w.1, "frame {}: tuser", i);

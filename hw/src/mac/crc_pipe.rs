@@ -89,6 +89,9 @@ pub struct Crc32Pipe<const P: usize> {
     e_by1: XorNet<32, 32>,
     e_by2: XorNet<32, 32>,
     km1: Signal<Local, Bits<3>>,
+    /// 8 - k, the lanes a short beat moves up: a signal of its own, so that the exported
+    /// Verilog complements 3 bits (in a wider expression `~km1` would widen first).
+    up_lanes: Signal<Local, Bits<3>>,
     up_shift: Signal<Local, Bits<7>>,
     from: Signal<Local, Bits<32>>,
     preset: Constant<Bits<32>>,
@@ -150,6 +153,7 @@ impl<const P: usize> Default for Crc32Pipe<P> {
             e_by1: a(1),
             e_by2: a(2),
             km1: Default::default(),
+            up_lanes: Default::default(),
             up_shift: Default::default(),
             from: Default::default(),
             preset: Constant::new(Bits::<32>::from(0xffff_ffffu64)),
@@ -166,7 +170,8 @@ impl<const P: usize> Logic for Crc32Pipe<P> {
             e_crc, e_pay);
         // ---- in -> A: k - 1 (0 bytes meaning 8 gives 7), the beat moved up 8 - k lanes ----
         self.km1.next = bit_cast::<3, 4>(self.in_nbytes.val() - 1);
-        self.up_shift.next = bit_cast::<7, 3>(!self.km1.val()) << 3;
+        self.up_lanes.next = !self.km1.val();
+        self.up_shift.next = bit_cast::<7, 3>(self.up_lanes.val()) << 3;
         // ---- A -> B: the data half ----
         self.data8.data_in.next = self.a_data.q.val();
         // ---- B -> C: the loop (the state a frame's first beat starts from is the preset) ----

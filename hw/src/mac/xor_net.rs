@@ -73,11 +73,15 @@ impl<const I: usize, const O: usize> Logic for XorNet<I, O> {
         self.data_out.connect();
     }
     fn hdl(&self) -> Verilog {
-        let mut body = String::new();
+        // rust-hdl declares `data_out` a `reg`: the network is wires, copied in a
+        // combinational block (a continuous assignment to a reg is not Verilog, which
+        // Icarus refuses and Verilator lets pass).
+        let mut body = format!("wire [{}:0] product;\n", O - 1);
         for (o, list) in self.taps.0.iter().enumerate() {
             let expr = if list.is_empty() { "1'b0".to_string() } else { list.iter().map(|i| format!("data_in[{i}]")).collect::<Vec<_>>().join(" ^ ") };
-            body.push_str(&format!("assign data_out[{o}] = {expr};\n"));
+            body.push_str(&format!("assign product[{o}] = {expr};\n"));
         }
+        body.push_str("always @(*) data_out = product;\n");
         Verilog::Custom(body)
     }
 }

@@ -90,6 +90,16 @@ pub struct RxParser {
     lw3: DFF<Bits<32>>,
     flen: DFF<Bits<7>>,
     ended: DFF<Bit>,
+    /// Where the L4 words are, registered a cycle after the bytes that decide it (which
+    /// are in by beat 2 untagged, 3 behind two tags: a cycle before the first L4 word
+    /// can come), as the `qb` (= 2 x beat) each word completes on as `qa`, and on as `qb`
+    /// itself: the capture compares `qb` against registers, with no adder in between.
+    at_lw0_a: DFF<Bits<5>>,
+    at_lw0_b: DFF<Bits<5>>,
+    at_lw1_a: DFF<Bits<5>>,
+    at_lw1_b: DFF<Bits<5>>,
+    at_lw3_a: DFF<Bits<5>>,
+    at_lw3_b: DFF<Bits<5>>,
     // stage 1
     v1: DFF<Bit>,
     h: [DFF<Bits<32>>; 10],
@@ -130,7 +140,6 @@ pub struct RxParser {
     open: Signal<Local, Bit>,
     decide: Signal<Local, Bit>,
     qb: Signal<Local, Bits<5>>,
-    qa: Signal<Local, Bits<5>>,
     q4: Signal<Local, Bits<5>>,
     q4p1: Signal<Local, Bits<5>>,
     q4p3: Signal<Local, Bits<5>>,
@@ -252,13 +261,18 @@ impl Default for RxParser {
             open: Default::default(),
             decide: Default::default(),
             qb: Default::default(),
-            qa: Default::default(),
             q4: Default::default(),
             q4p1: Default::default(),
             q4p3: Default::default(),
             cap_tags: Default::default(),
             cap_ihl: Default::default(),
             cap_et: Default::default(),
+            at_lw0_a: Default::default(),
+            at_lw0_b: Default::default(),
+            at_lw1_a: Default::default(),
+            at_lw1_b: Default::default(),
+            at_lw3_a: Default::default(),
+            at_lw3_b: Default::default(),
             beat_k: std::array::from_fn(|k| Constant::new(Bits::<4>::from(k as u64 + 2))),
             lenv: Default::default(),
             tpid0: Default::default(),
@@ -296,7 +310,7 @@ impl Default for RxParser {
 impl Logic for RxParser {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, idx, prev, c_dst, et0, et1, et2, lw0, lw1, lw3, flen, ended, v1, s1_dst, s1_lw0, s1_lw1, s1_lw3, s1_lenv, s1_ended, s1_tags, s1_trunc, s1_et, s1_l3, v2, r_valid, r_dst, r_has_dst, r_ptype, r_v4ok, r_v6ok, r_tcp_ok, r_udp_ok, r_l3, r_l4, r_l4end, r_as, r_ae, r_pconst, r_chk3, r_chk4, r_udp0);
+        dff_setup!(self, clock, idx, prev, c_dst, et0, et1, et2, lw0, lw1, lw3, flen, ended, at_lw0_a, at_lw0_b, at_lw1_a, at_lw1_b, at_lw3_a, at_lw3_b, v1, s1_dst, s1_lw0, s1_lw1, s1_lw3, s1_lenv, s1_ended, s1_tags, s1_trunc, s1_et, s1_l3, v2, r_valid, r_dst, r_has_dst, r_ptype, r_v4ok, r_v6ok, r_tcp_ok, r_udp_ok, r_l3, r_l4, r_l4end, r_as, r_ae, r_pconst, r_chk3, r_chk4, r_udp0);
         for k in 0..6 {
             self.wa[k].clock.next = self.clock.val();
             self.wa[k].d.next = self.wa[k].q.val();
@@ -327,7 +341,6 @@ impl Logic for RxParser {
         self.window_open.next = self.open.val();
         self.decide.next = self.fire.val() & self.open.val() & (self.last.val() | (self.idx.q.val() == 12));
         self.qb.next = bit_cast::<5, 4>(self.idx.q.val()) + bit_cast::<5, 4>(self.idx.q.val());
-        self.qa.next = self.qb.val() - 1;
         // where the L4 words are (meaningful from beat 4 on)
         self.cap_tags.next = 0.into();
         if (self.et0.q.val() == 0x8100) | (self.et0.q.val() == 0x88a8) {
@@ -356,6 +369,13 @@ impl Logic for RxParser {
         }
         self.q4p1.next = self.q4.val() + 1;
         self.q4p3.next = self.q4.val() + 3;
+        // word q completes as qa = qb - 1 on the beat whose qb is q + 1
+        self.at_lw0_a.d.next = self.q4.val() + 1;
+        self.at_lw0_b.d.next = self.q4.val();
+        self.at_lw1_a.d.next = self.q4p1.val() + 1;
+        self.at_lw1_b.d.next = self.q4p1.val();
+        self.at_lw3_a.d.next = self.q4p3.val() + 1;
+        self.at_lw3_b.d.next = self.q4p3.val();
         if self.fire.val() {
             self.prev.d.next = (bit_cast::<16, 8>(self.data.val().get_bits::<8>(48)) << 8) | bit_cast::<16, 8>(self.data.val().get_bits::<8>(56));
             if self.idx.q.val() == 0 {
@@ -375,22 +395,22 @@ impl Logic for RxParser {
                 }
             }
             if self.open.val() & (self.idx.q.val() >= 4) {
-                if self.qa.val() == self.q4.val() {
+                if self.qb.val() == self.at_lw0_a.q.val() {
                     self.lw0.d.next = self.word_a.val();
                 }
-                if self.qb.val() == self.q4.val() {
+                if self.qb.val() == self.at_lw0_b.q.val() {
                     self.lw0.d.next = self.word_b.val();
                 }
-                if self.qa.val() == self.q4p1.val() {
+                if self.qb.val() == self.at_lw1_a.q.val() {
                     self.lw1.d.next = self.word_a.val();
                 }
-                if self.qb.val() == self.q4p1.val() {
+                if self.qb.val() == self.at_lw1_b.q.val() {
                     self.lw1.d.next = self.word_b.val();
                 }
-                if self.qa.val() == self.q4p3.val() {
+                if self.qb.val() == self.at_lw3_a.q.val() {
                     self.lw3.d.next = self.word_a.val();
                 }
-                if self.qb.val() == self.q4p3.val() {
+                if self.qb.val() == self.at_lw3_b.q.val() {
                     self.lw3.d.next = self.word_b.val();
                 }
             }
