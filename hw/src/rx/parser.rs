@@ -92,8 +92,8 @@ pub struct RxParser {
     ended: DFF<Bit>,
     /// Where the L4 words are, registered a cycle after the bytes that decide it (which
     /// are in by beat 2 untagged, 3 behind two tags: a cycle before the first L4 word
-    /// can come), as the `qb` (= 2 x beat) each word completes on as `qa`, and on as `qb`
-    /// itself: the capture compares `qb` against registers, with no adder in between.
+    /// can come), as the `qb` (= 2 x beat) on which each word completes as `qa`, and as
+    /// `qb` itself: the capture compares `qb` against registers, with no adder between.
     at_lw0_a: DFF<Bits<5>>,
     at_lw0_b: DFF<Bits<5>>,
     at_lw1_a: DFF<Bits<5>>,
@@ -140,12 +140,26 @@ pub struct RxParser {
     open: Signal<Local, Bit>,
     decide: Signal<Local, Bit>,
     qb: Signal<Local, Bits<5>>,
-    q4: Signal<Local, Bits<5>>,
-    q4p1: Signal<Local, Bits<5>>,
-    q4p3: Signal<Local, Bits<5>>,
     cap_tags: Signal<Local, Bits<2>>,
-    cap_ihl: Signal<Local, Bits<4>>,
-    cap_et: Signal<Local, Bits<16>>,
+    /// The L4 word index is `3 + tags + off`, `off` the IHL or 10 (IPv6): the positions
+    /// are `cap_base_k + off` with `cap_base_k = 3 + tags + k`, constants picked by the
+    /// tag count, so each is one add (not a chain of them).
+    cap_off: Signal<Local, Bits<5>>,
+    cap_base0: Signal<Local, Bits<5>>,
+    cap_base1: Signal<Local, Bits<5>>,
+    cap_base2: Signal<Local, Bits<5>>,
+    cap_base3: Signal<Local, Bits<5>>,
+    cap_base4: Signal<Local, Bits<5>>,
+    et0_in: Signal<Local, Bits<16>>,
+    et1_in: Signal<Local, Bits<16>>,
+    et2_in: Signal<Local, Bits<16>>,
+    /// What each EtherType candidate is, judged as it is captured (a VLAN TPID; IPv6),
+    /// so the L4 positions start from flip-flops.
+    tpid0_c: DFF<Bit>,
+    tpid1_c: DFF<Bit>,
+    v6_0_c: DFF<Bit>,
+    v6_1_c: DFF<Bit>,
+    v6_2_c: DFF<Bit>,
     beat_k: [Constant<Bits<4>>; 6],
     // stage 1 scratch
     lenv: Signal<Local, Bits<17>>,
@@ -261,12 +275,21 @@ impl Default for RxParser {
             open: Default::default(),
             decide: Default::default(),
             qb: Default::default(),
-            q4: Default::default(),
-            q4p1: Default::default(),
-            q4p3: Default::default(),
             cap_tags: Default::default(),
-            cap_ihl: Default::default(),
-            cap_et: Default::default(),
+            cap_off: Default::default(),
+            cap_base0: Default::default(),
+            cap_base1: Default::default(),
+            cap_base2: Default::default(),
+            cap_base3: Default::default(),
+            cap_base4: Default::default(),
+            et0_in: Default::default(),
+            et1_in: Default::default(),
+            et2_in: Default::default(),
+            tpid0_c: Default::default(),
+            tpid1_c: Default::default(),
+            v6_0_c: Default::default(),
+            v6_1_c: Default::default(),
+            v6_2_c: Default::default(),
             at_lw0_a: Default::default(),
             at_lw0_b: Default::default(),
             at_lw1_a: Default::default(),
@@ -310,7 +333,7 @@ impl Default for RxParser {
 impl Logic for RxParser {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, idx, prev, c_dst, et0, et1, et2, lw0, lw1, lw3, flen, ended, at_lw0_a, at_lw0_b, at_lw1_a, at_lw1_b, at_lw3_a, at_lw3_b, v1, s1_dst, s1_lw0, s1_lw1, s1_lw3, s1_lenv, s1_ended, s1_tags, s1_trunc, s1_et, s1_l3, v2, r_valid, r_dst, r_has_dst, r_ptype, r_v4ok, r_v6ok, r_tcp_ok, r_udp_ok, r_l3, r_l4, r_l4end, r_as, r_ae, r_pconst, r_chk3, r_chk4, r_udp0);
+        dff_setup!(self, clock, idx, prev, c_dst, et0, et1, et2, lw0, lw1, lw3, flen, ended, at_lw0_a, at_lw0_b, at_lw1_a, at_lw1_b, at_lw3_a, at_lw3_b, tpid0_c, tpid1_c, v6_0_c, v6_1_c, v6_2_c, v1, s1_dst, s1_lw0, s1_lw1, s1_lw3, s1_lenv, s1_ended, s1_tags, s1_trunc, s1_et, s1_l3, v2, r_valid, r_dst, r_has_dst, r_ptype, r_v4ok, r_v6ok, r_tcp_ok, r_udp_ok, r_l3, r_l4, r_l4end, r_as, r_ae, r_pconst, r_chk3, r_chk4, r_udp0);
         for k in 0..6 {
             self.wa[k].clock.next = self.clock.val();
             self.wa[k].d.next = self.wa[k].q.val();
@@ -343,50 +366,70 @@ impl Logic for RxParser {
         self.qb.next = bit_cast::<5, 4>(self.idx.q.val()) + bit_cast::<5, 4>(self.idx.q.val());
         // where the L4 words are (meaningful from beat 4 on)
         self.cap_tags.next = 0.into();
-        if (self.et0.q.val() == 0x8100) | (self.et0.q.val() == 0x88a8) {
+        if self.tpid0_c.q.val() {
             self.cap_tags.next = 1.into();
-            if (self.et1.q.val() == 0x8100) | (self.et1.q.val() == 0x88a8) {
+            if self.tpid1_c.q.val() {
                 self.cap_tags.next = 2.into();
             }
         }
-        self.cap_ihl.next = self.wa[0].q.val().get_bits::<4>(24);
-        self.cap_et.next = self.et0.q.val();
-        self.q4.next = 3.into();
+        self.cap_base0.next = 3.into();
+        self.cap_base1.next = 4.into();
+        self.cap_base2.next = 5.into();
+        self.cap_base3.next = 6.into();
+        self.cap_base4.next = 7.into();
+        self.cap_off.next = bit_cast::<5, 4>(self.wa[0].q.val().get_bits::<4>(24));
+        if self.v6_0_c.q.val() {
+            self.cap_off.next = 10.into();
+        }
         if self.cap_tags.val() == 1 {
-            self.cap_ihl.next = self.wb[0].q.val().get_bits::<4>(24);
-            self.cap_et.next = self.et1.q.val();
-            self.q4.next = 4.into();
+            self.cap_base0.next = 4.into();
+            self.cap_base1.next = 5.into();
+            self.cap_base2.next = 6.into();
+            self.cap_base3.next = 7.into();
+            self.cap_base4.next = 8.into();
+            self.cap_off.next = bit_cast::<5, 4>(self.wb[0].q.val().get_bits::<4>(24));
+            if self.v6_1_c.q.val() {
+                self.cap_off.next = 10.into();
+            }
         }
         if self.cap_tags.val() == 2 {
-            self.cap_ihl.next = self.wa[1].q.val().get_bits::<4>(24);
-            self.cap_et.next = self.et2.q.val();
-            self.q4.next = 5.into();
+            self.cap_base0.next = 5.into();
+            self.cap_base1.next = 6.into();
+            self.cap_base2.next = 7.into();
+            self.cap_base3.next = 8.into();
+            self.cap_base4.next = 9.into();
+            self.cap_off.next = bit_cast::<5, 4>(self.wa[1].q.val().get_bits::<4>(24));
+            if self.v6_2_c.q.val() {
+                self.cap_off.next = 10.into();
+            }
         }
-        if self.cap_et.val() == 0x86dd {
-            self.q4.next = self.q4.val() + 10;
-        } else {
-            self.q4.next = self.q4.val() + bit_cast::<5, 4>(self.cap_ihl.val());
-        }
-        self.q4p1.next = self.q4.val() + 1;
-        self.q4p3.next = self.q4.val() + 3;
-        // word q completes as qa = qb - 1 on the beat whose qb is q + 1
-        self.at_lw0_a.d.next = self.q4.val() + 1;
-        self.at_lw0_b.d.next = self.q4.val();
-        self.at_lw1_a.d.next = self.q4p1.val() + 1;
-        self.at_lw1_b.d.next = self.q4p1.val();
-        self.at_lw3_a.d.next = self.q4p3.val() + 1;
-        self.at_lw3_b.d.next = self.q4p3.val();
+        // word q (q4, q4 + 1, q4 + 3) completes as qb on the beat whose qb is q, as qa
+        // on the beat whose qb is q + 1
+        self.at_lw0_b.d.next = self.cap_base0.val() + self.cap_off.val();
+        self.at_lw0_a.d.next = self.cap_base1.val() + self.cap_off.val();
+        self.at_lw1_b.d.next = self.cap_base1.val() + self.cap_off.val();
+        self.at_lw1_a.d.next = self.cap_base2.val() + self.cap_off.val();
+        self.at_lw3_b.d.next = self.cap_base3.val() + self.cap_off.val();
+        self.at_lw3_a.d.next = self.cap_base4.val() + self.cap_off.val();
+        self.et0_in.next = (bit_cast::<16, 8>(self.data.val().get_bits::<8>(32)) << 8) | bit_cast::<16, 8>(self.data.val().get_bits::<8>(40));
+        self.et1_in.next = (bit_cast::<16, 8>(self.data.val().get_bits::<8>(0)) << 8) | bit_cast::<16, 8>(self.data.val().get_bits::<8>(8));
+        self.et2_in.next = self.et0_in.val();
         if self.fire.val() {
             self.prev.d.next = (bit_cast::<16, 8>(self.data.val().get_bits::<8>(48)) << 8) | bit_cast::<16, 8>(self.data.val().get_bits::<8>(56));
             if self.idx.q.val() == 0 {
                 self.c_dst.d.next = self.data.val().get_bits::<48>(0);
             }
             if self.idx.q.val() == 1 {
-                self.et0.d.next = (bit_cast::<16, 8>(self.data.val().get_bits::<8>(32)) << 8) | bit_cast::<16, 8>(self.data.val().get_bits::<8>(40));
+                self.et0.d.next = self.et0_in.val();
+                self.tpid0_c.d.next = (self.et0_in.val() == 0x8100) | (self.et0_in.val() == 0x88a8);
+                self.v6_0_c.d.next = self.et0_in.val() == 0x86dd;
             }
             if self.idx.q.val() == 2 {
-                self.et1.d.next = (bit_cast::<16, 8>(self.data.val().get_bits::<8>(0)) << 8) | bit_cast::<16, 8>(self.data.val().get_bits::<8>(8));
-                self.et2.d.next = (bit_cast::<16, 8>(self.data.val().get_bits::<8>(32)) << 8) | bit_cast::<16, 8>(self.data.val().get_bits::<8>(40));
+                self.et1.d.next = self.et1_in.val();
+                self.et2.d.next = self.et2_in.val();
+                self.tpid1_c.d.next = (self.et1_in.val() == 0x8100) | (self.et1_in.val() == 0x88a8);
+                self.v6_1_c.d.next = self.et1_in.val() == 0x86dd;
+                self.v6_2_c.d.next = self.et2_in.val() == 0x86dd;
             }
             for k in 0..6 {
                 if self.idx.q.val() == self.beat_k[k].val() {
