@@ -16,8 +16,8 @@
 //! Stages, each moving only with `advance` (a stall-all pipeline: the MAC around it
 //! stops every stage at once when its output cannot move): A aligns the beat, B computes
 //! its data half, C is the loop and holds a last beat's state, D and E apply `A_k`. A
-//! beat's `payload` rides along, so it leaves with its frame's CRC [`LATENCY`] advances
-//! after it came in. Frames follow each other without a gap: the loop starts the next
+//! beat (data, byte count, `user` bit) rides along as it came, so it leaves with its frame's
+//! CRC [`LATENCY`] advances after it came in. Frames follow each other without a gap: the loop starts the next
 //! frame from the preset while the last one's tail is in D and E.
 
 use super::crc::{crc_bytes, split_taps};
@@ -27,8 +27,11 @@ use rust_hdl::prelude::*;
 /// Advances from a beat at the input to the same beat at the output.
 pub const LATENCY: u64 = 5;
 
+/// A beat as it rides through the stages: [63:0] data, [67:64] byte count, [68] user.
+type PipeBeat = Bits<69>;
+
 #[derive(LogicBlock)]
-pub struct Crc32Pipe<const P: usize> {
+pub struct Crc32Pipe {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     /// Every stage takes its predecessor's beat (or bubble); the output's leaves.
@@ -41,11 +44,14 @@ pub struct Crc32Pipe<const P: usize> {
     pub in_nbytes: Signal<In, Bits<4>>,
     pub in_first: Signal<In, Bit>,
     pub in_last: Signal<In, Bit>,
-    /// Carried along unchanged (the beat as the MAC wants it back).
-    pub in_payload: Signal<In, Bits<P>>,
+    /// Carried along with the beat (the MACs' error flag).
+    pub in_user: Signal<In, Bit>,
     pub out_valid: Signal<Out, Bit>,
     pub out_last: Signal<Out, Bit>,
-    pub out_payload: Signal<Out, Bits<P>>,
+    /// The beat as it came in: `in_data`, `in_nbytes`, `in_user`.
+    pub out_data: Signal<Out, Bits<64>>,
+    pub out_nbytes: Signal<Out, Bits<4>>,
+    pub out_user: Signal<Out, Bit>,
     /// With `out_last`: the register after the frame (preset all ones, not inverted).
     pub out_crc: Signal<Out, Bits<32>>,
     // A: the beat, a short one moved up to the top lanes
@@ -54,14 +60,14 @@ pub struct Crc32Pipe<const P: usize> {
     a_last: DFF<Bit>,
     a_km1: DFF<Bits<3>>,
     a_data: DFF<Bits<64>>,
-    a_pay: DFF<Bits<P>>,
+    a_pay: DFF<PipeBeat>,
     // B: its data half
     b_valid: DFF<Bit>,
     b_first: DFF<Bit>,
     b_last: DFF<Bit>,
     b_km1: DFF<Bits<3>>,
     b_d: DFF<Bits<32>>,
-    b_pay: DFF<Bits<P>>,
+    b_pay: DFF<PipeBeat>,
     // C: the loop; a last beat's state before it
     state: DFF<Bits<32>>,
     c_valid: DFF<Bit>,
@@ -69,18 +75,18 @@ pub struct Crc32Pipe<const P: usize> {
     c_km1: DFF<Bits<3>>,
     c_state: DFF<Bits<32>>,
     c_d: DFF<Bits<32>>,
-    c_pay: DFF<Bits<P>>,
+    c_pay: DFF<PipeBeat>,
     // D: A_2j; E: A_1 or A_2, and the data half
     d_valid: DFF<Bit>,
     d_last: DFF<Bit>,
     d_odd: DFF<Bit>,
     d_s: DFF<Bits<32>>,
     d_d: DFF<Bits<32>>,
-    d_pay: DFF<Bits<P>>,
+    d_pay: DFF<PipeBeat>,
     e_valid: DFF<Bit>,
     e_last: DFF<Bit>,
     e_crc: DFF<Bits<32>>,
-    e_pay: DFF<Bits<P>>,
+    e_pay: DFF<PipeBeat>,
     data8: XorNet<64, 32>,
     state8: XorNet<32, 32>,
     d_by2: XorNet<32, 32>,
@@ -99,7 +105,7 @@ pub struct Crc32Pipe<const P: usize> {
     preset_term: Constant<Bits<32>>,
 }
 
-impl<const P: usize> Default for Crc32Pipe<P> {
+impl Default for Crc32Pipe {
     fn default() -> Self {
         let a = |k: usize| XorNet::new(split_taps(k, true));
         Self {
@@ -111,10 +117,12 @@ impl<const P: usize> Default for Crc32Pipe<P> {
             in_nbytes: Default::default(),
             in_first: Default::default(),
             in_last: Default::default(),
-            in_payload: Default::default(),
+            in_user: Default::default(),
             out_valid: Default::default(),
             out_last: Default::default(),
-            out_payload: Default::default(),
+            out_data: Default::default(),
+            out_nbytes: Default::default(),
+            out_user: Default::default(),
             out_crc: Default::default(),
             a_valid: Default::default(),
             a_first: Default::default(),
@@ -162,7 +170,7 @@ impl<const P: usize> Default for Crc32Pipe<P> {
     }
 }
 
-impl<const P: usize> Logic for Crc32Pipe<P> {
+impl Logic for Crc32Pipe {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, a_valid, a_first, a_last, a_km1, a_data, a_pay, b_valid, b_first, b_last, b_km1, b_d, b_pay,
@@ -195,7 +203,9 @@ impl<const P: usize> Logic for Crc32Pipe<P> {
             if self.in_last.val() {
                 self.a_data.d.next = self.in_data.val() << self.up_shift.val();
             }
-            self.a_pay.d.next = self.in_payload.val();
+            self.a_pay.d.next = bit_cast::<69, 64>(self.in_data.val())
+                | (bit_cast::<69, 4>(self.in_nbytes.val()) << 64)
+                | (bit_cast::<69, 1>(self.in_user.val().into()) << 68);
             self.b_valid.d.next = self.a_valid.q.val();
             self.b_first.d.next = self.a_first.q.val();
             self.b_last.d.next = self.a_last.q.val();
@@ -239,7 +249,9 @@ impl<const P: usize> Logic for Crc32Pipe<P> {
         }
         self.out_valid.next = self.e_valid.q.val();
         self.out_last.next = self.e_last.q.val();
-        self.out_payload.next = self.e_pay.q.val();
+        self.out_data.next = self.e_pay.q.val().get_bits::<64>(0);
+        self.out_nbytes.next = self.e_pay.q.val().get_bits::<4>(64);
+        self.out_user.next = self.e_pay.q.val().get_bit(68);
         self.out_crc.next = self.e_crc.q.val();
         if self.reset.val() {
             self.a_valid.d.next = false;

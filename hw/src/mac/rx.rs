@@ -27,9 +27,6 @@ use rust_hdl::prelude::*;
 /// Cycles the pipelined CRC adds in front of the holding stage (8 bytes a cycle).
 pub const PIPE_LATENCY: u64 = LATENCY;
 
-/// What rides through the CRC pipe with a beat: data (63:0), byte count (67:64), `tuser`.
-const PIPE_PAYLOAD: usize = 69;
-
 #[derive(LogicBlock)]
 pub struct MacRx {
     pub clock: Signal<In, Clock>,
@@ -53,7 +50,7 @@ pub struct MacRx {
     crc_unit: Crc32x64,
     crc: DFF<Bits<32>>,
     /// 8 bytes a cycle: the pipelined CRC, the beat riding along.
-    pipe: Crc32Pipe<PIPE_PAYLOAD>,
+    pipe: Crc32Pipe,
     /// The next beat into the pipe starts a frame.
     pipe_first: DFF<Bit>,
     /// The beat the holding stage sees: the wire's (half rate) or the pipe's output.
@@ -185,13 +182,11 @@ impl Logic for MacRx {
         self.pipe.in_nbytes.next = self.in_len.val();
         self.pipe.in_first.next = self.pipe_first.q.val();
         self.pipe.in_last.next = self.s_last.val();
-        self.pipe.in_payload.next = bit_cast::<69, 64>(self.s_data.val())
-            | (bit_cast::<69, 4>(self.in_len.val()) << 64)
-            | (bit_cast::<69, 1>(self.s_user.val().into()) << 68);
+        self.pipe.in_user.next = self.s_user.val();
         self.h_valid.next = self.pipe.out_valid.val();
-        self.h_data.next = self.pipe.out_payload.val().get_bits::<64>(0);
-        self.h_len.next = self.pipe.out_payload.val().get_bits::<4>(64);
-        self.h_user.next = self.pipe.out_payload.val().get_bit(68);
+        self.h_data.next = self.pipe.out_data.val();
+        self.h_len.next = self.pipe.out_nbytes.val();
+        self.h_user.next = self.pipe.out_user.val();
         self.h_last.next = self.pipe.out_last.val();
         self.h_crc.next = self.pipe.out_crc.val();
         // ---- half rate: the wire's beat itself; 4 bytes a cycle, a beat's last 1..3 one

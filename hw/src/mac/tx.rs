@@ -39,9 +39,6 @@ use rust_hdl::prelude::*;
 /// Cycles the pipelined CRC adds between the front and the back (8 bytes a cycle).
 pub const PIPE_LATENCY: u64 = LATENCY;
 
-/// What rides through the CRC pipe with a beat: data (63:0), byte count (67:64), aborted.
-const PIPE_PAYLOAD: usize = 69;
-
 #[derive(LogicBlock)]
 pub struct MacTx {
     pub clock: Signal<In, Clock>,
@@ -87,7 +84,7 @@ pub struct MacTx {
     lane_shift: Signal<Local, Bits<7>>,
     in_fire: Signal<Local, Bit>,
     // ---- the CRC: pipelined (8 bytes a cycle) or half rate ----
-    pipe: Crc32Pipe<PIPE_PAYLOAD>,
+    pipe: Crc32Pipe,
     crc_unit: Crc32x64,
     crc: DFF<Bits<32>>,
     /// Half rate: bytes of the current beat already in `crc`.
@@ -243,13 +240,11 @@ impl Logic for MacTx {
         self.pipe.in_nbytes.next = self.f_len.val();
         self.pipe.in_first.next = self.f_first.q.val();
         self.pipe.in_last.next = self.f_last.val();
-        self.pipe.in_payload.next = bit_cast::<69, 64>(self.f_data.val())
-            | (bit_cast::<69, 4>(self.f_len.val()) << 64)
-            | (bit_cast::<69, 1>(self.f_user.val().into()) << 68);
+        self.pipe.in_user.next = self.f_user.val();
         self.h_valid.next = self.pipe.out_valid.val();
-        self.h_data.next = self.pipe.out_payload.val().get_bits::<64>(0);
-        self.h_len.next = self.pipe.out_payload.val().get_bits::<4>(64);
-        self.h_user.next = self.pipe.out_payload.val().get_bit(68);
+        self.h_data.next = self.pipe.out_data.val();
+        self.h_len.next = self.pipe.out_nbytes.val();
+        self.h_user.next = self.pipe.out_user.val();
         self.h_last.next = self.pipe.out_last.val();
         self.h_crc.next = self.pipe.out_crc.val();
         // ---- half rate: 4 bytes a cycle, a beat's last 1..3 one a cycle; the beat goes
