@@ -94,7 +94,6 @@ pub struct RxParser {
     /// are in by beat 2 untagged, 3 behind two tags: a cycle before the first L4 word
     /// can come), as the `qb` (= 2 x beat) on which each word completes as `qa`, and as
     /// `qb` itself: the capture compares `qb` against registers, with no adder between.
-    at_lw0_a: DFF<Bits<5>>,
     at_lw0_b: DFF<Bits<5>>,
     at_lw1_a: DFF<Bits<5>>,
     at_lw1_b: DFF<Bits<5>>,
@@ -163,9 +162,6 @@ pub struct RxParser {
     beat_k: [Constant<Bits<4>>; 6],
     // stage 1 scratch
     lenv: Signal<Local, Bits<17>>,
-    tpid0: Signal<Local, Bit>,
-    tpid1: Signal<Local, Bit>,
-    tags_raw: Signal<Local, Bits<2>>,
     // stage 2 scratch
     ver: Signal<Local, Bits<4>>,
     ihl: Signal<Local, Bits<4>>,
@@ -290,7 +286,6 @@ impl Default for RxParser {
             v6_0_c: Default::default(),
             v6_1_c: Default::default(),
             v6_2_c: Default::default(),
-            at_lw0_a: Default::default(),
             at_lw0_b: Default::default(),
             at_lw1_a: Default::default(),
             at_lw1_b: Default::default(),
@@ -298,10 +293,7 @@ impl Default for RxParser {
             at_lw3_b: Default::default(),
             beat_k: std::array::from_fn(|k| Constant::new(Bits::<4>::from(k as u64 + 2))),
             lenv: Default::default(),
-            tpid0: Default::default(),
-            tpid1: Default::default(),
-            tags_raw: Default::default(),
-            ver: Default::default(),
+                        ver: Default::default(),
             ihl: Default::default(),
             hl: Default::default(),
             total: Default::default(),
@@ -333,7 +325,7 @@ impl Default for RxParser {
 impl Logic for RxParser {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, idx, prev, c_dst, et0, et1, et2, lw0, lw1, lw3, flen, ended, at_lw0_a, at_lw0_b, at_lw1_a, at_lw1_b, at_lw3_a, at_lw3_b, tpid0_c, tpid1_c, v6_0_c, v6_1_c, v6_2_c, v1, s1_dst, s1_lw0, s1_lw1, s1_lw3, s1_lenv, s1_ended, s1_tags, s1_trunc, s1_et, s1_l3, v2, r_valid, r_dst, r_has_dst, r_ptype, r_v4ok, r_v6ok, r_tcp_ok, r_udp_ok, r_l3, r_l4, r_l4end, r_as, r_ae, r_pconst, r_chk3, r_chk4, r_udp0);
+        dff_setup!(self, clock, idx, prev, c_dst, et0, et1, et2, lw0, lw1, lw3, flen, ended, at_lw0_b, at_lw1_a, at_lw1_b, at_lw3_a, at_lw3_b, tpid0_c, tpid1_c, v6_0_c, v6_1_c, v6_2_c, v1, s1_dst, s1_lw0, s1_lw1, s1_lw3, s1_lenv, s1_ended, s1_tags, s1_trunc, s1_et, s1_l3, v2, r_valid, r_dst, r_has_dst, r_ptype, r_v4ok, r_v6ok, r_tcp_ok, r_udp_ok, r_l3, r_l4, r_l4end, r_as, r_ae, r_pconst, r_chk3, r_chk4, r_udp0);
         for k in 0..6 {
             self.wa[k].clock.next = self.clock.val();
             self.wa[k].d.next = self.wa[k].q.val();
@@ -405,8 +397,8 @@ impl Logic for RxParser {
         }
         // word q (q4, q4 + 1, q4 + 3) completes as qb on the beat whose qb is q, as qa
         // on the beat whose qb is q + 1
+        // (word q4 as qa and word q4 + 1 as qb complete on the same beat: `at_lw1_b`)
         self.at_lw0_b.d.next = self.cap_base0.val() + self.cap_off.val();
-        self.at_lw0_a.d.next = self.cap_base1.val() + self.cap_off.val();
         self.at_lw1_b.d.next = self.cap_base1.val() + self.cap_off.val();
         self.at_lw1_a.d.next = self.cap_base2.val() + self.cap_off.val();
         self.at_lw3_b.d.next = self.cap_base3.val() + self.cap_off.val();
@@ -438,7 +430,7 @@ impl Logic for RxParser {
                 }
             }
             if self.open.val() & (self.idx.q.val() >= 4) {
-                if self.qb.val() == self.at_lw0_a.q.val() {
+                if self.qb.val() == self.at_lw1_b.q.val() {
                     self.lw0.d.next = self.word_a.val();
                 }
                 if self.qb.val() == self.at_lw0_b.q.val() {
@@ -473,15 +465,6 @@ impl Logic for RxParser {
         if self.ended.q.val() {
             self.lenv.next = bit_cast::<17, 7>(self.flen.q.val());
         }
-        self.tpid0.next = (self.et0.q.val() == 0x8100) | (self.et0.q.val() == 0x88a8);
-        self.tpid1.next = (self.et1.q.val() == 0x8100) | (self.et1.q.val() == 0x88a8);
-        self.tags_raw.next = 0.into();
-        if self.tpid0.val() {
-            self.tags_raw.next = 1.into();
-            if self.tpid1.val() {
-                self.tags_raw.next = 2.into();
-            }
-        }
         if self.v1.q.val() {
             self.s1_dst.d.next = self.c_dst.q.val();
             self.s1_lw0.d.next = self.lw0.q.val();
@@ -489,25 +472,25 @@ impl Logic for RxParser {
             self.s1_lw3.d.next = self.lw3.q.val();
             self.s1_lenv.d.next = self.lenv.val();
             self.s1_ended.d.next = self.ended.q.val();
-            self.s1_tags.d.next = self.tags_raw.val();
+            self.s1_tags.d.next = self.cap_tags.val();
             self.s1_trunc.d.next = false;
             if self.lenv.val() < 14 {
                 self.s1_tags.d.next = 0.into();
                 self.s1_trunc.d.next = true;
-            } else if self.tpid0.val() & (self.lenv.val() < 18) {
+            } else if self.tpid0_c.q.val() & (self.lenv.val() < 18) {
                 self.s1_tags.d.next = 1.into();
                 self.s1_trunc.d.next = true;
-            } else if self.tpid0.val() & self.tpid1.val() & (self.lenv.val() < 22) {
+            } else if self.tpid0_c.q.val() & self.tpid1_c.q.val() & (self.lenv.val() < 22) {
                 self.s1_trunc.d.next = true;
             }
-            if self.tags_raw.val() == 0 {
+            if self.cap_tags.val() == 0 {
                 self.s1_et.d.next = self.et0.q.val();
                 self.s1_l3.d.next = 14.into();
                 for m in 0..5 {
                     self.h[2 * m].d.next = self.wa[m].q.val();
                     self.h[2 * m + 1].d.next = self.wb[m].q.val();
                 }
-            } else if self.tags_raw.val() == 1 {
+            } else if self.cap_tags.val() == 1 {
                 self.s1_et.d.next = self.et1.q.val();
                 self.s1_l3.d.next = 18.into();
                 for m in 0..5 {
