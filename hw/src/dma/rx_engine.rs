@@ -28,7 +28,7 @@
 
 use super::desc_fetch::DescFetch;
 use super::BusAddr;
-use crate::stream::{NicFifo, RegSlice, Upsizer};
+use crate::stream::{NicFifo, RamOutQueue, Upsizer};
 use rust_hdl::prelude::*;
 
 /// Bit layout of the 72-bit per-frame metadata that travels with the frame from the
@@ -153,9 +153,11 @@ pub struct RxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     /// a frame's first beat (its queue, that queue's descriptor, the drop verdict) and
     /// the write of each beat start from a register, not from the block RAM's output,
     /// which was the start of the block's critical path (17.9 ns at speed 6, most of it
-    /// routing from the RAM to the FSM). A skid slice: one beat a cycle, one cycle more
-    /// per frame.
-    fifo_head: RegSlice<RxBeat>,
+    /// routing from the RAM to the FSM). A `RamOutQueue`: the RAM's output goes into
+    /// flip-flops of its own with nothing but a route in front (through a `RegSlice`'s
+    /// input mux it still missed 156.25 MHz at speed 8 by 0.7 ns: the DP16KD's output
+    /// leaves 4.26 ns after the clock). One beat a cycle, two cycles more per frame.
+    fifo_head: RamOutQueue<RxBeat>,
     head_slice: Constant<Bit>,
     /// The FIFO's head as it comes out, before `fifo_head`.
     f_data: Signal<Local, RxBeat>,
@@ -166,13 +168,15 @@ pub struct RxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     q_read: Signal<Local, Bit>,
     state: DFF<RxState>,
     error: [DFF<Bits<8>>; Q],
+    /// `error != 0`, kept beside it (set where an error is set, cleared with it), so
+    /// a queue's `run` is a gate, not an 8-bit compare, in front of the frame decisions.
+    stopped: [DFF<Bit>; Q],
     head_count: [DFF<Bits<16>>; Q],
     /// ENABLE was cleared; the reset it asks for waits for the Idle state.
     flush_pending: [DFF<Bit>; Q],
     /// The frame in progress: its queue, buffer, progress and last-beat metadata.
     cur_q: DFF<Bits<4>>,
     buf_addr: DFF<BusAddr>,
-    buf_len: DFF<Bits<16>>,
     written: DFF<Bits<16>>,
     truncated: DFF<Bit>,
     meta: DFF<Bits<72>>,
@@ -180,6 +184,16 @@ pub struct RxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     /// beat must not change while offered, whatever software writes meanwhile.
     wb_addr: DFF<BusAddr>,
     wb_tag: DFF<Bits<4>>,
+    /// The current queue's ring base and its head's offset, registered every cycle:
+    /// the write-back's address is their sum, made in CheckWrite from flip-flops (the
+    /// 8-way muxes, the mask and the 48-bit add in one cycle were 8.2 ns at speed 8).
+    /// Outside Idle the queue is `cur_q`, and its head moves only with a write-back.
+    wb_base: DFF<BusAddr>,
+    wb_off: DFF<Bits<16>>,
+    /// Bytes of the buffer not yet written (its length less `written`): a beat fits
+    /// when its byte count is at most this, a 5-bit compare where an add and a 17-bit
+    /// compare were.
+    buf_room: DFF<Bits<16>>,
     /// Data beats written whose responses are still out, and whether one came back
     /// refused. Every data beat is a write burst of its own, so the write port is never
     /// held for a whole frame: TX write-backs slip in between (a cut-through frame that
@@ -191,9 +205,12 @@ pub struct RxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     /// Write-backs accepted by the host port whose responses are still out: a queue is
     /// flushed only when none is, so a late fault cannot stop the restarted queue.
     wb_out: DFF<Bits<4>>,
-    /// Read grant of the descriptor fetchers, held while a request waits.
+    /// Read grant of the descriptor fetchers, a register: chosen a cycle ahead among
+    /// the fetchers with a request (`rd_pick`), held while the granted request waits.
+    /// The port's valid and each fetcher's ready come from it, not from a priority pick
+    /// over eight requests (that pick, then the ready, into the fetchers' pointers was
+    /// 8.4 ns at speed 8). A fetch waits a cycle more when the grant is elsewhere.
     rd_sel: DFF<Bits<4>>,
-    rd_hold: DFF<Bit>,
     run: [Signal<Local, Bit>; Q],
     q_id: [Constant<Bits<4>>; Q],
     tag_id: [Constant<Bits<4>>; Q],
@@ -242,8 +259,10 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> RxEngine<FN, FNP1, Q> {
     }
     /// With `false`, no register slice after the FIFO (`Config::skid_slices`: `small`
     /// has neither the flip-flops nor the clock to need them).
+    /// The descriptor fetchers' heads go through slices of their own with it
+    /// (`DescFetch::with_head_slice`).
     pub fn with_head_slice(self, on: bool) -> Self {
-        Self { head_slice: Constant::new(on), ..self }
+        Self { head_slice: Constant::new(on), fetch: self.fetch.map(|f| f.with_head_slice(on)), ..self }
     }
 }
 
@@ -303,12 +322,12 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for RxEngine<FN
             drop_bcast: Default::default(),
             csum_l3_bad: Default::default(),
             csum_l4_bad: Default::default(),
-            fetch: std::array::from_fn(|_| Default::default()),
+            fetch: std::array::from_fn(|_| DescFetch::default().with_head_slice(true)),
             upsizer: Default::default(),
             fifo: Default::default(),
             fifo_narrow: Default::default(),
             narrow_fifo: Constant::new(false),
-            fifo_head: RegSlice::with_skid(true),
+            fifo_head: Default::default(),
             head_slice: Constant::new(true),
             f_data: Default::default(),
             f_empty: Default::default(),
@@ -318,22 +337,24 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for RxEngine<FN
             q_read: Default::default(),
             state: Default::default(),
             error: std::array::from_fn(|_| Default::default()),
+            stopped: std::array::from_fn(|_| Default::default()),
             head_count: std::array::from_fn(|_| Default::default()),
             flush_pending: std::array::from_fn(|_| Default::default()),
             cur_q: Default::default(),
             buf_addr: Default::default(),
-            buf_len: Default::default(),
             written: Default::default(),
             truncated: Default::default(),
             meta: Default::default(),
             wb_addr: Default::default(),
             wb_tag: Default::default(),
+            wb_base: Default::default(),
+            wb_off: Default::default(),
+            buf_room: Default::default(),
             wb_out: Default::default(),
             wr_pending: Default::default(),
             wr_failed: Default::default(),
             writes_done: Default::default(),
             rd_sel: Default::default(),
-            rd_hold: Default::default(),
             run: std::array::from_fn(|_| Default::default()),
             q_id: std::array::from_fn(|i| Constant::new(Bits::<4>::from(i as u64))),
             tag_id: std::array::from_fn(|i| Constant::new(Bits::<4>::from(8 + i as u64))),
@@ -363,7 +384,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for RxEngine<FN
 impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, FNP1, Q> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, cur_q, buf_addr, buf_len, written, truncated, meta, wb_addr, wb_tag, wb_out, wr_pending, wr_failed, rd_sel, rd_hold);
+        dff_setup!(self, clock, state, cur_q, buf_addr, written, truncated, meta, wb_addr, wb_tag, wb_out, wr_pending, wr_failed, rd_sel, wb_base, wb_off, buf_room);
         clock!(self, clock, upsizer, fifo, fifo_narrow, fifo_head);
         // ---- RX FIFO out: the head word the engine reads (`q_data`, `q_empty`, `q_read`):
         // the wide FIFO's 16-byte beats, or the narrow FIFO's 8-byte beats, each a DMA
@@ -411,12 +432,14 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
         for i in 0..Q {
             self.error[i].clock.next = self.clock.val();
             self.error[i].d.next = self.error[i].q.val();
+            self.stopped[i].clock.next = self.clock.val();
+            self.stopped[i].d.next = self.stopped[i].q.val();
             self.head_count[i].clock.next = self.clock.val();
             self.head_count[i].d.next = self.head_count[i].q.val();
             self.flush_pending[i].clock.next = self.clock.val();
             self.flush_pending[i].d.next = self.flush_pending[i].q.val();
             self.fetch[i].clock.next = self.clock.val();
-            self.run[i].next = self.enable[i].val() & (self.error[i].q.val() == 0) & !self.flush_pending[i].q.val();
+            self.run[i].next = self.enable[i].val() & !self.stopped[i].q.val() & !self.flush_pending[i].q.val();
             self.active[i].next = self.run[i].val();
             self.error_code[i].next = self.error[i].q.val();
             self.head[i].next = self.head_count[i].q.val();
@@ -433,11 +456,13 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
             self.fetch[i].rsp_last.next = self.rsp_last.val();
             self.fetch[i].rsp_error.next = self.rsp_error.val();
             self.fetch[i].desc_pop.next = false;
-            if self.fetch[i].fault.val() & (self.error[i].q.val() == 0) {
+            if self.fetch[i].fault.val() & !self.stopped[i].q.val() {
                 self.error[i].d.next = 1.into(); // QueueError::DescReadFault
+                self.stopped[i].d.next = true;
             }
-            if self.wb_fault.val() & (self.wb_fault_tag.val() == self.tag_id[i].val()) & (self.error[i].q.val() == 0) {
+            if self.wb_fault.val() & (self.wb_fault_tag.val() == self.tag_id[i].val()) & !self.stopped[i].q.val() {
                 self.error[i].d.next = 3.into(); // QueueError::WriteFault
+                self.stopped[i].d.next = true;
             }
             if self.q_now.val() == self.q_id[i].val() {
                 self.sel_run.next = self.run[i].val();
@@ -450,7 +475,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
                 self.sel_mask.next = self.ring_mask[i].val();
                 self.sel_head.next = self.head_count[i].q.val();
             }
-            if !self.rd_hold.q.val() & self.fetch[i].req_valid.val() {
+            if self.fetch[i].req_valid.val() {
                 self.rd_pick.next = self.q_id[i].val();
             }
         }
@@ -460,7 +485,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
         self.desc_req_len.next = 0.into();
         self.desc_req_tag.next = 0.into();
         for i in 0..Q {
-            if self.rd_pick.val() == self.q_id[i].val() {
+            if self.rd_sel.q.val() == self.q_id[i].val() {
                 self.desc_req_valid.next = self.fetch[i].req_valid.val();
                 self.desc_req_addr.next = self.fetch[i].req_addr.val();
                 self.desc_req_len.next = self.fetch[i].req_len.val();
@@ -469,7 +494,9 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
             }
         }
         self.rd_sel.d.next = self.rd_pick.val();
-        self.rd_hold.d.next = self.desc_req_valid.val() & !self.desc_req_ready.val();
+        if self.desc_req_valid.val() & !self.desc_req_ready.val() {
+            self.rd_sel.d.next = self.rd_sel.q.val();
+        }
         // ---- RX FIFO in
         self.fifo.reset.next = self.reset.val();
         self.upsizer.reset.next = self.reset.val();
@@ -528,10 +555,16 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
         self.drop_frame.next = false;
         self.writes_done.next = false;
         self.beat_len.next = bit_cast::<16, 5>(self.q_data.val().get_bits::<5>(128));
-        self.fits.next = (bit_cast::<17, 16>(self.written.q.val()) + bit_cast::<17, 16>(self.beat_len.val()))
-            <= bit_cast::<17, 16>(self.buf_len.q.val());
+        self.fits.next = (self.buf_room.q.val().get_bits::<11>(5) != 0) | (self.beat_len.val().get_bits::<5>(0) <= self.buf_room.q.val().get_bits::<5>(0));
+        self.wb_base.d.next = self.sel_base.val();
+        self.wb_off.d.next = self.sel_head.val() & self.sel_mask.val();
         match self.state.q.val() {
             RxState::Idle => {
+                // the buffer of the head frame's queue, loaded whatever the decision
+                // (used only once it is taken): its 60 enables are the Idle state's,
+                // not the end of the decision's path (7.7 ns at speed 8)
+                self.buf_addr.d.next = bit_cast::<48, 44>(self.sel_desc_addr.val());
+                self.buf_room.d.next = self.sel_desc_len.val();
                 if !self.q_empty.val() {
                     self.cur_q.d.next = self.q_now.val();
                     if (self.head_meta.val().get_bits::<2>(56) != 0) | !self.sel_run.val() {
@@ -542,13 +575,12 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
                         for i in 0..Q {
                             if self.q_now.val() == self.q_id[i].val() {
                                 self.error[i].d.next = 9.into(); // QueueError::AddressTooWide
+                                self.stopped[i].d.next = true;
                             }
                         }
                         self.state.d.next = RxState::Drop;
                     } else if self.sel_desc_valid.val() {
                         // the descriptor stays in its queue until the frame completes
-                        self.buf_addr.d.next = bit_cast::<48, 44>(self.sel_desc_addr.val());
-                        self.buf_len.d.next = self.sel_desc_len.val();
                         self.state.d.next = RxState::WriteData;
                     } else if self.sel_ring_empty.val() {
                         self.state.d.next = RxState::Drop;
@@ -566,6 +598,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
                     self.q_read.next = true;
                     if self.fits.val() {
                         self.written.d.next = self.written.q.val() + self.beat_len.val();
+                        self.buf_room.d.next = self.buf_room.q.val() - self.beat_len.val();
                     } else {
                         self.truncated.d.next = true;
                     }
@@ -584,8 +617,9 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
                     self.truncated.d.next = false;
                     if self.wr_failed.q.val() | (self.wr_rsp_valid.val() & self.wr_rsp_error.val()) {
                         for i in 0..Q {
-                            if (self.cur_q.q.val() == self.q_id[i].val()) & (self.error[i].q.val() == 0) {
+                            if (self.cur_q.q.val() == self.q_id[i].val()) & !self.stopped[i].q.val() {
                                 self.error[i].d.next = 3.into(); // QueueError::WriteFault
+                                self.stopped[i].d.next = true;
                             }
                         }
                     } else if self.meta.q.val().get_bits::<3>(62) == 1 {
@@ -605,7 +639,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
                     } else {
                         self.state.d.next = RxState::WriteBack;
                         self.written.d.next = self.written.q.val();
-                        self.wb_addr.d.next = self.sel_base.val() + (bit_cast::<48, 16>(self.sel_head.val() & self.sel_mask.val()) << 4);
+                        self.wb_addr.d.next = self.wb_base.q.val() + (bit_cast::<48, 16>(self.wb_off.q.val()) << 4);
                         for i in 0..Q {
                             if self.cur_q.q.val() == self.q_id[i].val() {
                                 self.wb_tag.d.next = self.tag_id[i].val();
@@ -710,6 +744,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
                 | (self.flush_pending[i].q.val() & (self.state.q.val() == RxState::Idle) & self.fetch[i].idle.val() & (self.wb_out.q.val() == 0))
             {
                 self.error[i].d.next = 0.into();
+                self.stopped[i].d.next = false;
                 self.head_count[i].d.next = 0.into();
                 self.flush_pending[i].d.next = !self.enable[i].val();
             }
@@ -725,7 +760,6 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
             self.state.d.next = RxState::Idle;
             self.written.d.next = 0.into();
             self.truncated.d.next = false;
-            self.rd_hold.d.next = false;
             self.rd_sel.d.next = 0.into();
             self.wb_out.d.next = 0.into();
             self.wr_pending.d.next = 0.into();
