@@ -89,6 +89,17 @@ pub struct TxOffload<const BN: usize, const BNP1: usize> {
     ev_a2: NicFifo<Bits<64>, 5, 6>,
     ev_b0: NicFifo<Bits<64>, 5, 6>,
     ev_b1: NicFifo<Bits<64>, 5, 6>,
+    /// An event and its five words, registered before the event FIFOs: the segmenter's
+    /// decision ends in these flip-flops, not in five FIFOs' write pointers, full flags
+    /// and RAM write enables (13.5 ns at speed 8, a third of it routing to the FIFOs).
+    /// The FIFOs are read `mark` cycles after the event, so a write a cycle later is
+    /// still in time; `fifo_ok` is a registered count against 24 of 32 entries.
+    ev_w: DFF<Bit>,
+    ev_a0_w: DFF<Bits<64>>,
+    ev_a1_w: DFF<Bits<64>>,
+    ev_a2_w: DFF<Bits<64>>,
+    ev_b0_w: DFF<Bits<64>>,
+    ev_b1_w: DFF<Bits<64>>,
     rec0: NicFifo<Bits<64>, 5, 6>,
     rec1: NicFifo<Bits<64>, 5, 6>,
     rec2: NicFifo<Bits<64>, 5, 6>,
@@ -174,7 +185,13 @@ pub struct TxOffload<const BN: usize, const BNP1: usize> {
     seg_nb: DFF<Bits<14>>,
     seg_k: DFF<Bits<16>>,
     seq_off: DFF<Bits<17>>,
-    paycnt: DFF<Bits<17>>,
+    /// TSO payload bytes the frame may still take (65,535 less those taken): the
+    /// "over 65,535" refusal compares a beat's byte count with it, with no add.
+    pay_room: DFF<Bits<17>>,
+    /// A TSO segment's payload bytes still to fill (`f_mss - seg_fill`), kept beside
+    /// `seg_fill`: at a frame's first beat it is `f_mss` itself (`seg_fill` is 0 then),
+    /// so the chunk's size starts from a mux, not a subtract.
+    seg_rem: DFF<Bits<16>>,
     cap: [DFF<Bits<8>>; 7],
     wp: DFF<Bits<BNP1>>,
     seg_start: DFF<Bits<BNP1>>,
@@ -336,6 +353,12 @@ impl<const BN: usize, const BNP1: usize> Default for TxOffload<BN, BNP1> {
             ev_a2: Default::default(),
             ev_b0: Default::default(),
             ev_b1: Default::default(),
+            ev_w: Default::default(),
+            ev_a0_w: Default::default(),
+            ev_a1_w: Default::default(),
+            ev_a2_w: Default::default(),
+            ev_b0_w: Default::default(),
+            ev_b1_w: Default::default(),
             rec0: Default::default(),
             rec1: Default::default(),
             rec2: Default::default(),
@@ -412,7 +435,8 @@ impl<const BN: usize, const BNP1: usize> Default for TxOffload<BN, BNP1> {
             seg_nb: Default::default(),
             seg_k: Default::default(),
             seq_off: Default::default(),
-            paycnt: Default::default(),
+            pay_room: Default::default(),
+            seg_rem: Default::default(),
             cap: Default::default(),
             wp: Default::default(),
             seg_start: Default::default(),
@@ -533,7 +557,7 @@ impl<const BN: usize, const BNP1: usize> Logic for TxOffload<BN, BNP1> {
             f_ct, f_tso, f_gen, f_ip4e, f_l4e, f_v6, f_udp, f_early, f_need_a, f_need_b, f_need_c, f_hdr, f_mss, f_l3, f_l4, f_cs,
             f_hdrbeat, f_hdrend, f_ip_x0p, f_ip_x0l, f_ip_x1l, f_ad_s, f_ad_e, f_x_s, f_x_e, f_x_x0p, f_x_x0l, f_x_x1l, f_x_x2l, f_b1,
             f_l3_10, f_x_x1p, f_x_x2p,
-            frame_drop, user_seen, hdr_done, fill, acc, flush_pending, flush_last, seg_fill, seg_nb, seg_k, seq_off, paycnt,
+            frame_drop, user_seen, hdr_done, fill, acc, flush_pending, flush_last, seg_fill, seg_nb, seg_k, seq_off, pay_room, seg_rem, ev_w, ev_a0_w, ev_a1_w, ev_a2_w, ev_b0_w, ev_b1_w,
             wp, seg_start, wslot, tslots, space_ok, fifo_ok, w_we, w_addr, w_data, w_side, t_we, t_addr, t_data,
             t_ip, t_addr_s, t_x, r_v, r_e);
         for e in 0..7 {
@@ -646,7 +670,10 @@ impl<const BN: usize, const BNP1: usize> Logic for TxOffload<BN, BNP1> {
             }
         }
         self.avail.next = self.f_len.q.val() - self.f_c.q.val();
-        self.rem.next = self.f_mss.q.val() - self.seg_fill.q.val();
+        self.rem.next = self.seg_rem.q.val();
+        if self.startf.val() {
+            self.rem.next = self.f_mss.q.val();
+        }
         self.n.next = self.avail.val();
         self.close_rem.next = false;
         if self.f_tso.q.val() & (self.rem.val() <= bit_cast::<16, 4>(self.avail.val())) {
@@ -686,7 +713,7 @@ impl<const BN: usize, const BNP1: usize> Logic for TxOffload<BN, BNP1> {
             | (self.f_end.q.val() < self.f_need_b.q.val())
             | (self.f_end.q.val() < self.f_need_c.q.val());
         self.abort.next = self.user_seen.q.val() | self.f_user.q.val();
-        self.toolong.next = self.f_tso.q.val() & ((self.paycnt.q.val() + bit_cast::<17, 4>(self.n.val())) > self.max_pay.val());
+        self.toolong.next = self.f_tso.q.val() & (self.pay_room.q.val().get_bits::<13>(4) == 0) & (self.n.val() > self.pay_room.q.val().get_bits::<4>(0));
         self.ovf.next = (self.seg_used.val() >= self.ovf_lim.val()) & ((self.total.val() >= 8) | (self.close.val() & (self.total.val() != 0)));
         // template bytes the segments need
         for e in 0..7 {
@@ -803,7 +830,8 @@ impl<const BN: usize, const BNP1: usize> Logic for TxOffload<BN, BNP1> {
                         self.we.next = true;
                     }
                     self.seg_fill.d.next = self.seg_fill.q.val() + bit_cast::<16, 4>(self.n.val());
-                    self.paycnt.d.next = self.paycnt.q.val() + bit_cast::<17, 4>(self.n.val());
+                    self.seg_rem.d.next = self.rem.val() - bit_cast::<16, 4>(self.n.val());
+                    self.pay_room.d.next = self.pay_room.q.val() - bit_cast::<17, 4>(self.n.val());
                     self.f_c.d.next = self.f_c.q.val() + self.n.val();
                     if self.close.val() {
                         if self.total.val() > 8 {
@@ -1030,6 +1058,7 @@ impl<const BN: usize, const BNP1: usize> Logic for TxOffload<BN, BNP1> {
             self.seg_fill.d.next = 0.into();
             self.seg_nb.d.next = 0.into();
             self.seg_k.d.next = self.seg_k.q.val() + 1;
+            self.seg_rem.d.next = self.f_mss.q.val();
             self.seq_off.d.next = self.seq_off.q.val() + bit_cast::<17, 16>(self.f_mss.q.val());
         }
         if self.rewind.val() {
@@ -1050,7 +1079,7 @@ impl<const BN: usize, const BNP1: usize> Logic for TxOffload<BN, BNP1> {
             self.seg_nb.d.next = 0.into();
             self.seg_k.d.next = 0.into();
             self.seq_off.d.next = 0.into();
-            self.paycnt.d.next = 0.into();
+            self.pay_room.d.next = self.max_pay.val();
         }
         // ---- buffer writes (registered) ----
         self.w_we.d.next = self.we.val();
@@ -1175,11 +1204,12 @@ impl<const BN: usize, const BNP1: usize> Logic for TxOffload<BN, BNP1> {
                 self.f1w.next = 2.into();
             }
         }
-        self.ev_a0.write.next = self.ev.val();
-        self.ev_a1.write.next = self.ev.val();
-        self.ev_a2.write.next = self.ev.val();
-        self.ev_b0.write.next = self.ev.val();
-        self.ev_b1.write.next = self.ev.val();
+        self.ev_w.d.next = self.ev.val();
+        self.ev_a0.write.next = self.ev_w.q.val();
+        self.ev_a1.write.next = self.ev_w.q.val();
+        self.ev_a2.write.next = self.ev_w.q.val();
+        self.ev_b0.write.next = self.ev_w.q.val();
+        self.ev_b1.write.next = self.ev_w.q.val();
         self.a0w.next = bit_cast::<64, 16>(self.ev_seglen.val())
             | (bit_cast::<64, 16>(self.seg_k.q.val()) << 16)
             | (bit_cast::<64, 17>(self.seq_off.q.val()) << 32)
@@ -1187,24 +1217,29 @@ impl<const BN: usize, const BNP1: usize> Logic for TxOffload<BN, BNP1> {
         if self.ev_last.val() {
             self.a0w.next = self.a0w.val() | self.bit49.val();
         }
-        self.ev_a0.data_in.next = self.a0w.val();
-        self.ev_a1.data_in.next = bit_cast::<64, 16>(self.f_l3.q.val())
+        self.ev_a0_w.d.next = self.a0w.val();
+        self.ev_a1_w.d.next = bit_cast::<64, 16>(self.f_l3.q.val())
             | (bit_cast::<64, 16>(self.f_l4.q.val()) << 16)
             | (bit_cast::<64, 16>(self.f_cs.q.val()) << 32);
-        self.ev_a2.data_in.next = (bit_cast::<64, 8>(self.cap_new[0].val()) << 24)
+        self.ev_a2_w.d.next = (bit_cast::<64, 8>(self.cap_new[0].val()) << 24)
             | (bit_cast::<64, 8>(self.cap_new[1].val()) << 16)
             | (bit_cast::<64, 8>(self.cap_new[2].val()) << 8)
             | bit_cast::<64, 8>(self.cap_new[3].val())
             | (bit_cast::<64, 8>(self.cap_new[4].val()) << 40)
             | (bit_cast::<64, 8>(self.cap_new[5].val()) << 32)
             | (bit_cast::<64, 8>(self.cap_new[6].val()) << 48);
-        self.ev_b0.data_in.next = bit_cast::<64, 2>(self.ev_kind.val())
+        self.ev_b0_w.d.next = bit_cast::<64, 2>(self.ev_kind.val())
             | (bit_cast::<64, 16>(self.ev_seglen.val()) << 2)
             | (bit_cast::<64, 8>(self.f_hdr.q.val().get_bits::<8>(0)) << 18)
             | (bit_cast::<64, BNP1>(self.wp.q.val()) << 26)
             | (bit_cast::<64, 3>(self.f1w.val()) << 42)
             | (bit_cast::<64, 6>(self.b0fl.val()) << 45);
-        self.ev_b1.data_in.next = self.f_b1.q.val();
+        self.ev_b1_w.d.next = self.f_b1.q.val();
+        self.ev_a0.data_in.next = self.ev_a0_w.q.val();
+        self.ev_a1.data_in.next = self.ev_a1_w.q.val();
+        self.ev_a2.data_in.next = self.ev_a2_w.q.val();
+        self.ev_b0.data_in.next = self.ev_b0_w.q.val();
+        self.ev_b1.data_in.next = self.ev_b1_w.q.val();
         // ---- markers: the event's sums are out CSUM_LATENCY cycles later ----
         self.mark[0].d.next = self.ev.val();
         self.mark[1].d.next = self.mark[0].q.val();
@@ -1322,7 +1357,7 @@ impl<const BN: usize, const BNP1: usize> Logic for TxOffload<BN, BNP1> {
             self.seg_nb.d.next = 0.into();
             self.seg_k.d.next = 0.into();
             self.seq_off.d.next = 0.into();
-            self.paycnt.d.next = 0.into();
+            self.pay_room.d.next = self.max_pay.val();
             self.wp.d.next = 0.into();
             self.seg_start.d.next = 0.into();
             self.wslot.d.next = 0.into();
@@ -1330,6 +1365,7 @@ impl<const BN: usize, const BNP1: usize> Logic for TxOffload<BN, BNP1> {
             self.space_ok.d.next = false;
             self.fifo_ok.d.next = false;
             self.w_we.d.next = false;
+            self.ev_w.d.next = false;
             self.t_we.d.next = false;
             self.r_v.d.next = false;
             self.r_e.d.next = false;
