@@ -293,7 +293,7 @@ impl Default for RxParser {
             at_lw3_b: Default::default(),
             beat_k: std::array::from_fn(|k| Constant::new(Bits::<4>::from(k as u64 + 2))),
             lenv: Default::default(),
-                        ver: Default::default(),
+            ver: Default::default(),
             ihl: Default::default(),
             hl: Default::default(),
             total: Default::default(),
