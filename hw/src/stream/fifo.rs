@@ -43,9 +43,12 @@ pub struct NicFifo<D: Synth, const N: usize, const NP1: usize> {
     head_loaded: DFF<Bit>,
     depth: Constant<Bits<NP1>>,
     almost_full_q: DFF<Bit>,
-    /// The FIFO holds depth words: computed from the pointers' next values, so the RAM's
-    /// write enable (and, on the ECP5, the byte enables of a 36-bit-wide DP16KD, which
-    /// share its address pins) waits on a flip-flop, not on a pointer compare (156.25 MHz).
+    /// The FIFO holds depth words, registered so that the RAM's write enable (and, on the
+    /// ECP5, the byte enables of a 36-bit-wide DP16KD, which share its address pins)
+    /// waits on a flip-flop, not on a pointer compare (156.25 MHz). Its next value is a
+    /// compare of the current pointers chosen by the write and read decisions, not a
+    /// compare of the next pointers, which would put the read pointer's increment and
+    /// the caller's read decision before the compare.
     full_q: DFF<Bit>,
     wr_next: Signal<Local, Bits<NP1>>,
     /// `wr_ptr + 1` at the pointer's own width. rust-hdl writes `(wr_ptr + 1) ^ next_rd`
@@ -55,7 +58,10 @@ pub struct NicFifo<D: Synth, const N: usize, const NP1: usize> {
     /// signal of NP1 bits wraps in both the rust-hdl simulator and the Verilog.
     wr_plus_one: Signal<Local, Bits<NP1>>,
     depth_less_one: Constant<Bits<NP1>>,
+    do_write: Signal<Local, Bit>,
     do_read: Signal<Local, Bit>,
+    /// `rd_ptr + 1`, at the pointer's width (as `wr_plus_one`).
+    rd_plus_one: Signal<Local, Bits<NP1>>,
     next_rd: Signal<Local, Bits<NP1>>,
 }
 
@@ -84,7 +90,9 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for NicFifo<D, N, NP1> 
             wr_next: Default::default(),
             wr_plus_one: Default::default(),
             depth_less_one: Constant::new(Bits::<NP1>::from((1u64 << N) - 1)),
+            do_write: Default::default(),
             do_read: Default::default(),
+            rd_plus_one: Default::default(),
             next_rd: Default::default(),
         }
     }
@@ -100,12 +108,16 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for NicFifo<D, N, NP1> {
         self.full.next = self.full_q.q.val();
         self.almost_full_q.d.next = self.count.val() >= self.depth_less_one.val();
         self.almost_full.next = self.almost_full_q.q.val();
-        self.ram.write_enable.next = self.write.val() & !self.full.val();
+        // The write and read decisions (`write`, `read`) are often a caller's late
+        // signals, so every flag below is computed from the registers first, for each
+        // outcome, and the decisions only choose at the end (156.25 MHz).
+        self.do_write.next = self.write.val() & !self.full.val();
+        self.ram.write_enable.next = self.do_write.val();
         self.ram.write_address.next = bit_cast::<N, NP1>(self.wr_ptr.q.val());
         self.ram.write_data.next = self.data_in.val();
         self.wr_plus_one.next = self.wr_ptr.q.val() + 1;
         self.wr_next.next = self.wr_ptr.q.val();
-        if self.write.val() & !self.full.val() {
+        if self.do_write.val() {
             self.wr_next.next = self.wr_plus_one.val();
         }
         self.wr_ptr.d.next = self.wr_next.val();
@@ -113,19 +125,26 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for NicFifo<D, N, NP1> {
         self.empty.next = !self.head_loaded.q.val() | self.caught_up.q.val();
         self.data_out.next = self.ram.read_data.val();
         self.do_read.next = self.read.val() & !self.empty.val();
+        self.rd_plus_one.next = self.rd_ptr.q.val() + 1;
         self.next_rd.next = self.rd_ptr.q.val();
+        self.caught_up.d.next = self.rd_ptr.q.val() == self.wr_ptr.q.val();
         if self.do_read.val() {
-            self.next_rd.next = self.rd_ptr.q.val() + 1;
+            self.next_rd.next = self.rd_plus_one.val();
+            self.caught_up.d.next = self.rd_plus_one.val() == self.wr_ptr.q.val();
         }
         self.rd_ptr.d.next = self.next_rd.val();
-        self.caught_up.d.next = self.next_rd.val() == self.wr_ptr.q.val();
         self.ram.read_address.next = bit_cast::<N, NP1>(self.next_rd.val());
         self.head_loaded.d.next = true;
-        // full next cycle: the pointers will differ in their wrap bit only (both cases
-        // compared, the write choosing last: a writer's decision is often the late signal)
-        self.full_q.d.next = (self.wr_ptr.q.val() ^ self.next_rd.val()) == self.depth.val();
-        if self.write.val() & !self.full.val() {
-            self.full_q.d.next = (self.wr_plus_one.val() ^ self.next_rd.val()) == self.depth.val();
+        // Full next cycle (depth words). With neither a write nor a read it stays as it
+        // is; a write alone (never while full) fills it when it held depth - 1 words, the
+        // pointers one write apart from differing in their wrap bit only; after a read,
+        // with or without a write, it holds fewer than depth.
+        self.full_q.d.next = self.full_q.q.val();
+        if self.do_write.val() {
+            self.full_q.d.next = (self.wr_plus_one.val() ^ self.rd_ptr.q.val()) == self.depth.val();
+        }
+        if self.do_read.val() {
+            self.full_q.d.next = false;
         }
         if self.reset.val() {
             self.wr_ptr.d.next = 0.into();
