@@ -184,6 +184,12 @@ pub struct RxEngine<const FN: usize, const FNP1: usize, const Q: usize> {
     /// beat must not change while offered, whatever software writes meanwhile.
     wb_addr: DFF<BusAddr>,
     wb_tag: DFF<Bits<4>>,
+    /// The head frame's buffer was refused in Idle (an address the NIC cannot reach):
+    /// its queue's error (AddressTooWide) and stop are written the next cycle, from
+    /// `cur_q` and this flip-flop, not at the end of the Idle decision's path (the
+    /// block's critical path at speed 8, 6.9 ns). The engine is in Drop then, and back
+    /// in Idle a cycle later at the earliest, so the queue's next frame finds it stopped.
+    addr_refused: DFF<Bit>,
     /// The current queue's ring base and its head's offset, registered every cycle:
     /// the write-back's address is their sum, made in CheckWrite from flip-flops (the
     /// 8-way muxes, the mask and the 48-bit add in one cycle were 8.2 ns at speed 8).
@@ -347,6 +353,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for RxEngine<FN
             meta: Default::default(),
             wb_addr: Default::default(),
             wb_tag: Default::default(),
+            addr_refused: Default::default(),
             wb_base: Default::default(),
             wb_off: Default::default(),
             buf_room: Default::default(),
@@ -384,7 +391,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for RxEngine<FN
 impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, FNP1, Q> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, cur_q, buf_addr, written, truncated, meta, wb_addr, wb_tag, wb_out, wr_pending, wr_failed, rd_sel, wb_base, wb_off, buf_room);
+        dff_setup!(self, clock, state, cur_q, buf_addr, written, truncated, meta, wb_addr, wb_tag, addr_refused, wb_out, wr_pending, wr_failed, rd_sel, wb_base, wb_off, buf_room);
         clock!(self, clock, upsizer, fifo, fifo_narrow, fifo_head);
         // ---- RX FIFO out: the head word the engine reads (`q_data`, `q_empty`, `q_read`):
         // the wide FIFO's 16-byte beats, or the narrow FIFO's 8-byte beats, each a DMA
@@ -558,6 +565,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
         self.fits.next = (self.buf_room.q.val().get_bits::<11>(5) != 0) | (self.beat_len.val().get_bits::<5>(0) <= self.buf_room.q.val().get_bits::<5>(0));
         self.wb_base.d.next = self.sel_base.val();
         self.wb_off.d.next = self.sel_head.val() & self.sel_mask.val();
+        self.addr_refused.d.next = false;
         match self.state.q.val() {
             RxState::Idle => {
                 // the buffer of the head frame's queue, loaded whatever the decision
@@ -565,19 +573,17 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
                 // not the end of the decision's path (7.7 ns at speed 8)
                 self.buf_addr.d.next = bit_cast::<48, 44>(self.sel_desc_addr.val());
                 self.buf_room.d.next = self.sel_desc_len.val();
+                // the frame before left it as it was (CheckWrite does not clear it)
+                self.written.d.next = 0.into();
                 if !self.q_empty.val() {
                     self.cur_q.d.next = self.q_now.val();
                     if (self.head_meta.val().get_bits::<2>(56) != 0) | !self.sel_run.val() {
                         self.state.d.next = RxState::Drop;
                     } else if self.sel_desc_valid.val() & self.sel_desc_addr_bad.val() {
                         // a buffer the NIC cannot address: refused before any byte
-                        // moves; the queue stops and the frame is dropped
-                        for i in 0..Q {
-                            if self.q_now.val() == self.q_id[i].val() {
-                                self.error[i].d.next = 9.into(); // QueueError::AddressTooWide
-                                self.stopped[i].d.next = true;
-                            }
-                        }
+                        // moves; the queue stops (next cycle, `addr_refused`) and the
+                        // frame is dropped
+                        self.addr_refused.d.next = true;
                         self.state.d.next = RxState::Drop;
                     } else if self.sel_desc_valid.val() {
                         // the descriptor stays in its queue until the frame completes
@@ -613,7 +619,6 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
                 if (self.wr_pending.q.val() == 0) | ((self.wr_pending.q.val() == 1) & self.wr_rsp_valid.val()) {
                     self.writes_done.next = true;
                     self.state.d.next = RxState::Idle;
-                    self.written.d.next = 0.into();
                     self.truncated.d.next = false;
                     if self.wr_failed.q.val() | (self.wr_rsp_valid.val() & self.wr_rsp_error.val()) {
                         for i in 0..Q {
@@ -638,13 +643,14 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
                         self.drop_frame.next = true;
                     } else {
                         self.state.d.next = RxState::WriteBack;
-                        self.written.d.next = self.written.q.val();
-                        self.wb_addr.d.next = self.wb_base.q.val() + (bit_cast::<48, 16>(self.wb_off.q.val()) << 4);
-                        for i in 0..Q {
-                            if self.cur_q.q.val() == self.q_id[i].val() {
-                                self.wb_tag.d.next = self.tag_id[i].val();
-                            }
-                        }
+                    }
+                }
+                // the write-back's address and tag, loaded whatever the decision (used
+                // only in WriteBack, which only CheckWrite leads to)
+                self.wb_addr.d.next = self.wb_base.q.val() + (bit_cast::<48, 16>(self.wb_off.q.val()) << 4);
+                for i in 0..Q {
+                    if self.cur_q.q.val() == self.q_id[i].val() {
+                        self.wb_tag.d.next = self.tag_id[i].val();
                     }
                 }
             }
@@ -697,6 +703,15 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
             }
             _ => {
                 self.state.d.next = RxState::Idle;
+            }
+        }
+        // the refusal of the Idle decision a cycle ago (`cur_q` is its queue since)
+        if self.addr_refused.q.val() {
+            for i in 0..Q {
+                if self.cur_q.q.val() == self.q_id[i].val() {
+                    self.error[i].d.next = 9.into(); // QueueError::AddressTooWide
+                    self.stopped[i].d.next = true;
+                }
             }
         }
         // ---- data writes in flight
@@ -764,6 +779,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Logic for RxEngine<FN, 
             self.wb_out.d.next = 0.into();
             self.wr_pending.d.next = 0.into();
             self.wr_failed.d.next = false;
+            self.addr_refused.d.next = false;
         }
     }
 }
