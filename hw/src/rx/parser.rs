@@ -120,10 +120,6 @@ pub struct RxParser {
     s1_l4len4: DFF<Bits<17>>,
     s1_end4: DFF<Bits<17>>,
     s1_end6: DFF<Bits<17>>,
-    /// The frame holds the fixed IPv4 (20 bytes) or IPv6 (40 bytes) header after `s1_l3`:
-    /// compares of the same next values, for the same reason.
-    s1_fit4: DFF<Bit>,
-    s1_fit6: DFF<Bit>,
     n_total: Signal<Local, Bits<17>>,
     n_hl: Signal<Local, Bits<17>>,
     // stage 2 = the record
@@ -262,8 +258,6 @@ impl Default for RxParser {
             s1_l4len4: Default::default(),
             s1_end4: Default::default(),
             s1_end6: Default::default(),
-            s1_fit4: Default::default(),
-            s1_fit6: Default::default(),
             n_total: Default::default(),
             n_hl: Default::default(),
             v2: Default::default(),
@@ -344,7 +338,7 @@ impl Default for RxParser {
 impl Logic for RxParser {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, idx, prev, c_dst, et0, et1, et2, lw0, lw1, lw3, flen, ended, at_lw0_b, at_lw1_a, at_lw1_b, at_lw3_a, at_lw3_b, tpid0_c, tpid1_c, v6_0_c, v6_1_c, v6_2_c, v1, s1_dst, s1_lw0, s1_lw1, s1_lw3, s1_lenv, s1_ended, s1_tags, s1_trunc, s1_et, s1_l3, s1_l4len4, s1_end4, s1_end6, s1_fit4, s1_fit6, v2, r_valid, r_dst, r_has_dst, r_ptype, r_v4ok, r_v6ok, r_tcp_ok, r_udp_ok, r_l3, r_l4, r_l4end, r_as, r_ae, r_pconst, r_chk3, r_chk4, r_udp0);
+        dff_setup!(self, clock, idx, prev, c_dst, et0, et1, et2, lw0, lw1, lw3, flen, ended, at_lw0_b, at_lw1_a, at_lw1_b, at_lw3_a, at_lw3_b, tpid0_c, tpid1_c, v6_0_c, v6_1_c, v6_2_c, v1, s1_dst, s1_lw0, s1_lw1, s1_lw3, s1_lenv, s1_ended, s1_tags, s1_trunc, s1_et, s1_l3, s1_l4len4, s1_end4, s1_end6, v2, r_valid, r_dst, r_has_dst, r_ptype, r_v4ok, r_v6ok, r_tcp_ok, r_udp_ok, r_l3, r_l4, r_l4end, r_as, r_ae, r_pconst, r_chk3, r_chk4, r_udp0);
         for k in 0..6 {
             self.wa[k].clock.next = self.clock.val();
             self.wa[k].d.next = self.wa[k].q.val();
@@ -530,8 +524,6 @@ impl Logic for RxParser {
         self.s1_l4len4.d.next = self.n_total.val() - self.n_hl.val();
         self.s1_end4.d.next = self.s1_l3.d.val() + self.n_total.val();
         self.s1_end6.d.next = self.s1_l3.d.val() + 40 + bit_cast::<17, 16>(self.h[1].d.val().get_bits::<16>(16));
-        self.s1_fit4.d.next = self.s1_lenv.d.val() >= self.s1_l3.d.val() + 20;
-        self.s1_fit6.d.next = self.s1_lenv.d.val() >= self.s1_l3.d.val() + 40;
         self.v2.d.next = self.v1.q.val();
         // ---- stage 2: IP, TCP/UDP checks ----
         self.ver.next = self.h[0].q.val().get_bits::<4>(28);
@@ -543,13 +535,13 @@ impl Logic for RxParser {
         self.is_v4.next = !self.s1_trunc.q.val() & (self.s1_et.q.val() == 0x0800);
         self.is_v6.next = !self.s1_trunc.q.val() & (self.s1_et.q.val() == 0x86dd);
         self.ok4.next = self.is_v4.val()
-            & self.s1_fit4.q.val()
+            & (self.s1_lenv.q.val() >= self.s1_l3.q.val() + 20)
             & (self.ver.val() == 4)
             & (self.ihl.val() >= 5)
             & !self.s1_l4len4.q.val().get_bit(16)
             & (self.not_ended.val() | (self.s1_end4.q.val() <= self.s1_lenv.q.val()));
         self.ok6.next = self.is_v6.val()
-            & self.s1_fit6.q.val()
+            & (self.s1_lenv.q.val() >= self.s1_l3.q.val() + 40)
             & (self.ver.val() == 6)
             & (self.plen.val() != 0)
             & (self.not_ended.val() | (self.s1_end6.q.val() <= self.s1_lenv.q.val()));
