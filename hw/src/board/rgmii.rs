@@ -8,7 +8,8 @@
 //! DV/EN xor ER). 10/100 Mb/s (one nibble per cycle, 2.5/25 MHz clocks) is not supported:
 //! the link must be 1000 Mb/s (the board's PHY is strapped or auto-negotiated to it).
 //!
-//! FIFO entries (74 bits): bit 0 tlast, bit 1 tuser, bits 9:2 tkeep, bits 73:10 tdata.
+//! FIFO entries: bit 0 tlast, bit 1 tuser; RX (74 bits): bits 9:2 tkeep, bits 73:10 tdata;
+//! TX (69 bits): bits 4:2 the beat's highest tkeep lane, bits 68:5 tdata.
 //!
 //! # RX (`RgmiiRxN`, `RgmiiRx` = 512 entries)
 //! In the rx_clock domain: while RX_DV, bytes 0x55 (at least one) are preamble until the
@@ -38,11 +39,12 @@
 //! difference) or the FIFO holds at least half its capacity as the reader sees it. A
 //! frame counter seen a cycle or two before the data pointer is harmless: the 8 preamble
 //! byte times pass before the first data beat is needed.
-//! Per frame: 7 x 0x55, 0xD5, the bytes of every beat (lanes of tkeep), then at least 12
+//! Per frame: 7 x 0x55, 0xD5, the bytes of every beat (lanes 0 to its highest tkeep lane), then at least 12
 //! idle byte times (TX_EN low) before the next preamble. A beat with tuser (an aborted
 //! frame: tuser is on its last beat) is sent with TX_ER on all its bytes, so the PHY
 //! corrupts the frame and no receiver accepts it.
-//! Underrun: when the next beat of a frame in progress is not in the FIFO, the tx side
+//! The tx side sends each beat from a register loaded from the FIFO's head (`hd_*`).
+//! Underrun: when the next beat of a frame in progress is not in that register, the tx side
 //! sends 5 byte times with TX_EN and TX_ER (the byte that had no data and 4 more), ends
 //! the frame (TX_EN low), and discards the rest of that frame's beats as they arrive
 //! (up to and including its tlast beat); the gap to the next frame counts from TX_EN
@@ -361,7 +363,11 @@ pub struct RgmiiTxN<const N: usize, const NP1: usize> {
     pub txd_fall: Signal<Out, Bits<4>>,
     pub ctl_rise: Signal<Out, Bit>,
     pub ctl_fall: Signal<Out, Bit>,
-    fifo: CdcFifo<Bits<74>, N, NP1>,
+    /// [68:5] data, [4:2] the beat's last lane (its highest `tkeep` bit), [1] tuser, [0]
+    /// tlast. The lane, not `tkeep`: the transmit side ends a beat when its byte count
+    /// equals it, a 3-bit compare, where `tkeep >> (cnt + 1) == 0` was a shifter. The same
+    /// beat ends at the same byte: `cnt` counts up from 0.
+    fifo: CdcFifo<Bits<69>, N, NP1>,
     // core domain
     frames_in: DFF<Bits<16>>,
     frames_in_gray: DFF<Bits<16>>,
@@ -390,10 +396,23 @@ pub struct RgmiiTxN<const N: usize, const NP1: usize> {
     out_byte: DFF<Bits<8>>,
     out_en: DFF<Bit>,
     out_fall: DFF<Bit>,
+    /// The beat being sent, in flip-flops (tx domain), loaded from the FIFO's head as it
+    /// empties: the decision to take the next beat reads only these and `cnt`, so the
+    /// FIFO's RAM output no longer reaches its own read address through the end-of-beat
+    /// test (8.8 ns at speed 8, 4.3 of it the block RAM's clock-to-out, against the PHY
+    /// clock's 8 ns). The register refills in the cycle it empties, so a beat of one
+    /// byte still goes out in one byte time.
+    hd_valid: DFF<Bit>,
+    hd_data: DFF<Bits<64>>,
+    hd_lane: DFF<Bits<3>>,
+    hd_last: DFF<Bit>,
+    hd_user: DFF<Bit>,
     half: Constant<Bits<NP1>>,
     // core scratch
     fin_next: Signal<Local, Bits<16>>,
-    entry: Signal<Local, Bits<74>>,
+    entry: Signal<Local, Bits<69>>,
+    /// The incoming beat's highest `tkeep` lane (0 when none).
+    lane_in: Signal<Local, Bits<3>>,
     // tx scratch
     fin_a: Signal<Local, Bits<16>>,
     fin_b: Signal<Local, Bits<16>>,
@@ -402,15 +421,16 @@ pub struct RgmiiTxN<const N: usize, const NP1: usize> {
     avail: Signal<Local, Bits<16>>,
     complete: Signal<Local, Bit>,
     fout_next: Signal<Local, Bits<16>>,
-    h_data_w: Signal<Local, Bits<74>>,
-    h_keep_w: Signal<Local, Bits<74>>,
+    h_data_w: Signal<Local, Bits<69>>,
+    h_lane_w: Signal<Local, Bits<69>>,
     h_data: Signal<Local, Bits<64>>,
-    h_keep: Signal<Local, Bits<8>>,
+    h_lane: Signal<Local, Bits<3>>,
     h_last: Signal<Local, Bit>,
     h_user: Signal<Local, Bit>,
     lane_shift: Signal<Local, Bits<7>>,
     lane_bytes: Signal<Local, Bits<64>>,
-    keep_rest: Signal<Local, Bits<8>>,
+    /// The beat in `hd_*` leaves this cycle.
+    pop_hd: Signal<Local, Bit>,
     o_en: Signal<Local, Bit>,
     o_er: Signal<Local, Bit>,
     o_byte: Signal<Local, Bits<8>>,
@@ -454,9 +474,15 @@ impl<const N: usize, const NP1: usize> Default for RgmiiTxN<N, NP1> {
             out_byte: Default::default(),
             out_en: Default::default(),
             out_fall: Default::default(),
+            hd_valid: Default::default(),
+            hd_data: Default::default(),
+            hd_lane: Default::default(),
+            hd_last: Default::default(),
+            hd_user: Default::default(),
             half: Constant::new(Bits::<NP1>::from(1u64 << (N - 1))),
             fin_next: Default::default(),
             entry: Default::default(),
+            lane_in: Default::default(),
             fin_a: Default::default(),
             fin_b: Default::default(),
             fin_c: Default::default(),
@@ -465,14 +491,14 @@ impl<const N: usize, const NP1: usize> Default for RgmiiTxN<N, NP1> {
             complete: Default::default(),
             fout_next: Default::default(),
             h_data_w: Default::default(),
-            h_keep_w: Default::default(),
+            h_lane_w: Default::default(),
             h_data: Default::default(),
-            h_keep: Default::default(),
+            h_lane: Default::default(),
             h_last: Default::default(),
             h_user: Default::default(),
             lane_shift: Default::default(),
             lane_bytes: Default::default(),
-            keep_rest: Default::default(),
+            pop_hd: Default::default(),
             o_en: Default::default(),
             o_er: Default::default(),
             o_byte: Default::default(),
@@ -484,7 +510,7 @@ impl<const N: usize, const NP1: usize> Logic for RgmiiTxN<N, NP1> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, frames_in, frames_in_gray, und_s1, und_s2, und_s3);
-        dff_setup!(self, tx_clock, fin_s1, fin_s2, fin_seen, complete_q, half_q, frames_out, state, cnt, ifg, discard, und_toggle, out_byte, out_en, out_fall);
+        dff_setup!(self, tx_clock, fin_s1, fin_s2, fin_seen, complete_q, half_q, frames_out, state, cnt, ifg, discard, und_toggle, out_byte, out_en, out_fall, hd_valid, hd_data, hd_lane, hd_last, hd_user);
         self.fifo.wr_clock.next = self.clock.val();
         self.fifo.wr_reset.next = self.reset.val();
         self.fifo.rd_clock.next = self.tx_clock.val();
@@ -493,7 +519,29 @@ impl<const N: usize, const NP1: usize> Logic for RgmiiTxN<N, NP1> {
         // ---- core domain: beats into the FIFO, frames counted as their last beat goes in ----
         self.s_axis_tready.next = !self.fifo.full.val();
         self.fifo.write.next = self.s_axis_tvalid.val();
-        self.entry.next = (bit_cast::<74, 64>(self.s_axis_tdata.val()) << 10) | (bit_cast::<74, 8>(self.s_axis_tkeep.val()) << 2);
+        self.lane_in.next = 0.into();
+        if self.s_axis_tkeep.val().get_bit(1) {
+            self.lane_in.next = 1.into();
+        }
+        if self.s_axis_tkeep.val().get_bit(2) {
+            self.lane_in.next = 2.into();
+        }
+        if self.s_axis_tkeep.val().get_bit(3) {
+            self.lane_in.next = 3.into();
+        }
+        if self.s_axis_tkeep.val().get_bit(4) {
+            self.lane_in.next = 4.into();
+        }
+        if self.s_axis_tkeep.val().get_bit(5) {
+            self.lane_in.next = 5.into();
+        }
+        if self.s_axis_tkeep.val().get_bit(6) {
+            self.lane_in.next = 6.into();
+        }
+        if self.s_axis_tkeep.val().get_bit(7) {
+            self.lane_in.next = 7.into();
+        }
+        self.entry.next = (bit_cast::<69, 64>(self.s_axis_tdata.val()) << 5) | (bit_cast::<69, 3>(self.lane_in.val()) << 2);
         if self.s_axis_tlast.val() {
             self.entry.next = self.entry.val() | 1;
         }
@@ -534,28 +582,27 @@ impl<const N: usize, const NP1: usize> Logic for RgmiiTxN<N, NP1> {
         self.complete_q.d.next = self.complete.val();
         self.half_q.d.next = self.fifo.rd_fill.val() >= self.half.val();
         self.fout_next.next = self.frames_out.q.val() + 1;
-        self.h_data_w.next = self.fifo.data_out.val() >> 10;
-        self.h_keep_w.next = self.fifo.data_out.val() >> 2;
-        self.h_data.next = bit_cast::<64, 74>(self.h_data_w.val());
-        self.h_keep.next = bit_cast::<8, 74>(self.h_keep_w.val());
+        self.h_data_w.next = self.fifo.data_out.val() >> 5;
+        self.h_lane_w.next = self.fifo.data_out.val() >> 2;
+        self.h_data.next = bit_cast::<64, 69>(self.h_data_w.val());
+        self.h_lane.next = bit_cast::<3, 69>(self.h_lane_w.val());
         self.h_last.next = self.fifo.data_out.val().get_bit(0);
         self.h_user.next = self.fifo.data_out.val().get_bit(1);
         self.lane_shift.next = bit_cast::<7, 4>(self.cnt.q.val()) << 3;
-        self.lane_bytes.next = self.h_data.val() >> self.lane_shift.val();
-        self.keep_rest.next = self.h_keep.val() >> (self.cnt.q.val() + 1);
+        self.lane_bytes.next = self.hd_data.q.val() >> self.lane_shift.val();
         self.o_en.next = false;
         self.o_er.next = false;
         self.o_byte.next = 0.into();
-        self.fifo.read.next = false;
+        self.pop_hd.next = false;
         match self.state.q.val() {
             RgmiiTxState::Idle => {
                 if self.discard.q.val() {
                     // the rest of an underrun frame: drop beats up to its last
-                    self.fifo.read.next = true;
-                    if self.fifo.valid.val() & self.h_last.val() {
+                    self.pop_hd.next = self.hd_valid.q.val();
+                    if self.hd_valid.q.val() & self.hd_last.q.val() {
                         self.discard.d.next = false;
                     }
-                } else if (self.ifg.q.val() >= 11) & self.fifo.valid.val() & (self.complete_q.q.val() | self.half_q.q.val()) {
+                } else if (self.ifg.q.val() >= 11) & self.hd_valid.q.val() & (self.complete_q.q.val() | self.half_q.q.val()) {
                     self.state.d.next = RgmiiTxState::Preamble;
                     self.cnt.d.next = 0.into();
                     self.frames_out.d.next = self.fout_next.val();
@@ -573,15 +620,15 @@ impl<const N: usize, const NP1: usize> Logic for RgmiiTxN<N, NP1> {
             }
             RgmiiTxState::Data => {
                 self.o_en.next = true;
-                if self.fifo.valid.val() {
+                if self.hd_valid.q.val() {
                     self.o_byte.next = bit_cast::<8, 64>(self.lane_bytes.val());
-                    self.o_er.next = self.h_user.val();
+                    self.o_er.next = self.hd_user.q.val();
                     self.cnt.d.next = self.cnt.q.val() + 1;
-                    if self.keep_rest.val() == 0 {
+                    if self.cnt.q.val() == bit_cast::<4, 3>(self.hd_lane.q.val()) {
                         // last byte of this beat
-                        self.fifo.read.next = true;
+                        self.pop_hd.next = true;
                         self.cnt.d.next = 0.into();
-                        if self.h_last.val() {
+                        if self.hd_last.q.val() {
                             self.state.d.next = RgmiiTxState::Idle;
                         }
                     }
@@ -602,6 +649,18 @@ impl<const N: usize, const NP1: usize> Logic for RgmiiTxN<N, NP1> {
                     self.discard.d.next = true;
                 }
             }
+        }
+        // the head register empties as its beat leaves and refills from the FIFO's head
+        self.fifo.read.next = !self.hd_valid.q.val() | self.pop_hd.val();
+        if self.pop_hd.val() {
+            self.hd_valid.d.next = false;
+        }
+        if (!self.hd_valid.q.val() | self.pop_hd.val()) & self.fifo.valid.val() {
+            self.hd_valid.d.next = true;
+            self.hd_data.d.next = self.h_data.val();
+            self.hd_lane.d.next = self.h_lane.val();
+            self.hd_last.d.next = self.h_last.val();
+            self.hd_user.d.next = self.h_user.val();
         }
         if self.o_en.val() {
             self.ifg.d.next = 0.into();
@@ -630,6 +689,7 @@ impl<const N: usize, const NP1: usize> Logic for RgmiiTxN<N, NP1> {
             self.out_byte.d.next = 0.into();
             self.out_en.d.next = false;
             self.out_fall.d.next = false;
+            self.hd_valid.d.next = false;
         }
     }
 }
