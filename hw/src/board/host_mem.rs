@@ -18,15 +18,21 @@
 //! low only when the queue is full. The issue stage takes the next beat either from the
 //! request being streamed (`iss_*` registers) or directly from the queue's head, so the
 //! first beat of the next request follows the last of the previous one without a bubble.
-//! Per lane j the row is `base_row + k + (j < addr % 16)`; the RAMs' registered outputs
-//! are rotated right by `addr % 16` bytes and, on the last beat, lanes from `len % 16` up
-//! are zeroed. The rotated beat goes straight to `dma_rd_rsp_*`; if `dma_rd_rsp_ready` is
-//! low it is copied into a hold register (128 bits) and shown from there, so the RAM read
-//! ports are free again while the NIC stalls (the bridge can read then) and a later write
-//! never changes a beat already offered. A beat is issued only in a cycle where the beat
-//! on the output (if any) is taken, so the output streams one beat per cycle while
-//! `dma_rd_rsp_ready` stays 1. Latency: a request accepted in cycle t shows its first
-//! beat in cycle t + 3 (queue write, queue head, RAM read).
+//! Per lane j the row is `base_row + k + (j < addr % 16)`. The RAMs' registered outputs
+//! go into flip-flops as they are (`r2_word`); from there they are rotated right by
+//! `addr % 16` bytes, on the last beat the lanes from `len % 16` up are zeroed, and the
+//! beat is written into the response queue (`oq`, 8 entries) whose head is
+//! `dma_rd_rsp_*`. A beat is issued only against a credit: `credits` counts the queue's
+//! free entries less the beats between the issue and the queue, so the queue never
+//! refuses a beat, `dma_rd_rsp_ready` reaches only the queue's read side, the RAM read
+//! ports are free while the NIC stalls (the bridge can read then), and a later write never
+//! changes a beat already offered. Eight credits cover the loop from a beat leaving to the
+//! beat issued with its credit arriving, so the output streams one beat per cycle while
+//! `dma_rd_rsp_ready` stays 1. Latency: a request accepted in cycle t shows its first beat
+//! in cycle t + 6 (queue write, queue head, RAM read, the words registered, the response
+//! queue's write and its head). Before the words were registered and queued (t + 3, the
+//! rotation straight from the RAMs to the port or a hold register), the path from a block
+//! RAM through the rotation limited the block to 89 MHz at speed 8.
 //! A request not wholly inside the window (or with len 0, outside the port's contract) is
 //! answered by one beat with `error` = 1, `last` = 1, data 0, in order with the others.
 //!
@@ -58,11 +64,11 @@
 //! bridge was not served on that port in the previous cycle; the DMA side then waits a
 //! cycle (`dma_wr_ready` = 0, or no read beat issued). So under contention the two
 //! alternate: neither waits more than one cycle for the other. "DMA wants the read port"
-//! is judged from registers only (a beat to issue and none held), so `mem_ready` does not
+//! is judged from registers only (a beat to issue and a credit for it), so `mem_ready` does not
 //! depend on `dma_rd_rsp_ready` combinationally. With `mem_wr` and `mem_rd` both high the
 //! access is a write.
 
-use crate::stream::NicFifo;
+use crate::stream::{NicFifo, NicRam};
 use rust_hdl::prelude::*;
 
 /// The window's bus address.
@@ -110,7 +116,10 @@ pub struct HostMem<const AW: usize> {
     pub fault_write: Signal<Out, Bit>,
     pub fault_clear: Signal<In, Bit>,
     // ---- memory
-    lane: [RAM<Bits<8>, AW>; 16],
+    /// `NicRam`: a byte read in the cycle it is written reads undefined, which no user
+    /// sees (a DMA read and write of the same byte at once are unordered anyway), so
+    /// yosys adds no read-first compare and mux between the RAMs and `r2_word`.
+    lane: [NicRam<Bits<8>, AW>; 16],
     lane_idx: [Constant<Bits<4>>; 16],
     base: Constant<Bits<64>>,
     win: Constant<Bits<64>>,
@@ -118,6 +127,8 @@ pub struct HostMem<const AW: usize> {
     ones128: Constant<Bits<128>>,
     ones16: Constant<Bits<16>>,
     err_flag: Constant<Bits<53>>,
+    last_flag: Constant<Bits<134>>,
+    err_flag134: Constant<Bits<134>>,
     // ---- read requests: [31:0] offset, [43:32] beats - 1, [47:44] len % 16, [51:48] tag, [52] error
     rq: NicFifo<Bits<53>, 3, 4>,
     rq_off: Signal<Local, Bits<64>>,
@@ -142,19 +153,37 @@ pub struct HostMem<const AW: usize> {
     nb_err: Signal<Local, Bit>,
     have_beat: Signal<Local, Bit>,
     issue: Signal<Local, Bit>,
-    // ---- read output: the beat in the RAM registers (ram_valid) or in the hold register
+    // ---- read output: the beat whose RAM read is under way (ram_valid, out_*), the RAMs'
+    // words registered (r2_*), then rotated and trimmed into the response queue
     ram_valid: DFF<Bit>,
-    held: DFF<Bit>,
-    hold_data: DFF<Bits<128>>,
     out_s: DFF<Bits<4>>,
     out_last: DFF<Bit>,
     out_lenmod: DFF<Bits<4>>,
     out_tag: DFF<Bits<4>>,
     out_err: DFF<Bit>,
+    /// The lanes' words as they left the RAMs: nothing between a block RAM's output and
+    /// these flip-flops (its clock-to-out alone is 4.3 ns of the 6.4 at 156.25 MHz).
+    r2_valid: DFF<Bit>,
+    r2_word: DFF<Bits<128>>,
+    r2_s: DFF<Bits<4>>,
+    r2_last: DFF<Bit>,
+    r2_lenmod: DFF<Bits<4>>,
+    r2_tag: DFF<Bits<4>>,
+    r2_err: DFF<Bit>,
+    /// The response queue: [127:0] data, [128] last, [129] error, [133:130] tag. A beat
+    /// is issued only against a credit (`credits`: its free entries less the beats on
+    /// their way), so it never refuses one and `dma_rd_rsp_ready` reaches nothing but
+    /// its read side.
+    oq: NicFifo<Bits<134>, 3, 4>,
+    credits: DFF<Bits<4>>,
+    /// `credits != 0`, registered with them.
+    credit_ok: DFF<Bit>,
+    credits_next: Signal<Local, Bits<4>>,
     ram_word: Signal<Local, Bits<128>>,
     s8: Signal<Local, Bits<8>>,
     rot: Signal<Local, Bits<128>>,
     ram_out: Signal<Local, Bits<128>>,
+    oq_pop: Signal<Local, Bit>,
     // ---- writes
     w_off: Signal<Local, Bits<64>>,
     w_a: Signal<Local, Bits<4>>,
@@ -244,6 +273,8 @@ impl<const AW: usize> Default for HostMem<AW> {
             ones128: Constant::new(!Bits::<128>::default()),
             ones16: Constant::new(!Bits::<16>::default()),
             err_flag: Constant::new(Bits::<53>::from(1u64 << 52)),
+            last_flag: Constant::new(Bits::<134>::from(1u64) << 128),
+            err_flag134: Constant::new(Bits::<134>::from(1u64) << 129),
             rq: Default::default(),
             rq_off: Default::default(),
             rq_ok: Default::default(),
@@ -267,8 +298,17 @@ impl<const AW: usize> Default for HostMem<AW> {
             have_beat: Default::default(),
             issue: Default::default(),
             ram_valid: Default::default(),
-            held: Default::default(),
-            hold_data: Default::default(),
+            r2_valid: Default::default(),
+            r2_word: Default::default(),
+            r2_s: Default::default(),
+            r2_last: Default::default(),
+            r2_lenmod: Default::default(),
+            r2_tag: Default::default(),
+            r2_err: Default::default(),
+            oq: Default::default(),
+            credits: Default::default(),
+            credit_ok: Default::default(),
+            credits_next: Default::default(),
             out_s: Default::default(),
             out_last: Default::default(),
             out_lenmod: Default::default(),
@@ -278,6 +318,7 @@ impl<const AW: usize> Default for HostMem<AW> {
             s8: Default::default(),
             rot: Default::default(),
             ram_out: Default::default(),
+            oq_pop: Default::default(),
             w_off: Default::default(),
             w_a: Default::default(),
             w_a8: Default::default(),
@@ -321,15 +362,15 @@ impl<const AW: usize> Logic for HostMem<AW> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, iss_active, iss_row, iss_s, iss_rem, iss_lenmod, iss_tag, ram_valid, held, hold_data, out_s, out_last, out_lenmod,
+            self, clock, iss_active, iss_row, iss_s, iss_rem, iss_lenmod, iss_tag, ram_valid, r2_valid, r2_word, r2_s, r2_last, r2_lenmod, r2_tag, r2_err, credits, credit_ok, out_s, out_last, out_lenmod,
             out_tag, out_err, wr_fail, wrsp_valid, wrsp_err, wrsp_tag, br_rd_last, br_wr_last, br_rvalid, br_rlane, f_count, f_addr,
             f_len, f_write
         );
-        clock!(self, clock, rq);
+        clock!(self, clock, rq, oq);
         self.rq.reset.next = self.reset.val();
+        self.oq.reset.next = self.reset.val();
         for i in 0..16 {
-            self.lane[i].read_clock.next = self.clock.val();
-            self.lane[i].write_clock.next = self.clock.val();
+            self.lane[i].clock.next = self.clock.val();
         }
         self.mem_size_log2.next = self.size_log2.val();
 
@@ -373,7 +414,7 @@ impl<const AW: usize> Logic for HostMem<AW> {
         // ---- bridge arbitration (see the module docs)
         self.br_lane.next = self.mem_addr.val().get_bits::<4>(0);
         self.br_row.next = bit_cast::<AW, 32>(self.mem_addr.val() >> 4);
-        self.dma_rd_want.next = self.have_beat.val() & !self.held.q.val();
+        self.dma_rd_want.next = self.have_beat.val() & self.credit_ok.q.val();
         self.br_rd_ok.next = !self.dma_rd_want.val() | !self.br_rd_last.q.val();
         self.br_wr_ok.next = !self.dma_wr_valid.val() | !self.br_wr_last.q.val();
         self.mem_ready.next = self.br_rd_ok.val();
@@ -383,8 +424,10 @@ impl<const AW: usize> Logic for HostMem<AW> {
         if self.reset.val() {
             self.mem_ready.next = false;
         }
-        self.br_wr_take.next = self.mem_wr.val() & self.mem_ready.val();
-        self.br_rd_take.next = self.mem_rd.val() & !self.mem_wr.val() & self.mem_ready.val();
+        // each take from its own port's rule, not through `mem_ready`'s choice between
+        // them: the write side's enables and data do not wait on the read side's credit
+        self.br_wr_take.next = self.mem_wr.val() & self.br_wr_ok.val() & !self.reset.val();
+        self.br_rd_take.next = self.mem_rd.val() & !self.mem_wr.val() & self.br_rd_ok.val() & !self.reset.val();
         self.br_rd_last.d.next = self.br_rd_take.val();
         self.br_wr_last.d.next = self.br_wr_take.val();
         self.br_rvalid.d.next = self.br_rd_take.val();
@@ -393,10 +436,7 @@ impl<const AW: usize> Logic for HostMem<AW> {
         }
 
         // ---- read output
-        self.dma_rd_rsp_valid.next = self.ram_valid.q.val() | self.held.q.val();
-        self.issue.next = self.have_beat.val()
-            & (!self.dma_rd_rsp_valid.val() | self.dma_rd_rsp_ready.val())
-            & !self.br_rd_take.val();
+        self.issue.next = self.dma_rd_want.val() & !self.br_rd_take.val();
         self.ram_valid.d.next = self.issue.val();
         if self.issue.val() {
             self.out_s.d.next = self.nb_s.val();
@@ -447,29 +487,51 @@ impl<const AW: usize> Logic for HostMem<AW> {
             | (bit_cast::<128, 8>(self.lane[13].read_data.val()) << 104)
             | (bit_cast::<128, 8>(self.lane[14].read_data.val()) << 112)
             | (bit_cast::<128, 8>(self.lane[15].read_data.val()) << 120);
-        self.s8.next = bit_cast::<8, 4>(self.out_s.q.val()) << 3;
-        self.rot.next = self.ram_word.val();
-        if self.out_s.q.val() != 0 {
-            self.rot.next = (self.ram_word.val() >> self.s8.val()) | (self.ram_word.val() << (128 - self.s8.val()));
+        self.r2_valid.d.next = self.ram_valid.q.val();
+        self.r2_word.d.next = self.ram_word.val();
+        self.r2_s.d.next = self.out_s.q.val();
+        self.r2_last.d.next = self.out_last.q.val();
+        self.r2_lenmod.d.next = self.out_lenmod.q.val();
+        self.r2_tag.d.next = self.out_tag.q.val();
+        self.r2_err.d.next = self.out_err.q.val();
+        self.s8.next = bit_cast::<8, 4>(self.r2_s.q.val()) << 3;
+        self.rot.next = self.r2_word.q.val();
+        if self.r2_s.q.val() != 0 {
+            self.rot.next = (self.r2_word.q.val() >> self.s8.val()) | (self.r2_word.q.val() << (128 - self.s8.val()));
         }
         self.ram_out.next = self.rot.val();
-        if self.out_last.q.val() & (self.out_lenmod.q.val() != 0) {
-            self.ram_out.next = self.rot.val() & !(self.ones128.val() << (bit_cast::<8, 4>(self.out_lenmod.q.val()) << 3));
+        if self.r2_last.q.val() & (self.r2_lenmod.q.val() != 0) {
+            self.ram_out.next = self.rot.val() & !(self.ones128.val() << (bit_cast::<8, 4>(self.r2_lenmod.q.val()) << 3));
         }
-        if self.out_err.q.val() {
+        if self.r2_err.q.val() {
             self.ram_out.next = 0.into();
         }
-        self.dma_rd_rsp_data.next = self.ram_out.val();
-        if self.held.q.val() {
-            self.dma_rd_rsp_data.next = self.hold_data.q.val();
+        self.oq.write.next = self.r2_valid.q.val();
+        self.oq.data_in.next = bit_cast::<134, 128>(self.ram_out.val()) | (bit_cast::<134, 4>(self.r2_tag.q.val()) << 130);
+        if self.r2_last.q.val() {
+            self.oq.data_in.next = bit_cast::<134, 128>(self.ram_out.val()) | (bit_cast::<134, 4>(self.r2_tag.q.val()) << 130) | self.last_flag.val();
         }
-        self.dma_rd_rsp_last.next = self.out_last.q.val();
-        self.dma_rd_rsp_error.next = self.out_err.q.val();
-        self.dma_rd_rsp_tag.next = self.out_tag.q.val();
-        self.held.d.next = self.dma_rd_rsp_valid.val() & !self.dma_rd_rsp_ready.val();
-        if self.ram_valid.q.val() & !self.dma_rd_rsp_ready.val() {
-            self.hold_data.d.next = self.ram_out.val();
+        if self.r2_err.q.val() {
+            // an error beat is always its request's last
+            self.oq.data_in.next = (bit_cast::<134, 4>(self.r2_tag.q.val()) << 130) | self.last_flag.val() | self.err_flag134.val();
         }
+        self.dma_rd_rsp_valid.next = !self.oq.empty.val();
+        self.dma_rd_rsp_data.next = bit_cast::<128, 134>(self.oq.data_out.val());
+        self.dma_rd_rsp_last.next = self.oq.data_out.val().get_bit(128);
+        self.dma_rd_rsp_error.next = self.oq.data_out.val().get_bit(129);
+        self.dma_rd_rsp_tag.next = self.oq.data_out.val().get_bits::<4>(130);
+        self.oq_pop.next = !self.oq.empty.val() & self.dma_rd_rsp_ready.val();
+        self.oq.read.next = self.oq_pop.val();
+        // a credit per queue entry: spent as a beat is issued, back as one leaves
+        self.credits_next.next = self.credits.q.val();
+        if self.issue.val() & !self.oq_pop.val() {
+            self.credits_next.next = self.credits.q.val() - 1;
+        }
+        if !self.issue.val() & self.oq_pop.val() {
+            self.credits_next.next = self.credits.q.val() + 1;
+        }
+        self.credits.d.next = self.credits_next.val();
+        self.credit_ok.d.next = self.credits_next.val() != 0;
         // bridge read data: one cycle after its read took the RAM read ports
         self.mem_rdata.next = 0.into();
         for i in 0..16 {
@@ -566,7 +628,9 @@ impl<const AW: usize> Logic for HostMem<AW> {
         if self.reset.val() {
             self.iss_active.d.next = false;
             self.ram_valid.d.next = false;
-            self.held.d.next = false;
+            self.r2_valid.d.next = false;
+            self.credits.d.next = 8.into();
+            self.credit_ok.d.next = true;
             self.wr_fail.d.next = false;
             self.wrsp_valid.d.next = false;
             self.br_rd_last.d.next = false;
