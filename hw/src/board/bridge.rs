@@ -21,7 +21,9 @@
 //!
 //! How it works:
 //! * Arguments are collected byte by byte into one 64-bit register (byte `i` at bit
-//!   `8 i`), then one `Exec` cycle checks them and starts the access or answers.
+//!   `8 i`); a `Check` cycle registers the range checks and the zero length (a 32-bit sum and a 40-bit
+//!   compare, which in the `Exec` cycle itself limited the bridge to 141.8 MHz at speed
+//!   8), then one `Exec` cycle starts the access or answers.
 //! * An answer (at most 14 bytes) is loaded whole into a shift register that feeds the
 //!   UART transmitter; `'D'` data follows from a small FIFO once the header has left.
 //! * `'M'` writes each byte as it arrives (a one-byte holding register waits for
@@ -51,7 +53,10 @@ pub enum BridgeState {
     Idle,
     /// Collecting the command's argument bytes.
     Args,
-    /// Checking the arguments; starting the access or answering.
+    /// The arguments are in: their checks are registered (`range_bad_q`, `hi_addr_q`,
+    /// `len_zero_q`).
+    Check,
+    /// Starting the access or answering.
     Exec,
     /// AXI4-Lite write in progress.
     RegWrite,
@@ -121,6 +126,11 @@ pub struct UartBridge {
     /// Argument bytes received, and the index of the last one.
     idx: DFF<Bits<4>>,
     last_idx: DFF<Bits<4>>,
+    /// `range_bad` and `hi_addr` of the arguments, registered in `Check`.
+    range_bad_q: DFF<Bit>,
+    hi_addr_q: DFF<Bit>,
+    /// The length argument is zero, registered in `Check`.
+    len_zero_q: DFF<Bit>,
     args: DFF<Bits<64>>,
     /// The answer, first byte in bits 7:0, and its remaining length.
     ans: DFF<Bits<112>>,
@@ -203,6 +213,9 @@ impl Default for UartBridge {
             cmd: Default::default(),
             idx: Default::default(),
             last_idx: Default::default(),
+            range_bad_q: Default::default(),
+            hi_addr_q: Default::default(),
+            len_zero_q: Default::default(),
             args: Default::default(),
             ans: Default::default(),
             ans_len: Default::default(),
@@ -237,7 +250,7 @@ impl Logic for UartBridge {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, cmd, idx, last_idx, args, ans, ans_len, clear_after, fault_clear_q, cycles, timer, aw_pend, w_pend, ar_pend, off, remain,
+            self, clock, state, cmd, idx, last_idx, range_bad_q, hi_addr_q, len_zero_q, args, ans, ans_len, clear_after, fault_clear_q, cycles, timer, aw_pend, w_pend, ar_pend, off, remain,
             to_send, inflight, bad, wr_pend, wr_byte
         );
         self.rd_fifo.clock.next = self.clock.val();
@@ -255,6 +268,9 @@ impl Logic for UartBridge {
         self.size.next = Bits::<40>::from(1u64) << self.mem_size_log2.val();
         self.range_bad.next = (self.mem_size_log2.val() < 33) & (self.end_off.val() > self.size.val());
         self.hi_addr.next = self.args.q.val().get_bits::<16>(16).any();
+        self.range_bad_q.d.next = self.range_bad.val();
+        self.hi_addr_q.d.next = self.hi_addr.val();
+        self.len_zero_q.d.next = self.len_arg.val() == 0;
 
         // ---- answer / data to the UART
         self.tx_valid.next = self.ans_len.q.val() != 0;
@@ -365,9 +381,13 @@ impl Logic for UartBridge {
                     self.args.d.next = self.args.q.val() | (bit_cast::<64, 8>(self.rx_data.val()) << self.rx_shift.val());
                     self.idx.d.next = self.idx.q.val() + 1;
                     if self.idx.q.val() == self.last_idx.q.val() {
-                        self.state.d.next = BridgeState::Exec;
+                        self.state.d.next = BridgeState::Check;
                     }
                 }
+            }
+            BridgeState::Check => {
+                self.timer.d.next = 0.into();
+                self.state.d.next = BridgeState::Exec;
             }
             BridgeState::Exec => {
                 self.timer.d.next = 0.into();
@@ -375,11 +395,11 @@ impl Logic for UartBridge {
                 self.remain.d.next = self.len_arg.val();
                 self.to_send.d.next = self.args.q.val().get_bits::<16>(32);
                 self.inflight.d.next = 0.into();
-                self.bad.d.next = self.range_bad.val();
+                self.bad.d.next = self.range_bad_q.q.val();
                 self.wr_pend.d.next = false;
                 self.state.d.next = BridgeState::Answer;
                 if self.cmd.q.val() == 0x57 {
-                    if self.hi_addr.val() {
+                    if self.hi_addr_q.q.val() {
                         self.ans.d.next = Bits::<112>::from(0x0377u64);
                         self.ans_len.d.next = 2.into();
                     } else {
@@ -388,7 +408,7 @@ impl Logic for UartBridge {
                         self.state.d.next = BridgeState::RegWrite;
                     }
                 } else if self.cmd.q.val() == 0x52 {
-                    if self.hi_addr.val() {
+                    if self.hi_addr_q.q.val() {
                         self.ans.d.next = Bits::<112>::from(0x0372u64);
                         self.ans_len.d.next = 6.into();
                     } else {
@@ -397,9 +417,9 @@ impl Logic for UartBridge {
                     }
                 } else if self.cmd.q.val() == 0x4d {
                     // 'M': the data bytes come even when the range is bad
-                    if self.len_arg.val() == 0 {
+                    if self.len_zero_q.q.val() {
                         self.ans.d.next = Bits::<112>::from(0x006du64);
-                        if self.range_bad.val() {
+                        if self.range_bad_q.q.val() {
                             self.ans.d.next = Bits::<112>::from(0x036du64);
                         }
                         self.ans_len.d.next = 2.into();
@@ -408,22 +428,22 @@ impl Logic for UartBridge {
                     }
                 } else if self.cmd.q.val() == 0x44 {
                     self.ans_len.d.next = 2.into();
-                    if self.range_bad.val() {
+                    if self.range_bad_q.q.val() {
                         self.ans.d.next = Bits::<112>::from(0x0364u64);
                     } else {
                         self.ans.d.next = Bits::<112>::from(0x0064u64);
-                        if self.len_arg.val() != 0 {
+                        if !self.len_zero_q.q.val() {
                             self.state.d.next = BridgeState::MemRead;
                         }
                     }
                 } else {
                     // 'Z'
                     self.ans_len.d.next = 2.into();
-                    if self.range_bad.val() {
+                    if self.range_bad_q.q.val() {
                         self.ans.d.next = Bits::<112>::from(0x037au64);
                     } else {
                         self.ans.d.next = Bits::<112>::from(0x007au64);
-                        if self.len_arg.val() != 0 {
+                        if !self.len_zero_q.q.val() {
                             self.ans_len.d.next = 0.into();
                             self.state.d.next = BridgeState::MemZero;
                         }
