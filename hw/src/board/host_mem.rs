@@ -28,11 +28,14 @@
 //! ports are free while the NIC stalls (the bridge can read then), and a later write never
 //! changes a beat already offered. Eight credits cover the loop from a beat leaving to the
 //! beat issued with its credit arriving, so the output streams one beat per cycle while
-//! `dma_rd_rsp_ready` stays 1. Latency: a request accepted in cycle t shows its first beat
-//! in cycle t + 6 (queue write, queue head, RAM read, the words registered, the response
-//! queue's write and its head). Before the words were registered and queued (t + 3, the
-//! rotation straight from the RAMs to the port or a hold register), the path from a block
-//! RAM through the rotation limited the block to 89 MHz at speed 8.
+//! `dma_rd_rsp_ready` stays 1. The lanes' read addresses are registered (`ra`, loaded as
+//! the beat is issued). Latency: a request accepted in cycle t shows its first beat in
+//! cycle t + 7 (queue write, queue head, the read addresses registered, RAM read, the
+//! words registered, the response queue's write and its head). Before the words were
+//! registered and queued (t + 3, the rotation straight from the RAMs to the port or a
+//! hold register), the path from a block RAM through the rotation limited the block to 89
+//! MHz at speed 8; before the addresses were registered (t + 6), the issue's choice of
+//! the next row, fanned out to 32 block RAMs, to 122.8.
 //! A request not wholly inside the window (or with len 0, outside the port's contract) is
 //! answered by one beat with `error` = 1, `last` = 1, data 0, in order with the others.
 //!
@@ -57,8 +60,9 @@
 //! address, length and direction stay.
 //!
 //! **Bridge byte port** (`mem_*`, `mem_addr` = offset in the window, wrapped to it: the
-//! bridge checks ranges with `mem_size_log2`). A bridge read uses the RAMs' read ports for
-//! one cycle (`mem_rdata` is valid with `mem_rvalid` in the next cycle, latency 1), a
+//! bridge checks ranges with `mem_size_log2`). A bridge read takes the RAMs' read ports for
+//! one cycle (its address is registered in the cycle `mem_ready` takes it, the RAMs read
+//! it the next; `mem_rdata` is valid with `mem_rvalid` two cycles after the take), a
 //! bridge write one lane's write port. Sharing rule, per direction: the bridge is served
 //! (`mem_ready` = 1) when the DMA side does not want that port in that cycle, or when the
 //! bridge was not served on that port in the previous cycle; the DMA side then waits a
@@ -155,6 +159,16 @@ pub struct HostMem<const AW: usize> {
     issue: Signal<Local, Bit>,
     // ---- read output: the beat whose RAM read is under way (ram_valid, out_*), the RAMs'
     // words registered (r2_*), then rotated and trimmed into the response queue
+    /// The beat issued last cycle, whose lane addresses wait in `ra`: the RAMs' read
+    /// addresses come from flip-flops, not from the issue's choice of the next beat's row
+    /// (fanned out to 32 block RAMs, the block's worst path at 122.8 MHz).
+    a_valid: DFF<Bit>,
+    a_s: DFF<Bits<4>>,
+    a_last: DFF<Bit>,
+    a_lenmod: DFF<Bits<4>>,
+    a_tag: DFF<Bits<4>>,
+    a_err: DFF<Bit>,
+    ra: [DFF<Bits<AW>>; 16],
     ram_valid: DFF<Bit>,
     out_s: DFF<Bits<4>>,
     out_last: DFF<Bit>,
@@ -211,6 +225,9 @@ pub struct HostMem<const AW: usize> {
     br_lane: Signal<Local, Bits<4>>,
     br_rd_last: DFF<Bit>,
     br_wr_last: DFF<Bit>,
+    /// A bridge read's address is in `ra` (its data come a cycle later).
+    br_ra: DFF<Bit>,
+    br_ra_lane: DFF<Bits<4>>,
     br_rvalid: DFF<Bit>,
     br_rlane: DFF<Bits<4>>,
     /// Per lane j: j < the beat's rotation (that lane's row is the next one).
@@ -297,6 +314,13 @@ impl<const AW: usize> Default for HostMem<AW> {
             nb_err: Default::default(),
             have_beat: Default::default(),
             issue: Default::default(),
+            a_valid: Default::default(),
+            a_s: Default::default(),
+            a_last: Default::default(),
+            a_lenmod: Default::default(),
+            a_tag: Default::default(),
+            a_err: Default::default(),
+            ra: Default::default(),
             ram_valid: Default::default(),
             r2_valid: Default::default(),
             r2_word: Default::default(),
@@ -344,6 +368,8 @@ impl<const AW: usize> Default for HostMem<AW> {
             br_lane: Default::default(),
             br_rd_last: Default::default(),
             br_wr_last: Default::default(),
+            br_ra: Default::default(),
+            br_ra_lane: Default::default(),
             br_rvalid: Default::default(),
             br_rlane: Default::default(),
             rd_carry: Default::default(),
@@ -362,8 +388,8 @@ impl<const AW: usize> Logic for HostMem<AW> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, iss_active, iss_row, iss_s, iss_rem, iss_lenmod, iss_tag, ram_valid, r2_valid, r2_word, r2_s, r2_last, r2_lenmod, r2_tag, r2_err, credits, credit_ok, out_s, out_last, out_lenmod,
-            out_tag, out_err, wr_fail, wrsp_valid, wrsp_err, wrsp_tag, br_rd_last, br_wr_last, br_rvalid, br_rlane, f_count, f_addr,
+            self, clock, iss_active, iss_row, iss_s, iss_rem, iss_lenmod, iss_tag, a_valid, a_s, a_last, a_lenmod, a_tag, a_err, ram_valid, r2_valid, r2_word, r2_s, r2_last, r2_lenmod, r2_tag, r2_err, credits, credit_ok, out_s, out_last, out_lenmod,
+            out_tag, out_err, wr_fail, wrsp_valid, wrsp_err, wrsp_tag, br_rd_last, br_wr_last, br_ra, br_ra_lane, br_rvalid, br_rlane, f_count, f_addr,
             f_len, f_write
         );
         clock!(self, clock, rq, oq);
@@ -430,20 +456,28 @@ impl<const AW: usize> Logic for HostMem<AW> {
         self.br_rd_take.next = self.mem_rd.val() & !self.mem_wr.val() & self.br_rd_ok.val() & !self.reset.val();
         self.br_rd_last.d.next = self.br_rd_take.val();
         self.br_wr_last.d.next = self.br_wr_take.val();
-        self.br_rvalid.d.next = self.br_rd_take.val();
+        self.br_ra.d.next = self.br_rd_take.val();
         if self.br_rd_take.val() {
-            self.br_rlane.d.next = self.br_lane.val();
+            self.br_ra_lane.d.next = self.br_lane.val();
         }
+        self.br_rvalid.d.next = self.br_ra.q.val();
+        self.br_rlane.d.next = self.br_ra_lane.q.val();
 
         // ---- read output
         self.issue.next = self.dma_rd_want.val() & !self.br_rd_take.val();
-        self.ram_valid.d.next = self.issue.val();
+        self.a_valid.d.next = self.issue.val();
+        self.ram_valid.d.next = self.a_valid.q.val();
+        self.out_s.d.next = self.a_s.q.val();
+        self.out_last.d.next = self.a_last.q.val();
+        self.out_lenmod.d.next = self.a_lenmod.q.val();
+        self.out_tag.d.next = self.a_tag.q.val();
+        self.out_err.d.next = self.a_err.q.val();
         if self.issue.val() {
-            self.out_s.d.next = self.nb_s.val();
-            self.out_last.d.next = self.nb_last.val();
-            self.out_lenmod.d.next = self.nb_lenmod.val();
-            self.out_tag.d.next = self.nb_tag.val();
-            self.out_err.d.next = self.nb_err.val();
+            self.a_s.d.next = self.nb_s.val();
+            self.a_last.d.next = self.nb_last.val();
+            self.a_lenmod.d.next = self.nb_lenmod.val();
+            self.a_tag.d.next = self.nb_tag.val();
+            self.a_err.d.next = self.nb_err.val();
             if self.iss_active.q.val() {
                 self.iss_row.d.next = self.iss_row.q.val() + 1;
                 self.iss_rem.d.next = self.iss_rem.q.val() - 1;
@@ -460,16 +494,19 @@ impl<const AW: usize> Logic for HostMem<AW> {
             }
         }
         self.rq.read.next = self.issue.val() & !self.iss_active.q.val();
-        // RAM read addresses: the bridge's row, or per lane j the beat's base row + (j < s)
+        // RAM read addresses, registered: the bridge's row, or per lane j the beat's base
+        // row + (j < s)
         self.rd_carry.next = !(self.ones16.val() << self.nb_s.val());
         for i in 0..16 {
-            self.lane[i].read_address.next = self.nb_row.val();
+            self.ra[i].clock.next = self.clock.val();
+            self.ra[i].d.next = self.nb_row.val();
             if self.rd_carry.val().get_bit(i) {
-                self.lane[i].read_address.next = self.nb_row.val() + 1;
+                self.ra[i].d.next = self.nb_row.val() + 1;
             }
             if self.br_rd_take.val() {
-                self.lane[i].read_address.next = self.br_row.val();
+                self.ra[i].d.next = self.br_row.val();
             }
+            self.lane[i].read_address.next = self.ra[i].q.val();
         }
         self.ram_word.next = bit_cast::<128, 8>(self.lane[0].read_data.val())
             | (bit_cast::<128, 8>(self.lane[1].read_data.val()) << 8)
@@ -627,6 +664,7 @@ impl<const AW: usize> Logic for HostMem<AW> {
 
         if self.reset.val() {
             self.iss_active.d.next = false;
+            self.a_valid.d.next = false;
             self.ram_valid.d.next = false;
             self.r2_valid.d.next = false;
             self.credits.d.next = 8.into();
@@ -635,6 +673,7 @@ impl<const AW: usize> Logic for HostMem<AW> {
             self.wrsp_valid.d.next = false;
             self.br_rd_last.d.next = false;
             self.br_wr_last.d.next = false;
+            self.br_ra.d.next = false;
             self.br_rvalid.d.next = false;
             self.f_count.d.next = 0.into();
             self.f_addr.d.next = 0.into();
