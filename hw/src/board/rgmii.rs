@@ -9,7 +9,7 @@
 //! the link must be 1000 Mb/s (the board's PHY is strapped or auto-negotiated to it).
 //!
 //! FIFO entries: bit 0 tlast, bit 1 tuser; RX (74 bits): bits 9:2 tkeep, bits 73:10 tdata;
-//! TX (69 bits): bits 4:2 the beat's highest tkeep lane, bits 68:5 tdata.
+//! TX (69 bits): bits 4:2 the beat's last lane (tkeep's bits set less one), bits 68:5 tdata.
 //!
 //! # RX (`RgmiiRxN`, `RgmiiRx` = 512 entries)
 //! In the rx_clock domain: while RX_DV, bytes 0x55 (at least one) are preamble until the
@@ -39,7 +39,7 @@
 //! difference) or the FIFO holds at least half its capacity as the reader sees it. A
 //! frame counter seen a cycle or two before the data pointer is harmless: the 8 preamble
 //! byte times pass before the first data beat is needed.
-//! Per frame: 7 x 0x55, 0xD5, the bytes of every beat (lanes 0 to its highest tkeep lane), then at least 12
+//! Per frame: 7 x 0x55, 0xD5, the bytes of every beat (packed from lane 0: as many as tkeep has bits set), then at least 12
 //! idle byte times (TX_EN low) before the next preamble. A beat with tuser (an aborted
 //! frame: tuser is on its last beat) is sent with TX_ER on all its bytes, so the PHY
 //! corrupts the frame and no receiver accepts it.
@@ -363,10 +363,10 @@ pub struct RgmiiTxN<const N: usize, const NP1: usize> {
     pub txd_fall: Signal<Out, Bits<4>>,
     pub ctl_rise: Signal<Out, Bit>,
     pub ctl_fall: Signal<Out, Bit>,
-    /// [68:5] data, [4:2] the beat's last lane (its highest `tkeep` bit), [1] tuser, [0]
-    /// tlast. The lane, not `tkeep`: the transmit side ends a beat when its byte count
-    /// equals it, a 3-bit compare, where `tkeep >> (cnt + 1) == 0` was a shifter. The same
-    /// beat ends at the same byte: `cnt` counts up from 0.
+    /// [68:5] data, [4:2] the beat's last lane (its `tkeep` bits less one: beats are
+    /// packed from lane 0), [1] tuser, [0] tlast. The lane, not `tkeep`: the transmit
+    /// side ends a beat when its byte count equals it, a 3-bit compare, where
+    /// `tkeep >> (cnt + 1) == 0` was a shifter; for a packed beat the same byte.
     fifo: CdcFifo<Bits<69>, N, NP1>,
     // core domain
     frames_in: DFF<Bits<16>>,
@@ -411,7 +411,9 @@ pub struct RgmiiTxN<const N: usize, const NP1: usize> {
     // core scratch
     fin_next: Signal<Local, Bits<16>>,
     entry: Signal<Local, Bits<69>>,
-    /// The incoming beat's highest `tkeep` lane (0 when none).
+    /// The incoming beat's `tkeep` bits set, and its last lane (that count less one, 0
+    /// when none).
+    keep_count: Signal<Local, Bits<4>>,
     lane_in: Signal<Local, Bits<3>>,
     // tx scratch
     fin_a: Signal<Local, Bits<16>>,
@@ -482,6 +484,7 @@ impl<const N: usize, const NP1: usize> Default for RgmiiTxN<N, NP1> {
             half: Constant::new(Bits::<NP1>::from(1u64 << (N - 1))),
             fin_next: Default::default(),
             entry: Default::default(),
+            keep_count: Default::default(),
             lane_in: Default::default(),
             fin_a: Default::default(),
             fin_b: Default::default(),
@@ -519,27 +522,17 @@ impl<const N: usize, const NP1: usize> Logic for RgmiiTxN<N, NP1> {
         // ---- core domain: beats into the FIFO, frames counted as their last beat goes in ----
         self.s_axis_tready.next = !self.fifo.full.val();
         self.fifo.write.next = self.s_axis_tvalid.val();
+        // the beat's bytes: packed from lane 0 (as MAC TX makes them), so its last lane
+        // is their count less one (a beat with none sends lane 0, as before)
+        self.keep_count.next = 0.into();
+        for i in 0..8 {
+            if self.s_axis_tkeep.val().get_bit(i) {
+                self.keep_count.next = self.keep_count.val() + 1;
+            }
+        }
         self.lane_in.next = 0.into();
-        if self.s_axis_tkeep.val().get_bit(1) {
-            self.lane_in.next = 1.into();
-        }
-        if self.s_axis_tkeep.val().get_bit(2) {
-            self.lane_in.next = 2.into();
-        }
-        if self.s_axis_tkeep.val().get_bit(3) {
-            self.lane_in.next = 3.into();
-        }
-        if self.s_axis_tkeep.val().get_bit(4) {
-            self.lane_in.next = 4.into();
-        }
-        if self.s_axis_tkeep.val().get_bit(5) {
-            self.lane_in.next = 5.into();
-        }
-        if self.s_axis_tkeep.val().get_bit(6) {
-            self.lane_in.next = 6.into();
-        }
-        if self.s_axis_tkeep.val().get_bit(7) {
-            self.lane_in.next = 7.into();
+        if self.keep_count.val() != 0 {
+            self.lane_in.next = bit_cast::<3, 4>(self.keep_count.val() - 1);
         }
         self.entry.next = (bit_cast::<69, 64>(self.s_axis_tdata.val()) << 5) | (bit_cast::<69, 3>(self.lane_in.val()) << 2);
         if self.s_axis_tlast.val() {
