@@ -1,4 +1,4 @@
-//! The RDMA engine's simulation clock gate (sim/build.rs `gate_engine`): a `full` model
+//! The RDMA engine's simulation clock gate (sim/build.rs `gate_blocks`): a `full` model
 //! pulses the engine's clock only in a cycle where its state or one of its inputs moved.
 //! Exact or not at all: each run below goes through the `nic` binary three times, with
 //! the gate on (the default), off (the engine clocked every cycle), and in `check` mode

@@ -37,7 +37,7 @@ public:
         // Clock high (the first eval() sees no edge): steps start with the clock high.
         top_->clock = 1;
 #if NIC_GATED
-        top_->rdma_clock = 1;
+        set_gate_clocks(top_, 1);
 #endif
         top_->reset = 1;
         top_->eval();
@@ -90,7 +90,7 @@ public:
 #if NIC_TRACED
         exact = exact || tfp_;
 #endif
-        bool exact_gate = clock_cycle(
+        const char* unannounced = clock_cycle(
             t, exact, changed, gate_,
             [&](bool edge) {
                 if (edge) {
@@ -106,7 +106,7 @@ public:
                 (void)half;
 #endif
             });
-        if (!exact_gate) gate_violation(cycles_);
+        if (unannounced) gate_violation(cycles_, unannounced);
         cycles_++;
     }
 

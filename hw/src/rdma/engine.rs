@@ -179,7 +179,7 @@ pub struct RdmaEngine {
     // write answers. One cycle later each, in order. Two reasons: the paths from the CSR
     // block and the DMA port end here (156.25 MHz), and in the simulator the engine's
     // logic then reads its own flip-flops, not the core's signals, so Verilator evaluates
-    // it only at the engine's own (gated) clock edges (sim/build.rs `gate_engine`;
+    // it only at the engine's own (gated) clock edges (sim/build.rs `gate_blocks`;
     // docs/performance.md). The read address, the ready inputs and the read answers
     // (a handshake each, answered in the same cycle) stay direct. ----
     in_reset: DFF<Bit>,
