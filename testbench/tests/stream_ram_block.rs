@@ -13,6 +13,8 @@
 //! same random vectors as in rust-hdl's simulator: both must match the model cycle by
 //! cycle. The Verilog once disagreed: its `full` missed the fill that wraps the write
 //! pointer, and the next write overwrote the head (see `NicFifo::wr_plus_one`).
+//! Both FIFO tests run the default FIFO and the one `with_fast_read` (its next read
+//! address from a register holding `rd_ptr + 1`).
 //!
 //! `RamOutReg` and `RamOutQueue`: a random source and a random sink; every word arrives
 //! once, in order, and the queue passes a word every cycle while both sides are willing
@@ -70,7 +72,17 @@ fn ram_reads_stored_words_and_poisons_collisions() {
 
 #[test]
 fn fifo_never_shows_a_collision_read() {
-    let (bad, popped, empty_pushes) = run_testbench(400_000, |x: &mut Box<NicFifo<Bits<16>, 3, 4>>| x.clock.next = !x.clock.val(), |sim, mut x| {
+    fifo_collision_run(false);
+}
+
+#[test]
+fn fifo_with_fast_read_never_shows_a_collision_read() {
+    fifo_collision_run(true);
+}
+
+fn fifo_collision_run(fast_read: bool) {
+    let uut = NicFifo::<Bits<16>, 3, 4>::default().with_fast_read(fast_read);
+    let (bad, popped, empty_pushes) = run_testbench_of(uut, 400_000, |x: &mut Box<NicFifo<Bits<16>, 3, 4>>| x.clock.next = !x.clock.val(), |sim, mut x| {
         let mut rng = StdRng::seed_from_u64(0xf1f0);
         let mut model: VecDeque<u16> = VecDeque::new();
         let (mut bad, mut popped, mut empty_pushes) = (Vec::new(), 0u32, 0u32);
@@ -171,6 +183,15 @@ fn fifo_expected(vectors: &[(bool, bool, bool, u16)]) -> Vec<(bool, bool, u64, O
 /// Icarus: each cycle's empty, full, count and head equal the model's in both.
 #[test]
 fn fifo_verilog_and_rust_hdl_agree_with_the_model_across_pointer_wraps() {
+    fifo_wrap_run(false);
+}
+
+#[test]
+fn fifo_with_fast_read_verilog_and_rust_hdl_agree_with_the_model_across_pointer_wraps() {
+    fifo_wrap_run(true);
+}
+
+fn fifo_wrap_run(fast_read: bool) {
     let vectors = fifo_vectors(0xf1f0_57a7, 6000);
     let expected = fifo_expected(&vectors);
     let full_at_wrap = (0..vectors.len() - 1)
@@ -187,7 +208,8 @@ fn fifo_verilog_and_rust_hdl_agree_with_the_model_across_pointer_wraps() {
     };
     // rust-hdl's simulator
     let v = vectors.clone();
-    let rust_hdl = run_testbench(1_000_000, |x: &mut Box<NicFifo<Bits<16>, 3, 4>>| x.clock.next = !x.clock.val(), move |sim, mut x| {
+    let uut = NicFifo::<Bits<16>, 3, 4>::default().with_fast_read(fast_read);
+    let rust_hdl = run_testbench_of(uut, 1_000_000, |x: &mut Box<NicFifo<Bits<16>, 3, 4>>| x.clock.next = !x.clock.val(), move |sim, mut x| {
         let mut got = Vec::new();
         for &(reset, write, read, word) in &v {
             x.reset.next = reset;
@@ -202,11 +224,11 @@ fn fifo_verilog_and_rust_hdl_agree_with_the_model_across_pointer_wraps() {
     });
     show("rust-hdl", &rust_hdl);
     // the exported Verilog
-    let mut uut = NicFifo::<Bits<16>, 3, 4>::default();
+    let mut uut = NicFifo::<Bits<16>, 3, 4>::default().with_fast_read(fast_read);
     uut.connect_all();
     let verilog = generate_verilog(&uut);
     let vecs: Vec<Vec<u128>> = vectors.iter().map(|&(r, w, rd, d)| vec![r as u128, w as u128, rd as u128, d as u128]).collect();
-    let rows = icarus::run("nicfifo", &verilog, &["reset", "write", "read", "data_in"], &vecs, &["empty", "full", "count", "data_out"]);
+    let rows = icarus::run(if fast_read { "nicfifo_fast" } else { "nicfifo" }, &verilog, &["reset", "write", "read", "data_in"], &vecs, &["empty", "full", "count", "data_out"]);
     let icarus: Vec<_> = rows
         .iter()
         .map(|r| {
