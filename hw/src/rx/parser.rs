@@ -110,7 +110,8 @@ pub struct RxParser {
     s1_ended: DFF<Bit>,
     s1_tags: DFF<Bits<2>>,
     s1_trunc: DFF<Bit>,
-    s1_et: DFF<Bits<16>>,
+    /// The EtherType after the tags, as stage 1 chooses it (judged there: `s1_v4`, `s1_v6`).
+    et_sel: Signal<Local, Bits<16>>,
     s1_l3: DFF<Bits<17>>,
     /// Stage 2's length sums, made as the header words load and always those of the
     /// `h[0]`, `h[1]` and `s1_l3` beside them, so stage 2's checks compare registers
@@ -120,6 +121,16 @@ pub struct RxParser {
     s1_l4len4: DFF<Bits<17>>,
     s1_end4: DFF<Bits<17>>,
     s1_end6: DFF<Bits<17>>,
+    /// The frame holds the fixed IPv4 (20 bytes) or IPv6 (40 bytes) header after `s1_l3`:
+    /// compares of the same next values, for the same reason.
+    s1_fit4: DFF<Bit>,
+    s1_fit6: DFF<Bit>,
+    /// The frame is IPv4 / IPv6 (its EtherType after the tags, and not truncated before
+    /// it), judged in stage 1 as the EtherType is chosen (`et_sel`) and `s1_trunc` set:
+    /// the 16-bit EtherType compares of a registered EtherType were in front of every
+    /// check of stage 2 (with the fits above alone, its worst path started there).
+    s1_v4: DFF<Bit>,
+    s1_v6: DFF<Bit>,
     n_total: Signal<Local, Bits<17>>,
     n_hl: Signal<Local, Bits<17>>,
     // stage 2 = the record
@@ -253,11 +264,15 @@ impl Default for RxParser {
             s1_ended: Default::default(),
             s1_tags: Default::default(),
             s1_trunc: Default::default(),
-            s1_et: Default::default(),
+            et_sel: Default::default(),
             s1_l3: Default::default(),
             s1_l4len4: Default::default(),
             s1_end4: Default::default(),
             s1_end6: Default::default(),
+            s1_fit4: Default::default(),
+            s1_fit6: Default::default(),
+            s1_v4: Default::default(),
+            s1_v6: Default::default(),
             n_total: Default::default(),
             n_hl: Default::default(),
             v2: Default::default(),
@@ -338,7 +353,7 @@ impl Default for RxParser {
 impl Logic for RxParser {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, idx, prev, c_dst, et0, et1, et2, lw0, lw1, lw3, flen, ended, at_lw0_b, at_lw1_a, at_lw1_b, at_lw3_a, at_lw3_b, tpid0_c, tpid1_c, v6_0_c, v6_1_c, v6_2_c, v1, s1_dst, s1_lw0, s1_lw1, s1_lw3, s1_lenv, s1_ended, s1_tags, s1_trunc, s1_et, s1_l3, s1_l4len4, s1_end4, s1_end6, v2, r_valid, r_dst, r_has_dst, r_ptype, r_v4ok, r_v6ok, r_tcp_ok, r_udp_ok, r_l3, r_l4, r_l4end, r_as, r_ae, r_pconst, r_chk3, r_chk4, r_udp0);
+        dff_setup!(self, clock, idx, prev, c_dst, et0, et1, et2, lw0, lw1, lw3, flen, ended, at_lw0_b, at_lw1_a, at_lw1_b, at_lw3_a, at_lw3_b, tpid0_c, tpid1_c, v6_0_c, v6_1_c, v6_2_c, v1, s1_dst, s1_lw0, s1_lw1, s1_lw3, s1_lenv, s1_ended, s1_tags, s1_trunc, s1_l3, s1_l4len4, s1_end4, s1_end6, s1_fit4, s1_fit6, s1_v4, s1_v6, v2, r_valid, r_dst, r_has_dst, r_ptype, r_v4ok, r_v6ok, r_tcp_ok, r_udp_ok, r_l3, r_l4, r_l4end, r_as, r_ae, r_pconst, r_chk3, r_chk4, r_udp0);
         for k in 0..6 {
             self.wa[k].clock.next = self.clock.val();
             self.wa[k].d.next = self.wa[k].q.val();
@@ -478,6 +493,7 @@ impl Logic for RxParser {
         if self.ended.q.val() {
             self.lenv.next = bit_cast::<17, 7>(self.flen.q.val());
         }
+        self.et_sel.next = self.et0.q.val();
         if self.v1.q.val() {
             self.s1_dst.d.next = self.c_dst.q.val();
             self.s1_lw0.d.next = self.lw0.q.val();
@@ -497,33 +513,37 @@ impl Logic for RxParser {
                 self.s1_trunc.d.next = true;
             }
             if self.cap_tags.val() == 0 {
-                self.s1_et.d.next = self.et0.q.val();
+                self.et_sel.next = self.et0.q.val();
                 self.s1_l3.d.next = 14.into();
                 for m in 0..5 {
                     self.h[2 * m].d.next = self.wa[m].q.val();
                     self.h[2 * m + 1].d.next = self.wb[m].q.val();
                 }
             } else if self.cap_tags.val() == 1 {
-                self.s1_et.d.next = self.et1.q.val();
+                self.et_sel.next = self.et1.q.val();
                 self.s1_l3.d.next = 18.into();
                 for m in 0..5 {
                     self.h[2 * m].d.next = self.wb[m].q.val();
                     self.h[2 * m + 1].d.next = self.wa[m + 1].q.val();
                 }
             } else {
-                self.s1_et.d.next = self.et2.q.val();
+                self.et_sel.next = self.et2.q.val();
                 self.s1_l3.d.next = 22.into();
                 for m in 0..5 {
                     self.h[2 * m].d.next = self.wa[m + 1].q.val();
                     self.h[2 * m + 1].d.next = self.wb[m + 1].q.val();
                 }
             }
+            self.s1_v4.d.next = !self.s1_trunc.d.val() & (self.et_sel.val() == 0x0800);
+            self.s1_v6.d.next = !self.s1_trunc.d.val() & (self.et_sel.val() == 0x86dd);
         }
         self.n_total.next = bit_cast::<17, 16>(self.h[0].d.val().get_bits::<16>(0));
         self.n_hl.next = bit_cast::<17, 4>(self.h[0].d.val().get_bits::<4>(24)) << 2;
         self.s1_l4len4.d.next = self.n_total.val() - self.n_hl.val();
         self.s1_end4.d.next = self.s1_l3.d.val() + self.n_total.val();
         self.s1_end6.d.next = self.s1_l3.d.val() + 40 + bit_cast::<17, 16>(self.h[1].d.val().get_bits::<16>(16));
+        self.s1_fit4.d.next = self.s1_lenv.d.val() >= self.s1_l3.d.val() + 20;
+        self.s1_fit6.d.next = self.s1_lenv.d.val() >= self.s1_l3.d.val() + 40;
         self.v2.d.next = self.v1.q.val();
         // ---- stage 2: IP, TCP/UDP checks ----
         self.ver.next = self.h[0].q.val().get_bits::<4>(28);
@@ -532,16 +552,16 @@ impl Logic for RxParser {
         self.plen.next = bit_cast::<17, 16>(self.h[1].q.val().get_bits::<16>(16));
         self.nh.next = self.h[1].q.val().get_bits::<8>(8);
         self.not_ended.next = !self.s1_ended.q.val();
-        self.is_v4.next = !self.s1_trunc.q.val() & (self.s1_et.q.val() == 0x0800);
-        self.is_v6.next = !self.s1_trunc.q.val() & (self.s1_et.q.val() == 0x86dd);
+        self.is_v4.next = self.s1_v4.q.val();
+        self.is_v6.next = self.s1_v6.q.val();
         self.ok4.next = self.is_v4.val()
-            & (self.s1_lenv.q.val() >= self.s1_l3.q.val() + 20)
+            & self.s1_fit4.q.val()
             & (self.ver.val() == 4)
             & (self.ihl.val() >= 5)
             & !self.s1_l4len4.q.val().get_bit(16)
             & (self.not_ended.val() | (self.s1_end4.q.val() <= self.s1_lenv.q.val()));
         self.ok6.next = self.is_v6.val()
-            & (self.s1_lenv.q.val() >= self.s1_l3.q.val() + 40)
+            & self.s1_fit6.q.val()
             & (self.ver.val() == 6)
             & (self.plen.val() != 0)
             & (self.not_ended.val() | (self.s1_end6.q.val() <= self.s1_lenv.q.val()));
