@@ -133,6 +133,8 @@ pub struct HostMem<const AW: usize> {
     err_flag: Constant<Bits<53>>,
     last_flag: Constant<Bits<134>>,
     err_flag134: Constant<Bits<134>>,
+    /// The response queue's entry: the beat's data, tag, `last` and `error` flags.
+    oq_word: Signal<Local, Bits<134>>,
     // ---- read requests: [31:0] offset, [43:32] beats - 1, [47:44] len % 16, [51:48] tag, [52] error
     rq: NicFifo<Bits<53>, 3, 4>,
     rq_off: Signal<Local, Bits<64>>,
@@ -292,6 +294,7 @@ impl<const AW: usize> Default for HostMem<AW> {
             err_flag: Constant::new(Bits::<53>::from(1u64 << 52)),
             last_flag: Constant::new(Bits::<134>::from(1u64) << 128),
             err_flag134: Constant::new(Bits::<134>::from(1u64) << 129),
+            oq_word: Default::default(),
             rq: Default::default(),
             rq_off: Default::default(),
             rq_ok: Default::default(),
@@ -544,14 +547,15 @@ impl<const AW: usize> Logic for HostMem<AW> {
             self.ram_out.next = 0.into();
         }
         self.oq.write.next = self.r2_valid.q.val();
-        self.oq.data_in.next = bit_cast::<134, 128>(self.ram_out.val()) | (bit_cast::<134, 4>(self.r2_tag.q.val()) << 130);
-        if self.r2_last.q.val() {
-            self.oq.data_in.next = bit_cast::<134, 128>(self.ram_out.val()) | (bit_cast::<134, 4>(self.r2_tag.q.val()) << 130) | self.last_flag.val();
+        // (an error beat's data is 0, `ram_out` above, and it is always its request's last)
+        self.oq_word.next = bit_cast::<134, 128>(self.ram_out.val()) | (bit_cast::<134, 4>(self.r2_tag.q.val()) << 130);
+        if self.r2_last.q.val() | self.r2_err.q.val() {
+            self.oq_word.next = self.oq_word.val() | self.last_flag.val();
         }
         if self.r2_err.q.val() {
-            // an error beat is always its request's last
-            self.oq.data_in.next = (bit_cast::<134, 4>(self.r2_tag.q.val()) << 130) | self.last_flag.val() | self.err_flag134.val();
+            self.oq_word.next = self.oq_word.val() | self.err_flag134.val();
         }
+        self.oq.data_in.next = self.oq_word.val();
         self.dma_rd_rsp_valid.next = !self.oq.empty.val();
         self.dma_rd_rsp_data.next = bit_cast::<128, 134>(self.oq.data_out.val());
         self.dma_rd_rsp_last.next = self.oq.data_out.val().get_bit(128);
