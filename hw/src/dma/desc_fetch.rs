@@ -105,6 +105,10 @@ pub struct DescFetch {
     count_end_q: DFF<Bits<4>>,
     avail_nz_q: DFF<Bit>,
     calc_idle2: DFF<Bit>,
+    /// Running with no fetch pending or in flight, this cycle.
+    idle_now: Signal<Local, Bit>,
+    /// Descriptors posted and not fetched yet (`tail != fetch_ptr`).
+    posted: Signal<Local, Bit>,
     /// `ring_empty` a cycle late, from a register (the RX engine's drop decision reads
     /// it behind its queue mux): as if the frame asking had come a cycle earlier.
     ring_empty_q: DFF<Bit>,
@@ -183,6 +187,8 @@ impl DescFetch {
             count_end_q: Default::default(),
             avail_nz_q: Default::default(),
             calc_idle2: Default::default(),
+            idle_now: Default::default(),
+            posted: Default::default(),
             ring_empty_q: Default::default(),
             avail: Default::default(),
             to_end_m1: Default::default(),
@@ -225,12 +231,13 @@ impl Logic for DescFetch {
         }
         self.count_avail_q.d.next = self.count_avail.val();
         self.count_end_q.d.next = self.count_end.val();
-        self.avail_nz_q.d.next = self.tail.val() != self.fetch_ptr.q.val();
+        self.posted.next = self.tail.val() != self.fetch_ptr.q.val();
+        self.avail_nz_q.d.next = self.posted.val();
         self.count.next = self.count_avail.val();
         if self.count_end.val() < self.count_avail.val() {
             self.count.next = self.count_end.val();
         }
-        self.avail_q.d.next = self.tail.val() != self.fetch_ptr.q.val();
+        self.avail_q.d.next = self.posted.val();
         if self.head_slice.val() {
             self.count.next = self.count_avail_q.q.val();
             if self.count_end_q.q.val() < self.count_avail_q.q.val() {
@@ -238,18 +245,12 @@ impl Logic for DescFetch {
             }
             self.avail_q.d.next = self.avail_nz_q.q.val();
         }
-        self.calc_idle.d.next = self.active.val() & !self.busy.q.val() & !self.req_pending.q.val();
-        self.calc_idle2.d.next = self.calc_idle.q.val() & self.active.val() & !self.busy.q.val() & !self.req_pending.q.val();
+        self.idle_now.next = self.active.val() & !self.busy.q.val() & !self.req_pending.q.val();
+        self.calc_idle.d.next = self.idle_now.val();
+        self.calc_idle2.d.next = self.calc_idle.q.val() & self.idle_now.val();
         self.count_q.d.next = self.count.val();
         self.room_q.d.next = self.fifo.count.val() <= 24;
-        if self.active.val()
-            & !self.busy.q.val()
-            & !self.req_pending.q.val()
-            & self.calc_idle.q.val()
-            & (self.calc_idle2.q.val() | !self.head_slice.val())
-            & self.avail_q.q.val()
-            & self.room_q.q.val()
-        {
+        if self.idle_now.val() & self.calc_idle.q.val() & (self.calc_idle2.q.val() | !self.head_slice.val()) & self.avail_q.q.val() & self.room_q.q.val() {
             self.req_pending.d.next = true;
             self.req_addr_r.d.next = self.ring_base.val() + (bit_cast::<48, 16>(self.fetch_ptr.q.val() & self.ring_mask.val()) << 4);
             self.req_len_r.d.next = bit_cast::<16, 4>(self.count_q.q.val()) << 4;
