@@ -302,6 +302,10 @@ pub struct RdmaResponder {
     /// Which queue's head is shown: switched only when no entry is in hand (the one shown
     /// taken or put back, or none shown).
     show_urgent: DFF<Bit>,
+    /// The entry this cycle would put into `acks` (or `urgent`), built once in a local
+    /// signal: rust-hdl's simulator answers a child input's `val()` with its settled value,
+    /// so ORing fields into `acks.data_in` itself would keep stale bits there.
+    ack_word: Signal<Local, Bits<284>>,
     ack_entry: Signal<Local, Bits<276>>,
     /// Per QP: in a message 0, its class 3:1, a sequence NAK sent 4, MSN 31:8; a WRITE: next bus address 95:32,
     /// bytes to come 127:96, its whole length 159:128; a SEND: the bytes received so far
@@ -881,6 +885,7 @@ impl Default for RdmaResponder {
             ack_yield: Default::default(),
             urgent: Default::default(),
             show_urgent: Default::default(),
+            ack_word: Default::default(),
             ack_entry: Default::default(),
             cnt_rx_packet: Default::default(),
             cnt_rx_bytes: Default::default(),
@@ -1159,15 +1164,16 @@ impl Logic for RdmaResponder {
         self.pay_q.m_ready.next = false;
         self.acks.write.next = false;
         self.urgent.write.next = false;
-        self.acks.data_in.next = bit_cast::<284, 6>(self.r_qpn.q.val().get_bits::<6>(0)) | (bit_cast::<284, 24>(self.a_psn.q.val()) << 8)
+        self.ack_word.next = bit_cast::<284, 6>(self.r_qpn.q.val().get_bits::<6>(0)) | (bit_cast::<284, 24>(self.a_psn.q.val()) << 8)
             | (bit_cast::<284, 8>(self.syn.q.val()) << 32) | (bit_cast::<284, 24>(self.msg.q.val().get_bits::<24>(8)) << 40)
             | (bit_cast::<284, 96>(self.qpc.q.val().get_bits::<96>(128)) << 64)
             | (bit_cast::<284, 24>(self.qpc.q.val().get_bits::<24>(32)) << 160);
         if self.owe_read.q.val() {
-            self.acks.data_in.next = self.acks.data_in.val() | (Bits::<284>::from(1u64) << 184) | (bit_cast::<284, 64>(self.bus.q.val()) << 185)
+            self.ack_word.next = self.ack_word.val() | (Bits::<284>::from(1u64) << 184) | (bit_cast::<284, 64>(self.bus.q.val()) << 185)
                 | (bit_cast::<284, 32>(self.r_dma_len.q.val()) << 249) | (bit_cast::<284, 3>(self.qpc.q.val().get_bits::<3>(4)) << 281);
         }
-        self.urgent.data_in.next = self.acks.data_in.val();
+        self.acks.data_in.next = self.ack_word.val();
+        self.urgent.data_in.next = self.ack_word.val();
         self.rs_valid.next = false;
         self.rs_qpn.next = self.r_qpn.q.val().get_bits::<6>(0);
         self.rs_psn.next = self.a_psn.q.val();
