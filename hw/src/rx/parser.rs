@@ -434,49 +434,56 @@ impl Logic for RxParser {
         self.et0_in.next = (bit_cast::<16, 8>(self.data.val().get_bits::<8>(32)) << 8) | bit_cast::<16, 8>(self.data.val().get_bits::<8>(40));
         self.et1_in.next = (bit_cast::<16, 8>(self.data.val().get_bits::<8>(0)) << 8) | bit_cast::<16, 8>(self.data.val().get_bits::<8>(8));
         self.et2_in.next = self.et0_in.val();
+        // The word captures need no `fire`: `idx` moves only when a beat is taken, so the
+        // capture made as beat k is taken is the last one at position k, and whatever was
+        // caught there before (while the beat waited, or from an idle input) is overwritten.
+        // Only `prev`, `idx` and the window's end wait for `fire`: that keeps the input
+        // handshake off several hundred register enables.
         if self.fire.val() {
             self.prev.d.next = (bit_cast::<16, 8>(self.data.val().get_bits::<8>(48)) << 8) | bit_cast::<16, 8>(self.data.val().get_bits::<8>(56));
-            if self.idx.q.val() == 0 {
-                self.c_dst.d.next = self.data.val().get_bits::<48>(0);
+        }
+        if self.idx.q.val() == 0 {
+            self.c_dst.d.next = self.data.val().get_bits::<48>(0);
+        }
+        if self.idx.q.val() == 1 {
+            self.et0.d.next = self.et0_in.val();
+            self.tpid0_c.d.next = (self.et0_in.val() == 0x8100) | (self.et0_in.val() == 0x88a8);
+            self.v6_0_c.d.next = self.et0_in.val() == 0x86dd;
+        }
+        if self.idx.q.val() == 2 {
+            self.et1.d.next = self.et1_in.val();
+            self.et2.d.next = self.et2_in.val();
+            self.tpid1_c.d.next = (self.et1_in.val() == 0x8100) | (self.et1_in.val() == 0x88a8);
+            self.v6_1_c.d.next = self.et1_in.val() == 0x86dd;
+            self.v6_2_c.d.next = self.et2_in.val() == 0x86dd;
+        }
+        for k in 0..6 {
+            if self.idx.q.val() == self.beat_k[k].val() {
+                self.wa[k].d.next = self.word_a.val();
+                self.wb[k].d.next = self.word_b.val();
             }
-            if self.idx.q.val() == 1 {
-                self.et0.d.next = self.et0_in.val();
-                self.tpid0_c.d.next = (self.et0_in.val() == 0x8100) | (self.et0_in.val() == 0x88a8);
-                self.v6_0_c.d.next = self.et0_in.val() == 0x86dd;
+        }
+        if self.open.val() & (self.idx.q.val() >= 4) {
+            if self.qb.val() == self.at_lw1_b.q.val() {
+                self.lw0.d.next = self.word_a.val();
             }
-            if self.idx.q.val() == 2 {
-                self.et1.d.next = self.et1_in.val();
-                self.et2.d.next = self.et2_in.val();
-                self.tpid1_c.d.next = (self.et1_in.val() == 0x8100) | (self.et1_in.val() == 0x88a8);
-                self.v6_1_c.d.next = self.et1_in.val() == 0x86dd;
-                self.v6_2_c.d.next = self.et2_in.val() == 0x86dd;
+            if self.qb.val() == self.at_lw0_b.q.val() {
+                self.lw0.d.next = self.word_b.val();
             }
-            for k in 0..6 {
-                if self.idx.q.val() == self.beat_k[k].val() {
-                    self.wa[k].d.next = self.word_a.val();
-                    self.wb[k].d.next = self.word_b.val();
-                }
+            if self.qb.val() == self.at_lw1_a.q.val() {
+                self.lw1.d.next = self.word_a.val();
             }
-            if self.open.val() & (self.idx.q.val() >= 4) {
-                if self.qb.val() == self.at_lw1_b.q.val() {
-                    self.lw0.d.next = self.word_a.val();
-                }
-                if self.qb.val() == self.at_lw0_b.q.val() {
-                    self.lw0.d.next = self.word_b.val();
-                }
-                if self.qb.val() == self.at_lw1_a.q.val() {
-                    self.lw1.d.next = self.word_a.val();
-                }
-                if self.qb.val() == self.at_lw1_b.q.val() {
-                    self.lw1.d.next = self.word_b.val();
-                }
-                if self.qb.val() == self.at_lw3_a.q.val() {
-                    self.lw3.d.next = self.word_a.val();
-                }
-                if self.qb.val() == self.at_lw3_b.q.val() {
-                    self.lw3.d.next = self.word_b.val();
-                }
+            if self.qb.val() == self.at_lw1_b.q.val() {
+                self.lw1.d.next = self.word_b.val();
             }
+            if self.qb.val() == self.at_lw3_a.q.val() {
+                self.lw3.d.next = self.word_a.val();
+            }
+            if self.qb.val() == self.at_lw3_b.q.val() {
+                self.lw3.d.next = self.word_b.val();
+            }
+        }
+        if self.fire.val() {
             if self.decide.val() {
                 self.flen.d.next = (bit_cast::<7, 4>(self.idx.q.val()) << 3) + bit_cast::<7, 4>(self.len.val());
                 self.ended.d.next = self.last.val();
