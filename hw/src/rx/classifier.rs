@@ -21,7 +21,8 @@
 //! previous record has not reached RSS (one record every 8 cycles: frames of 8 beats and
 //! more flow at full rate, shorter ones are slowed down), and at most 7 frames are inside
 //! (so the 8-entry record FIFOs cannot overflow). After reset the input waits until the
-//! filter and RSS have written their tables' reset values (128 cycles).
+//! filter and RSS have written their tables' reset values (128 cycles, and one more for
+//! `tables_ready`).
 
 use super::{RxCsum, RxFilter, RxParser, RxRss};
 use crate::stream::{NicFifo, RegSlice};
@@ -122,6 +123,19 @@ pub struct RxClassifier {
     /// (the block's critical path at speed 8, 9.2 ns into the checksum unit's field
     /// registers).
     filled: DFF<Bit>,
+    /// A last beat was read last cycle: `lasts` takes it off a cycle late, so that the
+    /// FIFO's block RAM output (`head_last`, 4.3 ns from the clock) meets only this
+    /// flip-flop, not the count's add and compares.
+    last_read_q: DFF<Bit>,
+    /// `lasts` is not 0 / is 1, kept as `filled` is (three compares of the current count
+    /// chosen by this cycle's change): with `last_read_q`, "a frame's last beat is in the
+    /// data FIFO" (`any_last`) is one gate of flip-flops.
+    lasts_nz: DFF<Bit>,
+    lasts_one: DFF<Bit>,
+    any_last: Signal<Local, Bit>,
+    /// The filter's and RSS's tables are written (both `ready`), registered: one
+    /// flip-flop in front of the input's ready instead of two distant ones.
+    tables_ready: DFF<Bit>,
     h_dst: DFF<Bits<48>>,
     h_has_dst: DFF<Bit>,
     h_ptype: DFF<Bits<16>>,
@@ -213,6 +227,11 @@ impl Default for RxClassifier {
             frames: Default::default(),
             lasts: Default::default(),
             filled: Default::default(),
+            last_read_q: Default::default(),
+            lasts_nz: Default::default(),
+            lasts_one: Default::default(),
+            any_last: Default::default(),
+            tables_ready: Default::default(),
             h_dst: Default::default(),
             h_has_dst: Default::default(),
             h_ptype: Default::default(),
@@ -256,7 +275,7 @@ impl Default for RxClassifier {
 impl Logic for RxClassifier {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, in_mid, eng_mid, frames, lasts, filled, h_dst, h_has_dst, h_ptype, h_info, h_roce, go_pipe);
+        dff_setup!(self, clock, in_mid, eng_mid, frames, lasts, filled, last_read_q, lasts_nz, lasts_one, tables_ready, h_dst, h_has_dst, h_ptype, h_info, h_roce, go_pipe);
         clock!(self, clock, parser, filter, rss, csum, fifo, info_fifo, meta_fifo, out);
         self.parser.reset.next = self.reset.val();
         self.filter.reset.next = self.reset.val();
@@ -268,8 +287,8 @@ impl Logic for RxClassifier {
         self.out.reset.next = self.reset.val();
         // ---- input ----
         self.will_close.next = self.parser.window_end.val() | (self.s_last.val() & self.parser.window_open.val());
-        self.s_ready.next = self.filter.ready.val()
-            & self.rss.ready.val()
+        self.tables_ready.d.next = self.filter.ready.val() & self.rss.ready.val();
+        self.s_ready.next = self.tables_ready.q.val()
             & !self.fifo.full.val()
             & !(self.parser.pending.val() & self.will_close.val())
             & (self.in_mid.q.val() | (self.frames.q.val() < 7));
@@ -380,9 +399,10 @@ impl Logic for RxClassifier {
         // ---- data FIFO -> checksum pipeline ----
         self.en.next = self.out.s_ready.val();
         self.head_last.next = self.fifo.data_out.val().get_bit(68);
+        self.any_last.next = self.lasts_nz.q.val() & !(self.lasts_one.q.val() & self.last_read_q.q.val());
         self.can_read.next = !self.fifo.empty.val()
             & (self.eng_mid.q.val()
-                | (!self.info_fifo.empty.val() & (self.filled.q.val() | (self.lasts.q.val() != 0))));
+                | (!self.info_fifo.empty.val() & (self.filled.q.val() | self.any_last.val())));
         self.read.next = self.en.val() & self.can_read.val();
         self.fifo.read.next = self.read.val();
         self.info_fifo.read.next = self.read.val() & !self.eng_mid.q.val();
@@ -457,12 +477,22 @@ impl Logic for RxClassifier {
             self.frames.d.next = self.frames.q.val() - 1;
         }
         self.last_in.next = self.in_fire.val() & self.s_last.val();
+        // `lasts` counts the last beats written and not yet taken off: a read one is taken
+        // off the cycle after (`last_read_q`), so the last beats in the FIFO now are
+        // `lasts - last_read_q`
         self.last_read.next = self.read.val() & self.head_last.val();
-        if self.last_in.val() & !self.last_read.val() {
+        self.last_read_q.d.next = self.last_read.val();
+        self.lasts_nz.d.next = self.lasts.q.val() != 0;
+        self.lasts_one.d.next = self.lasts.q.val() == 1;
+        if self.last_in.val() & !self.last_read_q.q.val() {
             self.lasts.d.next = self.lasts.q.val() + 1;
+            self.lasts_nz.d.next = true;
+            self.lasts_one.d.next = self.lasts.q.val() == 0;
         }
-        if !self.last_in.val() & self.last_read.val() {
+        if !self.last_in.val() & self.last_read_q.q.val() {
             self.lasts.d.next = self.lasts.q.val() - 1;
+            self.lasts_nz.d.next = self.lasts.q.val() != 1;
+            self.lasts_one.d.next = self.lasts.q.val() == 2;
         }
         if self.reset.val() {
             self.in_mid.d.next = false;
@@ -470,6 +500,10 @@ impl Logic for RxClassifier {
             self.frames.d.next = 0.into();
             self.lasts.d.next = 0.into();
             self.filled.d.next = false;
+            self.last_read_q.d.next = false;
+            self.lasts_nz.d.next = false;
+            self.lasts_one.d.next = false;
+            self.tables_ready.d.next = false;
             self.go_pipe.d.next = 0.into();
         }
     }

@@ -92,6 +92,10 @@ pub struct RxRss {
     count: DFF<Bits<3>>,
     look1: DFF<Bit>,
     look2: DFF<Bit>,
+    /// `idle` as a flip-flop: the next values of `running`, `look1` and `look2` all
+    /// clear. A `start` then clears or loads the 320 tuple bits from one register and the
+    /// caller's request, not through a three-register test first.
+    idle_q: DFF<Bit>,
     t: [DFF<Bits<64>>; 5],
     k: [DFF<Bits<64>>; 5],
     acc: DFF<Bits<32>>,
@@ -137,6 +141,7 @@ impl Default for RxRss {
             count: Default::default(),
             look1: Default::default(),
             look2: Default::default(),
+            idle_q: Default::default(),
             t: Default::default(),
             k: Default::default(),
             acc: Default::default(),
@@ -158,7 +163,7 @@ impl Default for RxRss {
 impl Logic for RxRss {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, init, running, count, look1, look2, acc, htype, r_done, r_hash, r_type, r_queue);
+        dff_setup!(self, clock, init, running, count, look1, look2, idle_q, acc, htype, r_done, r_hash, r_type, r_queue);
         for i in 0..5 {
             self.t[i].clock.next = self.clock.val();
             self.t[i].d.next = self.t[i].q.val();
@@ -203,7 +208,7 @@ impl Logic for RxRss {
             }
         }
         self.ports.next = (self.ty.val() == 2) | (self.ty.val() == 3) | (self.ty.val() == 5) | (self.ty.val() == 6);
-        self.idle.next = !self.running.q.val() & !self.look1.q.val() & !self.look2.q.val();
+        self.idle.next = self.idle_q.q.val();
         // the Toeplitz steps
         self.step.data.next = self.t[0].q.val();
         self.step.key_hi.next = self.k[0].q.val();
@@ -279,6 +284,7 @@ impl Logic for RxRss {
             self.look2.d.next = false;
             self.r_done.d.next = false;
         }
+        self.idle_q.d.next = !self.running.d.val() & !self.look1.d.val() & !self.look2.d.val();
     }
 }
 
