@@ -246,7 +246,10 @@ impl<const TN: usize, const TNP1: usize, const RN: usize, const RNP1: usize, con
             rx_axis_tready: Default::default(),
             irq: Default::default(),
             csr: CsrBlock::new(config),
-            tx: TxEngine::default().with_scatter_gather(config.has_scatter_gather()).with_narrow_fifo(config.narrow_tx_fifo()),
+            tx: TxEngine::default()
+                .with_scatter_gather(config.has_scatter_gather())
+                .with_narrow_fifo(config.narrow_tx_fifo())
+                .with_head_slice(config.skid_slices()),
             tx_offload: Default::default(),
             rx: if config.has_rx_offload() { RxEngine::default() } else { RxEngine::without_rx_offload() }
                 .with_narrow_fifo(config.narrow_rx_fifo())

@@ -512,7 +512,7 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> Default for TxEngine<FN
             v_error: Default::default(),
             ctx_supported: Default::default(),
             stat_refused: Default::default(),
-            fetch: std::array::from_fn(|_| DescFetch::new(nic_regmap::desc::TX_CTX)),
+            fetch: std::array::from_fn(|_| DescFetch::new(nic_regmap::desc::TX_CTX).with_head_slice(true)),
             info: Default::default(),
             data: Default::default(),
             ctx_fifo: Default::default(),
@@ -710,6 +710,14 @@ impl<const FN: usize, const FNP1: usize, const Q: usize> TxEngine<FN, FNP1, Q> {
     /// With `true`, the data FIFO holds 8-byte beats (`Config::narrow_tx_fifo`).
     pub fn with_narrow_fifo(mut self, on: bool) -> Self {
         self.narrow_fifo = Constant::new(on);
+        self
+    }
+    /// With `true` (`Config::skid_slices`, `full`), each descriptor fetcher's head goes
+    /// through a register slice of its own (`DescFetch::with_head_slice`): a pop ends in
+    /// the slice's flip-flops, not in the FIFO's pointer and its RAM's read address, and
+    /// the descriptor stage loads from registers. One cycle more from a fetch to its use.
+    pub fn with_head_slice(mut self, on: bool) -> Self {
+        self.fetch = self.fetch.map(|f| f.with_head_slice(on));
         self
     }
 }
