@@ -38,9 +38,20 @@ mkdir -p "$out" "$ice40_out"
 flow=$!
 
 status=0
-"$CARGO" test --release -j"$JOBS" --workspace --no-fail-fast -- --skip board_flow_ || status=1
-# --workspace --tests: the same feature set as the run above, so nothing is rebuilt
-# (`-p nic-fpga` alone rebuilds the test binary: 1m40s measured)
-NIC_BOARD_FLOW_DIR="$out" NIC_ICE40_FLOW_DIR="$ice40_out" "$CARGO" test --release -j"$JOBS" --workspace --tests -- board_flow_ || status=1
+# cargo-nextest, where the machine has it, runs the tests of every binary side by side
+# (two at a time) rather than one binary after another, each binary's tests on at most
+# two threads: the long tests of one binary (rdma_verbs) no longer leave the other core
+# to the board flows alone. Otherwise `cargo test`, the same tests.
+if "$CARGO" nextest --version >/dev/null 2>&1; then
+    "$CARGO" nextest run --release -j"$JOBS" --workspace --no-fail-fast -E 'not test(/board_flow_/)' || status=1
+    # nextest runs no doctests
+    "$CARGO" test --release -j"$JOBS" --workspace --doc || status=1
+    NIC_BOARD_FLOW_DIR="$out" NIC_ICE40_FLOW_DIR="$ice40_out" "$CARGO" nextest run --release -j"$JOBS" --workspace -E 'test(/board_flow_/)' || status=1
+else
+    "$CARGO" test --release -j"$JOBS" --workspace --no-fail-fast -- --skip board_flow_ || status=1
+    # --workspace --tests: the same feature set as the run above, so nothing is rebuilt
+    # (`-p nic-fpga` alone rebuilds the test binary: 1m40s measured)
+    NIC_BOARD_FLOW_DIR="$out" NIC_ICE40_FLOW_DIR="$ice40_out" "$CARGO" test --release -j"$JOBS" --workspace --tests -- board_flow_ || status=1
+fi
 wait "$flow" 2>/dev/null
 exit $status
