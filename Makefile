@@ -19,9 +19,10 @@ setup:
 build: setup
 	@CARGO=$(CARGO) JOBS=$(JOBS) bash scripts/build.sh all
 
-# The build with the traced models of `full` too (sim/build.rs `variants`): `--wave` on
-# `--config full` needs them. `small`'s traced models are in every build. About 6 more
-# minutes of building; a later plain build (no NIC_SIM_WAVES) drops them again.
+# The build with every traced model (sim/build.rs `variants`, the board model too): `--wave`
+# on `--config full`, `--bus axi` or `nic sim board` needs them. `small`'s traced `nic_top`
+# (its DMA port) is in every build.
+# About ten more minutes of building; a later plain build (no NIC_SIM_WAVES) drops them again.
 waves: setup
 	NIC_SIM_WAVES=all $(CARGO) build --release -j$(JOBS) --workspace
 

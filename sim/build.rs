@@ -52,8 +52,8 @@ use std::process::Command;
 /// Bump to force every model to be rebuilt (e.g. after changing the flags below).
 const BUILD_KEY: &str = "nic-sim-build-v8";
 
-/// Which model variants are built: (config, traced). Each gives a `nic_top` model
-/// (src/model.rs) and a `nic_top_axi` model (src/axi_model.rs).
+/// Which models are built: (top, config, traced). `nic_top` models are src/model.rs's,
+/// `nic_top_axi` models src/axi_model.rs's.
 ///
 /// Waveform tracing decision. With Verilator 5.006 a model compiled with `--trace-fst`,
 /// tracing off, cost nothing (24.84 k instructions per idle cycle against 24.89 k), so
@@ -65,27 +65,40 @@ const BUILD_KEY: &str = "nic-sim-build-v8";
 /// (src/model.rs, factory generated below).
 ///
 /// The traced models cost most of a clean build: in the CI run at 2031a86 the four traced
-/// models (both tops) took 483 s of the models' 708 s, `full`'s two alone 343 s. So the
-/// traced `full` models are built only on request, `NIC_SIM_WAVES=all` in the build's
-/// environment (`make waves`); the traced `small` models are always built, so `--wave`
-/// works out of the box on the default configuration and CI tests both tracing paths.
-/// A waveform asked of `full` in a build without them fails with a message that says so.
-fn variants() -> Vec<(&'static str, bool)> {
-    println!("cargo:rerun-if-env-changed={WAVES_ENV}");
-    let all = match env::var(WAVES_ENV).as_deref() {
-        Ok("all") => true,
-        Ok("small") | Ok("") | Err(_) => false,
-        Ok(v) => panic!("{WAVES_ENV}={v}: expected `small` (the default: traced models of `small` only) or `all`"),
-    };
-    let mut v = vec![("small", true), ("small", false), ("full", false)];
+/// models (both tops) took 483 s of the models' 708 s, `full`'s two alone 343 s; on
+/// 2026-12-01 the traced AXI `small` took 112 s of 754 (the traced DMA-port one 103, the
+/// untraced `small` models 29 and 32). So a plain build traces one model, `small`'s
+/// `nic_top`: `--wave` works out of the box on the default configuration and bus, and CI
+/// tests the tracing path. The other traced models (`small` behind the AXI4 bridge,
+/// `full` on either bus) are built on request, `NIC_SIM_WAVES=all` in the build's
+/// environment (`make waves`). A waveform asked of a model a build has untraced only
+/// fails with a message that says so.
+fn variants() -> Vec<(Top, &'static str, bool)> {
+    let all = all_waves();
+    let mut v = vec![(Top::Nic, "small", true)];
     if all {
-        v.push(("full", true));
+        v.push((Top::NicAxi, "small", true));
+    }
+    v.extend([(Top::Nic, "small", false), (Top::NicAxi, "small", false), (Top::Nic, "full", false), (Top::NicAxi, "full", false)]);
+    if all {
+        v.extend([(Top::Nic, "full", true), (Top::NicAxi, "full", true)]);
     }
     v
 }
 
-/// The build-time switch for the traced `full` models (see `variants`).
+/// The build-time switch for the traced models beyond `small`'s `nic_top` (see `variants`)
+/// and for the traced board model.
 const WAVES_ENV: &str = "NIC_SIM_WAVES";
+
+/// Whether `NIC_SIM_WAVES=all`: every model traced (`variants`), the board model too.
+fn all_waves() -> bool {
+    println!("cargo:rerun-if-env-changed={WAVES_ENV}");
+    match env::var(WAVES_ENV).as_deref() {
+        Ok("all") => true,
+        Ok("small") | Ok("") | Err(_) => false,
+        Ok(v) => panic!("{WAVES_ENV}={v}: expected `small` (the default: the traced `nic_top` of `small` only) or `all`"),
+    }
+}
 
 /// Profile-guided optimisation of the models' per-cycle code (issue 21).
 ///
@@ -317,12 +330,10 @@ fn main() {
     let vinc = verilator.root.join("include");
     let vversion = verilator.version.clone();
 
-    // Every model to build: per variant, nic_top and nic_top_axi.
-    let variants = variants();
+    // Every model to build (`variants`): top, configuration, traced or not.
+    let all = variants();
     let pgo_mode = pgo_mode();
     let mut instrumented = false;
-    let all: Vec<(Top, &str, bool)> =
-        variants.iter().flat_map(|&(c, t)| [(Top::Nic, c, t), (Top::NicAxi, c, t)]).collect();
     let variant_names: Vec<String> = all.iter().map(|&(top, c, t)| full_variant_name(top, c, t)).collect();
     let mut libs: Vec<String> = Vec::new();
     let mut obj_dirs: Vec<PathBuf> = Vec::new();
@@ -345,7 +356,7 @@ fn main() {
         let files = [(format!("{}.v", top.sim_module()), wrapper), (format!("{}.v", top.module()), verilog)];
         // A traced build runs only with a waveform open, where writing the FST file is
         // most of the time: -O1 builds it in about half the time of -O3.
-        let fast_opt = if traced && variants.contains(&(cfg, false)) { 1 } else { 3 };
+        let fast_opt = if traced && all.contains(&(top, cfg, false)) { 1 } else { 3 };
         // Profile-guided: the untraced DMA-port models, which the training runs (`pgo_mode`).
         let pgo = (top == Top::Nic && !traced).then_some(pgo_mode);
         let obj = verilated_model(&out, &verilator, &mut libs, vname, &top.sim_module(), &files, traced, fast_opt, pgo);
@@ -377,7 +388,10 @@ fn main() {
     // ECPIX-5 board layer without its PLL, with simulation models of the DDR cells and
     // the simulation parameters (fast UART, short PHY reset). Several clocks, each an
     // input the test bench drives, and no input feeding logic before a flip-flop, so it
-    // needs no input-register wrapper.
+    // needs no input-register wrapper. Traced only with NIC_SIM_WAVES=all: the trace
+    // code took 136 s of compiling on 2026-12-01 (most of the model's), and the board's
+    // test needs no waveform (`nic sim board --wave` says how to get one).
+    let board_traced = all_waves();
     let board_obj = {
         use nic_hw::board::ecpix5;
         let files = [
@@ -385,7 +399,7 @@ fn main() {
             ("ecpix5.v".to_string(), ecpix5::ecpix5_verilog(ecpix5::SIM_UART_DIVISOR, ecpix5::SIM_PHY_RESET_BITS)),
             ("ecp5_sim_cells.v".to_string(), ecpix5::SIM_PRIMITIVES.to_string()),
         ];
-        verilated_model(&out, &verilator, &mut libs, "board_small", "ecpix5_io", &files, true, 3, None)
+        verilated_model(&out, &verilator, &mut libs, "board_small", "ecpix5_io", &files, board_traced, 3, None)
     };
 
     // The iCE40 board model (src/ice40_model.rs): `ice40_core`, the iCE40 board's NIC
@@ -448,9 +462,10 @@ fn main() {
         [(false, "NicModel", "new_model", "model_variants"), (true, "AxiNicModel", "new_axi_model", "axi_model_variants")]
     {
         let name = |cfg: &str, t: bool| if axi { axi_variant_name(cfg, t) } else { variant_name(cfg, t) };
+        let top = if axi { Top::NicAxi } else { Top::Nic };
         factory += &format!("std::unique_ptr<{base}> {new_fn}(uint32_t config, bool want_trace) {{\n");
         for (ci, cfg) in ["small", "full"].iter().enumerate() {
-            let has = |t: bool| variants.contains(&(cfg, t));
+            let has = |t: bool| all.contains(&(top, *cfg, t));
             if !has(true) && !has(false) {
                 continue;
             }
@@ -470,7 +485,7 @@ fn main() {
         factory += "  (void)want_trace;\n  throw std::runtime_error(\"no such hardware configuration in this build\");\n}\n";
         factory += &format!("uint32_t {variants_fn}(uint32_t config) {{\n");
         for (ci, cfg) in ["small", "full"].iter().enumerate() {
-            let bits = variants.contains(&(cfg, false)) as u32 | (variants.contains(&(cfg, true)) as u32) << 1;
+            let bits = all.contains(&(top, *cfg, false)) as u32 | (all.contains(&(top, *cfg, true)) as u32) << 1;
             factory += &format!("  if (config == {ci}) return {bits};\n");
         }
         factory += "  return 0;\n}\n";
@@ -493,7 +508,7 @@ fn main() {
     let cxxinc = out.join("cxxbridge").join("include");
     let cxxcrate = out.join("cxxbridge").join("crate");
     // the board model's wrapper (csrc/board_model.cpp -> libnicsim_board_model) likewise
-    wrap_files.push((manifest.join("csrc").join("board_model.cpp"), true, vec![board_obj.clone()]));
+    wrap_files.push((manifest.join("csrc").join("board_model.cpp"), board_traced, vec![board_obj.clone()]));
     wrap_files.push((manifest.join("csrc").join("ice40_model.cpp"), false, vec![ice40_obj.clone()]));
     for (f, traced, objs) in &wrap_files {
         let name = format!("nicsim_{}", f.file_stem().unwrap().to_string_lossy());

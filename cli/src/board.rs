@@ -46,7 +46,8 @@ pub struct SimBoardArgs {
     size: std::ops::RangeInclusive<usize>,
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// FST waveform of the board's pins and everything inside (ECPIX-5 only).
+    /// FST waveform of the board's pins and everything inside (ECPIX-5 only; a build with
+    /// NIC_SIM_WAVES=all, `make waves`: a plain build's board model is untraced).
     #[arg(long)]
     wave: Option<PathBuf>,
 }

@@ -1,9 +1,14 @@
 // The Verilated `ecpix5_io` behind the BoardModel interface (board_model.h). Compiled by
-// build.rs with the model's include directory.
+// build.rs with the model's include directory; VM_TRACE says whether the model was
+// Verilated with tracing (only with NIC_SIM_WAVES=all, sim/build.rs).
 #include <stdexcept>
 #include <string>
 #include "verilated.h"
+#if VM_TRACE
 #include "verilated_fst_c.h"
+#else
+class VerilatedFstC;
+#endif
 #include "Vnic_board_small.h"
 #include "nic-sim/csrc/board_model.h"
 #include "nic-sim/src/board_model.rs.h"
@@ -13,7 +18,9 @@ namespace nicsim {
 class BoardModelImpl final : public BoardModel {
 public:
     BoardModelImpl() : ctx_(new VerilatedContext), top_(nullptr), trace_(nullptr) {
+#if VM_TRACE
         ctx_->traceEverOn(true);
+#endif
         ctx_->fatalOnError(false);
         top_ = new Vnic_board_small(ctx_.get(), "board");
     }
@@ -34,7 +41,9 @@ public:
         top_->eth_rxd = in.eth_rxd & 0xf;
         ctx_->time(time_ps);
         top_->eval();
+#if VM_TRACE
         if (trace_) trace_->dump(time_ps);
+#endif
         out.uart_txd = top_->uart_txd;
         out.eth_txc = top_->eth_txc;
         out.eth_tx_ctl = top_->eth_tx_ctl;
@@ -43,6 +52,7 @@ public:
         out.led_r = top_->led_r;
     }
     void open_trace(rust::Str path) override {
+#if VM_TRACE
         close_trace();
         trace_ = new VerilatedFstC;
         top_->trace(trace_, 99);
@@ -53,13 +63,21 @@ public:
             trace_ = nullptr;
             throw std::runtime_error("cannot open waveform file " + p);
         }
+#else
+        (void)path;
+        throw std::runtime_error(
+            "no waveform of the board: this build's board model is untraced; rebuild with "
+            "NIC_SIM_WAVES=all in the environment (`make waves`) to trace it");
+#endif
     }
     void close_trace() override {
+#if VM_TRACE
         if (trace_) {
             trace_->close();
             delete trace_;
             trace_ = nullptr;
         }
+#endif
     }
 
 private:

@@ -166,12 +166,12 @@ impl std::fmt::Display for HwConfig {
 }
 
 /// Why a waveform of `top` (`nic_top`, `nic_top_axi`) in `config` cannot be written: this
-/// build holds no traced model of it (sim/build.rs `variants`: `full`'s traced models are
-/// built only with `NIC_SIM_WAVES=all`).
+/// build holds no traced model of it (sim/build.rs `variants`: every traced model but
+/// `small`'s `nic_top` is built only with `NIC_SIM_WAVES=all`).
 pub(crate) fn untraced_error(top: &str, config: HwConfig) -> String {
     format!(
         "no waveform of `{config}`: this build's {top} model of it is untraced; \
-         rebuild with NIC_SIM_WAVES=all in the environment (`make waves`) to trace `{config}` too"
+         rebuild with NIC_SIM_WAVES=all in the environment (`make waves`) to trace every model"
     )
 }
 

@@ -158,3 +158,26 @@ fn waveform_of_full_needs_the_traced_build() {
     }
     let _ = std::fs::remove_file(&path);
 }
+
+#[test]
+fn board_waveform_is_written_or_refused() {
+    // The board model is traced only in a build with NIC_SIM_WAVES=all (sim/build.rs):
+    // without it a waveform request says how to get one and writes nothing.
+    let path = std::env::temp_dir().join(format!("nic-sim-wave-board-{}.fst", std::process::id()));
+    let mut m = nic_sim::board_model::BoardModel::new();
+    match m.open_trace(&path) {
+        Ok(()) => {
+            for t in 0..100u64 {
+                let inputs = nic_sim::board_model::BoardInputs { clk_core: t & 1 == 1, ..Default::default() };
+                m.eval(&inputs, t * 1000);
+            }
+            m.close_trace();
+            assert!(std::fs::metadata(&path).expect("FST file written").len() > 100);
+        }
+        Err(e) => {
+            assert!(e.contains("NIC_SIM_WAVES=all"), "{e}");
+            assert!(!path.exists(), "nothing written");
+        }
+    }
+    let _ = std::fs::remove_file(&path);
+}
