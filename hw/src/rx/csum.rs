@@ -9,7 +9,8 @@
 //! the segment end can be odd (its last word then counts its high byte only).
 //!
 //! Pipeline, six registered stages, all advancing together on `en`:
-//! A the beat and its byte offset; B masked data per region (17-bit compares);
+//! A the beat and where it stands against the region bounds (beat-index compares made
+//! as it enters); B masked data per region (lane compares on the bounds' low bits);
 //! C the beat's four words summed per region; D 32-bit accumulators (no overflow: a
 //! region is < 64 KiB); E and F the end-around folds, the length check and the verdicts,
 //! which travel on the frame's last beat. The beat itself travels alongside, so a frame
@@ -66,7 +67,15 @@ pub struct RxCsum {
     // A
     a_valid: DFF<Bit>,
     a_first: DFF<Bit>,
-    a_pos: DFF<Bits<17>>,
+    /// Where the beat in A stands against the frame's region bounds (0 l3, 1 l4,
+    /// 2 addr_start, 3 addr_end, 4 l4end), compared as the beat enters A: its beat index
+    /// below the bound's (`a_lt`), equal to it (`a_eq`), one below l4end's (`a_eqm1`).
+    /// The word masks in A -> B are then a lane compare on the bounds' low 3 bits, where
+    /// they were an add and a 17-bit compare per word (two carry chains) in front of the
+    /// masked data registers: the classifier's worst path at speed 8.
+    a_lt: [DFF<Bit>; 5],
+    a_eq: [DFF<Bit>; 5],
+    a_eqm1: DFF<Bit>,
     a_data: DFF<Bits<64>>,
     a_len: DFF<Bits<4>>,
     a_last: DFF<Bit>,
@@ -122,12 +131,16 @@ pub struct RxCsum {
     take: Signal<Local, Bit>,
     first: Signal<Local, Bit>,
     flags: Signal<Local, Bits<4>>,
-    two_i: [Constant<Bits<17>>; 4],
-    p: [Signal<Local, Bits<17>>; 4],
-    p2: [Signal<Local, Bits<17>>; 4],
+    two_i: [Constant<Bits<3>>; 4],
+    /// The bounds of the beat being taken: the inputs for a frame's first beat (its
+    /// index is 0), the frame's registers after.
+    bnd: [Signal<Local, Bits<17>>; 5],
+    beat: Signal<Local, Bits<14>>,
+    below: Signal<Local, Bit>,
+    below_end: Signal<Local, Bit>,
     mask3: Signal<Local, Bits<64>>,
     mask4: Signal<Local, Bits<64>>,
-    flen: Signal<Local, Bits<17>>,
+    short: Signal<Local, Bit>,
     w3: [Signal<Local, Bits<32>>; 4],
     w4: [Signal<Local, Bits<32>>; 4],
     y3: Signal<Local, Bits<17>>,
@@ -175,7 +188,9 @@ impl Default for RxCsum {
             f_flags: Default::default(),
             a_valid: Default::default(),
             a_first: Default::default(),
-            a_pos: Default::default(),
+            a_lt: Default::default(),
+            a_eq: Default::default(),
+            a_eqm1: Default::default(),
             a_data: Default::default(),
             a_len: Default::default(),
             a_last: Default::default(),
@@ -225,12 +240,14 @@ impl Default for RxCsum {
             take: Default::default(),
             first: Default::default(),
             flags: Default::default(),
-            two_i: std::array::from_fn(|i| Constant::new(Bits::<17>::from(2 * i as u64))),
-            p: Default::default(),
-            p2: Default::default(),
+            two_i: std::array::from_fn(|i| Constant::new(Bits::<3>::from(2 * i as u64))),
+            bnd: Default::default(),
+            beat: Default::default(),
+            below: Default::default(),
+            below_end: Default::default(),
             mask3: Default::default(),
             mask4: Default::default(),
-            flen: Default::default(),
+            short: Default::default(),
             w3: Default::default(),
             w4: Default::default(),
             y3: Default::default(),
@@ -245,12 +262,18 @@ impl Logic for RxCsum {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, mid, pos, f_l3, f_l4, f_l4end, f_as, f_ae, f_pconst, f_flags,
-            a_valid, a_first, a_pos, a_data, a_len, a_last, a_status,
+            a_valid, a_first, a_eqm1, a_data, a_len, a_last, a_status,
             b_valid, b_first, b_m3, b_m4, b_p, b_flags, b_data, b_len, b_last, b_status,
             c_valid, c_first, c_s3, c_s4, c_flags, c_data, c_len, c_last, c_status,
             d_valid, d_acc3, d_acc4, d_flags, d_data, d_len, d_last, d_status,
             e_valid, e_x3, e_x4, e_flags, e_data, e_len, e_last, e_status,
             o_valid, o_data, o_len, o_last, o_status, o_l3, o_l4);
+        for k in 0..5 {
+            self.a_lt[k].clock.next = self.clock.val();
+            self.a_lt[k].d.next = self.a_lt[k].q.val();
+            self.a_eq[k].clock.next = self.clock.val();
+            self.a_eq[k].d.next = self.a_eq[k].q.val();
+        }
         self.take.next = self.en.val() & self.in_valid.val();
         self.first.next = !self.mid.q.val();
         self.flags.next = 0.into();
@@ -267,6 +290,19 @@ impl Logic for RxCsum {
             self.flags.next = self.flags.val() | 8;
         }
         // ---- in -> A ----
+        self.bnd[0].next = self.f_l3.q.val();
+        self.bnd[1].next = self.f_l4.q.val();
+        self.bnd[2].next = self.f_as.q.val();
+        self.bnd[3].next = self.f_ae.q.val();
+        self.bnd[4].next = self.f_l4end.q.val();
+        if self.first.val() {
+            self.bnd[0].next = self.l3.val();
+            self.bnd[1].next = self.l4.val();
+            self.bnd[2].next = self.addr_start.val();
+            self.bnd[3].next = self.addr_end.val();
+            self.bnd[4].next = self.l4end.val();
+        }
+        self.beat.next = self.pos.q.val().get_bits::<14>(3);
         if self.take.val() {
             self.mid.d.next = !self.in_last.val();
             self.pos.d.next = self.pos.q.val() + 8;
@@ -288,9 +324,18 @@ impl Logic for RxCsum {
         if self.en.val() {
             self.a_valid.d.next = self.in_valid.val();
             self.a_first.d.next = self.first.val();
-            self.a_pos.d.next = self.pos.q.val();
+            for k in 0..5 {
+                self.a_lt[k].d.next = self.beat.val() < self.bnd[k].val().get_bits::<14>(3);
+                self.a_eq[k].d.next = self.beat.val() == self.bnd[k].val().get_bits::<14>(3);
+            }
+            self.a_eqm1.d.next = (self.beat.val() + 1) == self.bnd[4].val().get_bits::<14>(3);
             if self.first.val() {
-                self.a_pos.d.next = 0.into();
+                // beat 0: zero tests of the inputs
+                for k in 0..5 {
+                    self.a_lt[k].d.next = self.bnd[k].val().get_bits::<14>(3) != 0;
+                    self.a_eq[k].d.next = self.bnd[k].val().get_bits::<14>(3) == 0;
+                }
+                self.a_eqm1.d.next = self.bnd[4].val().get_bits::<14>(3) == 1;
             }
             self.a_data.d.next = self.in_data.val();
             self.a_len.d.next = self.in_len.val();
@@ -300,23 +345,37 @@ impl Logic for RxCsum {
         // ---- A -> B: masks ----
         self.mask3.next = 0.into();
         self.mask4.next = 0.into();
+        // word i of the beat starts at byte p = 8 * beat + 2i; p < X when the beat is below
+        // X's beat, or is X's beat and 2i < X mod 8. `below` is p < X for each bound in
+        // turn; the L4 segment's low byte counts when p + 2 <= l4end, that is p < l4end
+        // with its bit 0 cleared (p is even).
         for i in 0..4 {
-            self.p[i].next = self.a_pos.q.val() + self.two_i[i].val();
-            self.p2[i].next = self.p[i].val() + 2;
-            if (self.f_l3.q.val() <= self.p[i].val()) & (self.p[i].val() < self.f_l4.q.val()) {
+            self.below.next = self.a_lt[0].q.val() | (self.a_eq[0].q.val() & (self.two_i[i].val() < self.f_l3.q.val().get_bits::<3>(0)));
+            self.below_end.next = self.a_lt[1].q.val() | (self.a_eq[1].q.val() & (self.two_i[i].val() < self.f_l4.q.val().get_bits::<3>(0)));
+            if !self.below.val() & self.below_end.val() {
                 self.mask3.next = self.mask3.val() | self.hi_byte[i].val() | self.lo_byte[i].val();
             }
-            if (self.f_as.q.val() <= self.p[i].val()) & (self.p[i].val() < self.f_ae.q.val()) {
+            self.below.next = self.a_lt[2].q.val() | (self.a_eq[2].q.val() & (self.two_i[i].val() < self.f_as.q.val().get_bits::<3>(0)));
+            self.below_end.next = self.a_lt[3].q.val() | (self.a_eq[3].q.val() & (self.two_i[i].val() < self.f_ae.q.val().get_bits::<3>(0)));
+            if !self.below.val() & self.below_end.val() {
                 self.mask4.next = self.mask4.val() | self.hi_byte[i].val() | self.lo_byte[i].val();
             }
-            if (self.f_l4.q.val() <= self.p[i].val()) & (self.p[i].val() < self.f_l4end.q.val()) {
+            self.below.next = self.a_lt[1].q.val() | (self.a_eq[1].q.val() & (self.two_i[i].val() < self.f_l4.q.val().get_bits::<3>(0)));
+            self.below_end.next = self.a_lt[4].q.val() | (self.a_eq[4].q.val() & (self.two_i[i].val() < self.f_l4end.q.val().get_bits::<3>(0)));
+            if !self.below.val() & self.below_end.val() {
                 self.mask4.next = self.mask4.val() | self.hi_byte[i].val();
             }
-            if (self.f_l4.q.val() <= self.p[i].val()) & (self.p2[i].val() <= self.f_l4end.q.val()) {
+            self.below_end.next = self.a_lt[4].q.val() | (self.a_eq[4].q.val() & (self.two_i[i].val() < (self.f_l4end.q.val().get_bits::<3>(0) & 6)));
+            if !self.below.val() & self.below_end.val() {
                 self.mask4.next = self.mask4.val() | self.lo_byte[i].val();
             }
         }
-        self.flen.next = self.a_pos.q.val() + bit_cast::<17, 4>(self.a_len.q.val());
+        // the frame ends before l4end: 8 * beat + len < l4end, with len at most 8 (below
+        // l4end's beat less one it always holds; one below, unless a full beat meets an
+        // l4end on a beat boundary; on l4end's beat, when len < l4end mod 8)
+        self.short.next = (self.a_lt[4].q.val() & !self.a_eqm1.q.val())
+            | (self.a_eqm1.q.val() & (bit_cast::<5, 4>(self.a_len.q.val()) < (bit_cast::<5, 3>(self.f_l4end.q.val().get_bits::<3>(0)) + 8)))
+            | (self.a_eq[4].q.val() & (self.a_len.q.val() < bit_cast::<4, 3>(self.f_l4end.q.val().get_bits::<3>(0))));
         if self.en.val() {
             self.b_valid.d.next = self.a_valid.q.val();
             self.b_first.d.next = self.a_first.q.val();
@@ -328,7 +387,7 @@ impl Logic for RxCsum {
             }
             // the length check rides on the last beat: no verdicts for a frame shorter than its IP packet
             self.b_flags.d.next = self.f_flags.q.val();
-            if self.flen.val() < self.f_l4end.q.val() {
+            if self.short.val() {
                 self.b_flags.d.next = self.f_flags.q.val() & 12;
             }
             self.b_data.d.next = self.a_data.q.val();

@@ -117,14 +117,30 @@ pub struct RxParser {
     /// `h[0]`, `h[1]` and `s1_l3` beside them, so stage 2's checks compare registers
     /// instead of adding first (its packet-type decision was the parser's critical path,
     /// 8.1 ns at speed 8): the IPv4 total length less the header's (`hl <= total` is its
-    /// sign bit clear), and where the IPv4 and IPv6 packets end in the frame.
+    /// sign bit clear).
     s1_l4len4: DFF<Bits<17>>,
-    s1_end4: DFF<Bits<17>>,
-    s1_end6: DFF<Bits<17>>,
+    /// The IPv4 / IPv6 packet ends within the frame once the frame has ended: its length
+    /// (total length; 40 + payload length) at most the frame's bytes after `s1_l3`
+    /// (`room`: the frame is at most 127 bytes long here), a 7-bit compare and a zero
+    /// test made as the words load, where stage 2 compared the packet's end with the
+    /// frame's length (`l3 + len <= lenv`: the parser's worst path at speed 8, 6.4 ns).
+    s1_in4: DFF<Bit>,
+    s1_in6: DFF<Bit>,
     /// The frame holds the fixed IPv4 (20 bytes) or IPv6 (40 bytes) header after `s1_l3`:
     /// compares of the same next values, for the same reason.
     s1_fit4: DFF<Bit>,
     s1_fit6: DFF<Bit>,
+    /// Stage 2's TCP and UDP length checks against the IPv6 payload length, made as
+    /// stage 1 loads the words they read: at least 20, at least 8, not zero, the TCP data
+    /// offset within it, the UDP length equal to it. Stage 2 then decides from flip-flops
+    /// (its worst path at speed 8 was the payload length's compares → the bad-packet bit
+    /// → `r_ptype`). The IPv4 L4 length is a difference (`s1_l4len4`): its checks made
+    /// here would follow the subtraction (7.2 ns); stage 2 makes them on its narrow bits.
+    s1_p6_ge20: DFF<Bit>,
+    s1_p6_ge8: DFF<Bit>,
+    s1_p6_nz: DFF<Bit>,
+    s1_p6_dle: DFF<Bit>,
+    s1_p6_ueq: DFF<Bit>,
     /// The frame is IPv4 / IPv6 (its EtherType after the tags, and not truncated before
     /// it), judged in stage 1 as the EtherType is chosen (`et_sel`) and `s1_trunc` set:
     /// the 16-bit EtherType compares of a registered EtherType were in front of every
@@ -208,8 +224,20 @@ pub struct RxParser {
     l4_off: Signal<Local, Bits<17>>,
     l4len: Signal<Local, Bits<17>>,
     doff: Signal<Local, Bits<17>>,
-    udplen: Signal<Local, Bits<17>>,
     bad: Signal<Local, Bit>,
+    n_plen: Signal<Local, Bits<17>>,
+    room: Signal<Local, Bits<9>>,
+    room6: Signal<Local, Bits<9>>,
+    hw0: Signal<Local, Bits<32>>,
+    hw1: Signal<Local, Bits<32>>,
+    in4_t: [Signal<Local, Bit>; 3],
+    in6_t: [Signal<Local, Bit>; 3],
+    /// l3 for 0, 1 and 2 tags, and l3 + 40 (IPv6's fixed header after it)
+    l3_of: [Constant<Bits<9>>; 3],
+    l3_of6: [Constant<Bits<9>>; 3],
+    udplen_q: Signal<Local, Bits<17>>,
+    n_doff: Signal<Local, Bits<17>>,
+    n_udplen: Signal<Local, Bits<17>>,
     pt: Signal<Local, Bits<16>>,
 }
 
@@ -270,10 +298,15 @@ impl Default for RxParser {
             et_sel: Default::default(),
             s1_l3: Default::default(),
             s1_l4len4: Default::default(),
-            s1_end4: Default::default(),
-            s1_end6: Default::default(),
+            s1_in4: Default::default(),
+            s1_in6: Default::default(),
             s1_fit4: Default::default(),
             s1_fit6: Default::default(),
+            s1_p6_ge20: Default::default(),
+            s1_p6_ge8: Default::default(),
+            s1_p6_nz: Default::default(),
+            s1_p6_dle: Default::default(),
+            s1_p6_ueq: Default::default(),
             s1_v4: Default::default(),
             s1_v6: Default::default(),
             n_total: Default::default(),
@@ -345,8 +378,19 @@ impl Default for RxParser {
             l4_off: Default::default(),
             l4len: Default::default(),
             doff: Default::default(),
-            udplen: Default::default(),
             bad: Default::default(),
+            n_plen: Default::default(),
+            room: Default::default(),
+            room6: Default::default(),
+            hw0: Default::default(),
+            hw1: Default::default(),
+            in4_t: Default::default(),
+            in6_t: Default::default(),
+            l3_of: std::array::from_fn(|t| Constant::new(Bits::<9>::from(14 + 4 * t as u64))),
+            l3_of6: std::array::from_fn(|t| Constant::new(Bits::<9>::from(54 + 4 * t as u64))),
+            udplen_q: Default::default(),
+            n_doff: Default::default(),
+            n_udplen: Default::default(),
             pt: Default::default(),
         }
     }
@@ -355,7 +399,7 @@ impl Default for RxParser {
 impl Logic for RxParser {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, idx, at12, open_q, prev, c_dst, et0, et1, et2, lw0, lw1, lw3, flen, ended, at_lw0_b, at_lw1_a, at_lw1_b, at_lw3_a, at_lw3_b, tpid0_c, tpid1_c, v6_0_c, v6_1_c, v6_2_c, v1, s1_dst, s1_lw0, s1_lw1, s1_lw3, s1_lenv, s1_ended, s1_tags, s1_trunc, s1_l3, s1_l4len4, s1_end4, s1_end6, s1_fit4, s1_fit6, s1_v4, s1_v6, v2, r_valid, r_dst, r_has_dst, r_ptype, r_v4ok, r_v6ok, r_tcp_ok, r_udp_ok, r_l3, r_l4, r_l4end, r_as, r_ae, r_pconst, r_chk3, r_chk4, r_udp0);
+        dff_setup!(self, clock, idx, at12, open_q, prev, c_dst, et0, et1, et2, lw0, lw1, lw3, flen, ended, at_lw0_b, at_lw1_a, at_lw1_b, at_lw3_a, at_lw3_b, tpid0_c, tpid1_c, v6_0_c, v6_1_c, v6_2_c, v1, s1_dst, s1_lw0, s1_lw1, s1_lw3, s1_lenv, s1_ended, s1_tags, s1_trunc, s1_l3, s1_l4len4, s1_in4, s1_in6, s1_fit4, s1_fit6, s1_p6_ge20, s1_p6_ge8, s1_p6_nz, s1_p6_dle, s1_p6_ueq, s1_v4, s1_v6, v2, r_valid, r_dst, r_has_dst, r_ptype, r_v4ok, r_v6ok, r_tcp_ok, r_udp_ok, r_l3, r_l4, r_l4end, r_as, r_ae, r_pconst, r_chk3, r_chk4, r_udp0);
         for k in 0..6 {
             self.wa[k].clock.next = self.clock.val();
             self.wa[k].d.next = self.wa[k].q.val();
@@ -507,6 +551,26 @@ impl Logic for RxParser {
             self.lenv.next = bit_cast::<17, 7>(self.flen.q.val());
         }
         self.et_sel.next = self.et0.q.val();
+        // for `s1_in4` / `s1_in6`, judged for each tag count side by side and chosen by the
+        // tags after: the frame's bytes after l3 (its length less 14, 18 or 22; 40 fewer
+        // for IPv6's fixed header) against the IPv4 total length (bits 15:0 of the word
+        // `h[0]` takes) and the IPv6 payload length (bits 31:16 of `h[1]`'s). Only a frame
+        // that has ended asks, so its length is `flen`, not `lenv`'s mux; and no tag mux
+        // or hold mux stands in front of the subtract and the compare.
+        for t in 0..3 {
+            self.room.next = bit_cast::<9, 7>(self.flen.q.val()) - self.l3_of[t].val();
+            self.room6.next = bit_cast::<9, 7>(self.flen.q.val()) - self.l3_of6[t].val();
+            self.hw0.next = self.wa[(t + 1) / 2].q.val();
+            self.hw1.next = self.wb[t / 2].q.val();
+            if t == 1 {
+                self.hw0.next = self.wb[0].q.val();
+                self.hw1.next = self.wa[1].q.val();
+            }
+            self.in4_t[t].next = !self.room.val().get_bit(8) & (self.hw0.val().get_bits::<9>(7) == 0)
+                & (self.hw0.val().get_bits::<7>(0) <= self.room.val().get_bits::<7>(0));
+            self.in6_t[t].next = !self.room6.val().get_bit(8) & (self.hw1.val().get_bits::<9>(23) == 0)
+                & (self.hw1.val().get_bits::<7>(16) <= self.room6.val().get_bits::<7>(0));
+        }
         if self.v1.q.val() {
             self.s1_dst.d.next = self.c_dst.q.val();
             self.s1_lw0.d.next = self.lw0.q.val();
@@ -524,6 +588,15 @@ impl Logic for RxParser {
                 self.s1_trunc.d.next = true;
             } else if self.tpid0_c.q.val() & self.tpid1_c.q.val() & (self.lenv.val() < 22) {
                 self.s1_trunc.d.next = true;
+            }
+            self.s1_in4.d.next = self.in4_t[2].val();
+            self.s1_in6.d.next = self.in6_t[2].val();
+            if self.cap_tags.val() == 0 {
+                self.s1_in4.d.next = self.in4_t[0].val();
+                self.s1_in6.d.next = self.in6_t[0].val();
+            } else if self.cap_tags.val() == 1 {
+                self.s1_in4.d.next = self.in4_t[1].val();
+                self.s1_in6.d.next = self.in6_t[1].val();
             }
             if self.cap_tags.val() == 0 {
                 self.et_sel.next = self.et0.q.val();
@@ -553,8 +626,17 @@ impl Logic for RxParser {
         self.n_total.next = bit_cast::<17, 16>(self.h[0].d.val().get_bits::<16>(0));
         self.n_hl.next = bit_cast::<17, 4>(self.h[0].d.val().get_bits::<4>(24)) << 2;
         self.s1_l4len4.d.next = self.n_total.val() - self.n_hl.val();
-        self.s1_end4.d.next = self.s1_l3.d.val() + self.n_total.val();
-        self.s1_end6.d.next = self.s1_l3.d.val() + 40 + bit_cast::<17, 16>(self.h[1].d.val().get_bits::<16>(16));
+        // (the `.d` values: what stage 1 loads this cycle, or what it holds)
+        self.n_plen.next = bit_cast::<17, 16>(self.h[1].d.val().get_bits::<16>(16));
+        self.n_doff.next = bit_cast::<17, 4>(self.s1_lw3.d.val().get_bits::<4>(28)) << 2;
+        self.n_udplen.next = bit_cast::<17, 16>(self.s1_lw1.d.val().get_bits::<16>(16));
+        self.s1_p6_ge20.d.next = self.n_plen.val() >= 20;
+        self.s1_p6_ge8.d.next = self.n_plen.val() >= 8;
+        self.s1_p6_nz.d.next = self.n_plen.val() != 0;
+        // the data offset is at most 60: a 6-bit compare unless the length is 64 or more
+        self.s1_p6_dle.d.next = (self.n_plen.val().get_bits::<11>(6) != 0)
+            | (self.n_doff.val().get_bits::<6>(0) <= self.n_plen.val().get_bits::<6>(0));
+        self.s1_p6_ueq.d.next = self.n_udplen.val() == self.n_plen.val();
         // the fixed headers fit: `lenv >= l3 + 20` (IPv4) and `l3 + 40` (IPv6), with l3
         // one of 14, 18, 22 by the tags, so each is a compare of `lenv` with a constant
         // chosen by the tags, not an add and a compare behind the l3 mux
@@ -579,17 +661,18 @@ impl Logic for RxParser {
         self.not_ended.next = !self.s1_ended.q.val();
         self.is_v4.next = self.s1_v4.q.val();
         self.is_v6.next = self.s1_v6.q.val();
+        self.udplen_q.next = bit_cast::<17, 16>(self.s1_lw1.q.val().get_bits::<16>(16));
         self.ok4.next = self.is_v4.val()
             & self.s1_fit4.q.val()
             & (self.ver.val() == 4)
             & (self.ihl.val() >= 5)
             & !self.s1_l4len4.q.val().get_bit(16)
-            & (self.not_ended.val() | (self.s1_end4.q.val() <= self.s1_lenv.q.val()));
+            & (self.not_ended.val() | self.s1_in4.q.val());
         self.ok6.next = self.is_v6.val()
             & self.s1_fit6.q.val()
             & (self.ver.val() == 6)
-            & (self.plen.val() != 0)
-            & (self.not_ended.val() | (self.s1_end6.q.val() <= self.s1_lenv.q.val()));
+            & self.s1_p6_nz.q.val()
+            & (self.not_ended.val() | self.s1_in6.q.val());
         self.proto.next = self.nh.val();
         self.l4_off.next = self.s1_l3.q.val() + 40;
         self.l4len.next = self.plen.val();
@@ -616,16 +699,18 @@ impl Logic for RxParser {
         self.is_tcp.next = self.l4go.val() & (self.proto.val() == 6);
         self.is_udp.next = self.l4go.val() & (self.proto.val() == 17);
         self.doff.next = bit_cast::<17, 4>(self.s1_lw3.q.val().get_bits::<4>(28)) << 2;
-        self.udplen.next = bit_cast::<17, 16>(self.s1_lw1.q.val().get_bits::<16>(16));
         // the TCP and UDP length checks against each IP version's L4 length, side by side,
         // the version choosing after the compares (not the length mux before them)
-        self.okt.next = self.is_tcp.val() & (self.doff.val() >= 20)
-            & (self.plen.val() >= 20) & (self.doff.val() <= self.plen.val());
-        self.oku.next = self.is_udp.val() & (self.plen.val() >= 8) & (self.udplen.val() == self.plen.val());
+        self.okt.next = self.is_tcp.val() & (self.doff.val() >= 20) & self.s1_p6_ge20.q.val() & self.s1_p6_dle.q.val();
+        self.oku.next = self.is_udp.val() & self.s1_p6_ge8.q.val() & self.s1_p6_ueq.q.val();
         if self.is_v4.val() {
+            // (a negative `s1_l4len4`, bit 16, fails `ok4`, so no TCP or UDP is seen then)
             self.okt.next = self.is_tcp.val() & (self.doff.val() >= 20)
-                & (self.s1_l4len4.q.val() >= 20) & (self.doff.val() <= self.s1_l4len4.q.val());
-            self.oku.next = self.is_udp.val() & (self.s1_l4len4.q.val() >= 8) & (self.udplen.val() == self.s1_l4len4.q.val());
+                & ((self.s1_l4len4.q.val().get_bits::<12>(5) != 0) | (self.s1_l4len4.q.val().get_bits::<5>(0) >= 20))
+                & ((self.s1_l4len4.q.val().get_bits::<11>(6) != 0)
+                    | (self.doff.val().get_bits::<6>(0) <= self.s1_l4len4.q.val().get_bits::<6>(0)));
+            self.oku.next = self.is_udp.val() & (self.s1_l4len4.q.val().get_bits::<14>(3) != 0)
+                & (self.udplen_q.val() == self.s1_l4len4.q.val());
         }
         self.bad.next = self.s1_trunc.q.val()
             | (self.is_v4.val() & !self.ok4.val())

@@ -1,8 +1,9 @@
 //! RSS (docs/rx-classification.md §4): hash type, Toeplitz hash, indirection table.
 //!
 //! The tuple arrives as five 64-bit words (first byte in bits 63:56, zero-padded). On
-//! `start` the block picks the hash type from `rss_ctrl`, clears the ports when the type
-//! has none (and the whole tuple for `NONE`, whose hash is 0), and loads the 40-byte key.
+//! `start` the block loads the tuple and the 40-byte key and picks the hash type from
+//! `rss_ctrl`; the words the type leaves out (the ports when it has none) are zeroed as
+//! they shift toward the step, and `NONE`'s hash is reported as 0.
 //! Then five cycles each hash one word: with the key register shifted 64 bits per cycle,
 //! bit `j` of the word (most significant first) selects the 32-bit key window starting at
 //! key bit `j`, and the selected windows are XORed into the result ([`ToeplitzStep`], 64
@@ -97,6 +98,15 @@ pub struct RxRss {
     /// caller's request, not through a three-register test first.
     idle_q: DFF<Bit>,
     t: [DFF<Bits<64>>; 5],
+    /// Which of `t`'s words the hash type keeps (bit i for `t[i]`, shifted with them): a
+    /// `start` loads all 320 tuple bits whatever the type, and a word the type leaves out
+    /// (the ports of an address-only type, IPv6's address words under IPv4) is zeroed as
+    /// it shifts toward the step. The load no longer waits for the type's priority logic
+    /// (the parser's verdict bits → the type → 320 enables: 7.1 ns at speed 8).
+    keep: DFF<Bits<5>>,
+    /// The type is NONE: the hash is reported as 0 (the hash of an all-zero tuple), as
+    /// `t[0]` is not cleared for it.
+    none: DFF<Bit>,
     k: [DFF<Bits<64>>; 5],
     acc: DFF<Bits<32>>,
     htype: DFF<Bits<4>>,
@@ -143,6 +153,8 @@ impl Default for RxRss {
             look2: Default::default(),
             idle_q: Default::default(),
             t: Default::default(),
+            keep: Default::default(),
+            none: Default::default(),
             k: Default::default(),
             acc: Default::default(),
             htype: Default::default(),
@@ -163,7 +175,7 @@ impl Default for RxRss {
 impl Logic for RxRss {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, init, running, count, look1, look2, idle_q, acc, htype, r_done, r_hash, r_type, r_queue);
+        dff_setup!(self, clock, init, running, count, look1, look2, idle_q, keep, none, acc, htype, r_done, r_hash, r_type, r_queue);
         for i in 0..5 {
             self.t[i].clock.next = self.clock.val();
             self.t[i].d.next = self.t[i].q.val();
@@ -216,9 +228,13 @@ impl Logic for RxRss {
         if self.running.q.val() {
             self.acc.d.next = self.acc.q.val() ^ self.step.out.val();
             for i in 0..4 {
-                self.t[i].d.next = self.t[i + 1].q.val();
+                self.t[i].d.next = 0.into();
+                if self.keep.q.val().get_bit(i + 1) {
+                    self.t[i].d.next = self.t[i + 1].q.val();
+                }
                 self.k[i].d.next = self.k[i + 1].q.val();
             }
+            self.keep.d.next = self.keep.q.val() >> 1;
             self.t[4].d.next = 0.into();
             self.k[4].d.next = 0.into();
             self.count.d.next = self.count.q.val() + 1;
@@ -232,26 +248,25 @@ impl Logic for RxRss {
             self.acc.d.next = 0.into();
             self.htype.d.next = self.ty.val();
             for i in 0..5 {
-                self.t[i].d.next = 0.into();
+                self.t[i].d.next = self.tuple[i].val();
             }
             self.k[0].d.next = (bit_cast::<64, 32>(self.rss_key[0].val()) << 32) | bit_cast::<64, 32>(self.rss_key[1].val());
             self.k[1].d.next = (bit_cast::<64, 32>(self.rss_key[2].val()) << 32) | bit_cast::<64, 32>(self.rss_key[3].val());
             self.k[2].d.next = (bit_cast::<64, 32>(self.rss_key[4].val()) << 32) | bit_cast::<64, 32>(self.rss_key[5].val());
             self.k[3].d.next = (bit_cast::<64, 32>(self.rss_key[6].val()) << 32) | bit_cast::<64, 32>(self.rss_key[7].val());
             self.k[4].d.next = (bit_cast::<64, 32>(self.rss_key[8].val()) << 32) | bit_cast::<64, 32>(self.rss_key[9].val());
-            if self.ty.val() != 0 {
-                self.t[0].d.next = self.tuple[0].val();
-                if self.ports.val() | self.v6ok.val() {
-                    self.t[1].d.next = self.tuple[1].val();
-                }
-                if self.v6ok.val() {
-                    self.t[2].d.next = self.tuple[2].val();
-                    self.t[3].d.next = self.tuple[3].val();
-                    if self.ports.val() {
-                        self.t[4].d.next = self.tuple[4].val();
-                    }
+            // t[0] is the first step's word, kept whatever the type (NONE: `none`)
+            self.keep.d.next = 1.into();
+            if self.ports.val() | self.v6ok.val() {
+                self.keep.d.next = 3.into();
+            }
+            if self.v6ok.val() {
+                self.keep.d.next = 15.into();
+                if self.ports.val() {
+                    self.keep.d.next = 31.into();
                 }
             }
+            self.none.d.next = self.ty.val() == 0;
         }
         // the indirection table read
         self.look1.d.next = self.running.q.val() & (self.count.q.val() == 4);
@@ -270,6 +285,9 @@ impl Logic for RxRss {
         self.r_done.d.next = self.look2.q.val();
         if self.look2.q.val() {
             self.r_hash.d.next = self.acc.q.val();
+            if self.none.q.val() {
+                self.r_hash.d.next = 0.into();
+            }
             self.r_type.d.next = self.htype.q.val();
             self.r_queue.d.next = self.sel.val();
         }
