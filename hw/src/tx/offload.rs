@@ -139,6 +139,9 @@ pub struct TxOffload<const BN: usize, const BNP1: usize> {
     f_beat: DFF<Bits<14>>,
     f_end: DFF<Bits<17>>,
     f_c: DFF<Bits<4>>,
+    /// The beat's bytes not yet taken (`f_len - f_c`), kept beside `f_c` so the chunk's
+    /// size starts from a register rather than a subtract.
+    f_av: DFF<Bits<4>>,
     f_ct: DFF<Bit>,
     f_tso: DFF<Bit>,
     f_gen: DFF<Bit>,
@@ -189,15 +192,31 @@ pub struct TxOffload<const BN: usize, const BNP1: usize> {
     /// "over 65,535" refusal compares a beat's byte count with it, with no add.
     pay_room: DFF<Bits<17>>,
     /// A TSO segment's payload bytes still to fill (`f_mss - seg_fill`), kept beside
-    /// `seg_fill`: at a frame's first beat it is `f_mss` itself (`seg_fill` is 0 then),
-    /// so the chunk's size starts from a mux, not a subtract.
+    /// `seg_fill`, so the chunk's size needs no subtract. Loaded with the MSS as a frame's
+    /// first beat enters F (as `fill` and `acc` are reset then), so no "first beat" test
+    /// stands in front of the chunk's size.
     seg_rem: DFF<Bits<16>>,
+    /// `seg_rem < 16`, kept beside it: a beat has at most 8 bytes, so "the segment ends
+    /// in this chunk" is this flag and a 4-bit compare of `seg_rem`'s low bits with the
+    /// bytes left of the beat, not a 16-bit compare (a 14-cell carry chain at the head of
+    /// the segmenter's `consume`, the block's critical path).
+    seg_small: DFF<Bit>,
     cap: [DFF<Bits<8>>; 7],
     wp: DFF<Bits<BNP1>>,
     seg_start: DFF<Bits<BNP1>>,
     wslot: DFF<Bits<1>>,
     tslots: DFF<Bits<2>>,
     space_ok: DFF<Bit>,
+    /// The segment's fill a cycle ago against the overflow limit: at or over it
+    /// (`ovf_ge`), one beat short (`ovf_lm1`), whether a beat was written (`ovf_we`) and
+    /// whether the segment restarted (`ovf_rs`: `seg_start` moved to `wp`). The fill grows
+    /// by at most a beat a cycle, so "at or over the limit now" is
+    /// `!ovf_rs & (ovf_ge | ovf_lm1 & ovf_we)`, all flip-flops, where it was a subtract and
+    /// a compare in front of `consume`.
+    ovf_ge: DFF<Bit>,
+    ovf_lm1: DFF<Bit>,
+    ovf_we: DFF<Bit>,
+    ovf_rs: DFF<Bit>,
     fifo_ok: DFF<Bit>,
     // ---- W: buffer writes ----
     w_we: DFF<Bit>,
@@ -243,12 +262,11 @@ pub struct TxOffload<const BN: usize, const BNP1: usize> {
     go: Signal<Local, Bit>,
     drop_cur: Signal<Local, Bit>,
     startf: Signal<Local, Bit>,
-    fill_cur: Signal<Local, Bits<4>>,
-    acc_cur: Signal<Local, Bits<64>>,
     avail: Signal<Local, Bits<4>>,
-    rem: Signal<Local, Bits<16>>,
     n: Signal<Local, Bits<4>>,
     close_rem: Signal<Local, Bit>,
+    rem_av: Signal<Local, Bits<16>>,
+    rem_av_small: Signal<Local, Bit>,
     all_used: Signal<Local, Bit>,
     endf: Signal<Local, Bit>,
     close: Signal<Local, Bit>,
@@ -302,6 +320,7 @@ pub struct TxOffload<const BN: usize, const BNP1: usize> {
     lane_mask: [Constant<Bits<64>>; 8],
     space_lim: Constant<Bits<BNP1>>,
     ovf_lim: Constant<Bits<BNP1>>,
+    ovf_lim1: Constant<Bits<BNP1>>,
     fifo_lim: Constant<Bits<7>>,
     max_pay: Constant<Bits<17>>,
     bits64: Constant<Bits<7>>,
@@ -390,6 +409,7 @@ impl<const BN: usize, const BNP1: usize> Default for TxOffload<BN, BNP1> {
             f_beat: Default::default(),
             f_end: Default::default(),
             f_c: Default::default(),
+            f_av: Default::default(),
             f_ct: Default::default(),
             f_tso: Default::default(),
             f_gen: Default::default(),
@@ -437,12 +457,17 @@ impl<const BN: usize, const BNP1: usize> Default for TxOffload<BN, BNP1> {
             seq_off: Default::default(),
             pay_room: Default::default(),
             seg_rem: Default::default(),
+            seg_small: Default::default(),
             cap: Default::default(),
             wp: Default::default(),
             seg_start: Default::default(),
             wslot: Default::default(),
             tslots: Default::default(),
             space_ok: Default::default(),
+            ovf_ge: Default::default(),
+            ovf_lm1: Default::default(),
+            ovf_we: Default::default(),
+            ovf_rs: Default::default(),
             fifo_ok: Default::default(),
             w_we: Default::default(),
             w_addr: Default::default(),
@@ -484,12 +509,11 @@ impl<const BN: usize, const BNP1: usize> Default for TxOffload<BN, BNP1> {
             go: Default::default(),
             drop_cur: Default::default(),
             startf: Default::default(),
-            fill_cur: Default::default(),
-            acc_cur: Default::default(),
             avail: Default::default(),
-            rem: Default::default(),
             n: Default::default(),
             close_rem: Default::default(),
+            rem_av: Default::default(),
+            rem_av_small: Default::default(),
             all_used: Default::default(),
             endf: Default::default(),
             close: Default::default(),
@@ -542,6 +566,7 @@ impl<const BN: usize, const BNP1: usize> Default for TxOffload<BN, BNP1> {
             lane_mask: std::array::from_fn(|i| Constant::new(Bits::<64>::from(0xffu64 << (8 * i)))),
             space_lim: Constant::new(Bits::<BNP1>::from((1u64 << BN) - 24)),
             ovf_lim: Constant::new(Bits::<BNP1>::from((1u64 << BN) - 64)),
+            ovf_lim1: Constant::new(Bits::<BNP1>::from((1u64 << BN) - 65)),
             fifo_lim: Constant::new(Bits::<7>::from(24u64)),
             max_pay: Constant::new(Bits::<17>::from(65535u64)),
             bits64: Constant::new(Bits::<7>::from(64u64)),
@@ -553,12 +578,12 @@ impl<const BN: usize, const BNP1: usize> Logic for TxOffload<BN, BNP1> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, p_valid, p_data, p_len, p_last, p_user, p_first, p_pos, p_l3, p_l4, p_cs, p_co, p_mss, p_flags, p_hdr,
-            in_frame, ipos, f_valid, f_fresh, f_data, f_len, f_last, f_user, f_first, f_beat, f_end, f_c,
+            in_frame, ipos, f_valid, f_fresh, f_data, f_len, f_last, f_user, f_first, f_beat, f_end, f_c, f_av,
             f_ct, f_tso, f_gen, f_ip4e, f_l4e, f_v6, f_udp, f_early, f_need_a, f_need_b, f_need_c, f_hdr, f_mss, f_l3, f_l4, f_cs,
             f_hdrbeat, f_hdrend, f_ip_x0p, f_ip_x0l, f_ip_x1l, f_ad_s, f_ad_e, f_x_s, f_x_e, f_x_x0p, f_x_x0l, f_x_x1l, f_x_x2l, f_b1,
             f_l3_10, f_x_x1p, f_x_x2p,
-            frame_drop, user_seen, hdr_done, fill, acc, flush_pending, flush_last, seg_fill, seg_nb, seg_k, seq_off, pay_room, seg_rem, ev_w, ev_a0_w, ev_a1_w, ev_a2_w, ev_b0_w, ev_b1_w,
-            wp, seg_start, wslot, tslots, space_ok, fifo_ok, w_we, w_addr, w_data, w_side, t_we, t_addr, t_data,
+            frame_drop, user_seen, hdr_done, fill, acc, flush_pending, flush_last, seg_fill, seg_nb, seg_k, seq_off, pay_room, seg_rem, seg_small, ev_w, ev_a0_w, ev_a1_w, ev_a2_w, ev_b0_w, ev_b1_w,
+            wp, seg_start, wslot, tslots, space_ok, ovf_ge, ovf_lm1, ovf_we, ovf_rs, fifo_ok, w_we, w_addr, w_data, w_side, t_we, t_addr, t_data,
             t_ip, t_addr_s, t_x, r_v, r_e);
         for e in 0..7 {
             self.cap_pos[e].clock.next = self.clock.val();
@@ -660,35 +685,28 @@ impl<const BN: usize, const BNP1: usize> Logic for TxOffload<BN, BNP1> {
             self.go.next = false;
         }
         // the chunk of the beat this cycle: bytes [f_c, f_c + n) up to the segment's end
-        self.fill_cur.next = self.fill.q.val();
-        self.acc_cur.next = self.acc.q.val();
-        if self.startf.val() {
-            self.fill_cur.next = 0.into();
-            self.acc_cur.next = 0.into();
-            if self.f_tso.q.val() {
-                self.fill_cur.next = bit_cast::<4, 3>(self.f_hdr.q.val().get_bits::<3>(0));
-            }
-        }
-        self.avail.next = self.f_len.q.val() - self.f_c.q.val();
-        self.rem.next = self.seg_rem.q.val();
-        if self.startf.val() {
-            self.rem.next = self.f_mss.q.val();
-        }
+        // (`fill`, `acc` and `seg_rem` were set for a frame's first beat as it entered F)
+        // (the two candidate fills are summed beside the compare that chooses between them)
+        self.avail.next = self.f_av.q.val();
         self.n.next = self.avail.val();
         self.close_rem.next = false;
-        if self.f_tso.q.val() & (self.rem.val() <= bit_cast::<16, 4>(self.avail.val())) {
-            self.n.next = self.rem.val().get_bits::<4>(0);
+        self.all_used.next = true;
+        self.total.next = bit_cast::<5, 4>(self.fill.q.val()) + bit_cast::<5, 4>(self.avail.val());
+        if self.f_tso.q.val() & self.seg_small.q.val() & (self.seg_rem.q.val().get_bits::<4>(0) <= self.avail.val()) {
+            self.n.next = self.seg_rem.q.val().get_bits::<4>(0);
             self.close_rem.next = true;
+            self.all_used.next = self.seg_rem.q.val().get_bits::<4>(0) == self.avail.val();
+            self.total.next = bit_cast::<5, 4>(self.fill.q.val()) + bit_cast::<5, 4>(self.seg_rem.q.val().get_bits::<4>(0));
         }
-        self.all_used.next = self.n.val() == self.avail.val();
+        self.rem_av.next = self.seg_rem.q.val() - bit_cast::<16, 4>(self.avail.val());
+        self.rem_av_small.next = self.rem_av.val().get_bits::<12>(4) == 0;
         self.endf.next = self.all_used.val() & self.f_last.q.val();
         self.close.next = self.close_rem.val() | self.endf.val();
-        self.total.next = bit_cast::<5, 4>(self.fill_cur.val()) + bit_cast::<5, 4>(self.n.val());
         // rotate the beat so that byte f_c lands on lane fill
-        self.rot_r.next = self.fill_cur.val().get_bits::<3>(0) - self.f_c.q.val().get_bits::<3>(0);
+        self.rot_r.next = self.fill.q.val().get_bits::<3>(0) - self.f_c.q.val().get_bits::<3>(0);
         self.rot.next = (self.f_data.q.val() << (bit_cast::<7, 3>(self.rot_r.val()) << 3))
             | (self.f_data.q.val() >> (self.bits64.val() - (bit_cast::<7, 3>(self.rot_r.val()) << 3)));
-        self.m_lo.next = self.ones8.val() << self.fill_cur.val();
+        self.m_lo.next = self.ones8.val() << self.fill.q.val();
         if self.total.val() < 8 {
             self.m_lo.next = self.m_lo.val() & !(self.ones8.val() << self.total.val());
         }
@@ -706,7 +724,7 @@ impl<const BN: usize, const BNP1: usize> Logic for TxOffload<BN, BNP1> {
                 self.m_hi64.next = self.m_hi64.val() | self.lane_mask[i].val();
             }
         }
-        self.beat_out.next = self.acc_cur.val() | (self.rot.val() & self.m_lo64.val());
+        self.beat_out.next = self.acc.q.val() | (self.rot.val() & self.m_lo64.val());
         self.spill.next = self.rot.val() & self.m_hi64.val();
         // refusals known at the frame's end; abort; TSO payload over 65,535; no room
         self.late_err.next = (bit_cast::<18, 17>(self.f_end.q.val()) < self.f_need_a.q.val())
@@ -714,7 +732,8 @@ impl<const BN: usize, const BNP1: usize> Logic for TxOffload<BN, BNP1> {
             | (self.f_end.q.val() < self.f_need_c.q.val());
         self.abort.next = self.user_seen.q.val() | self.f_user.q.val();
         self.toolong.next = self.f_tso.q.val() & (self.pay_room.q.val().get_bits::<13>(4) == 0) & (self.n.val() > self.pay_room.q.val().get_bits::<4>(0));
-        self.ovf.next = (self.seg_used.val() >= self.ovf_lim.val()) & ((self.total.val() >= 8) | (self.close.val() & (self.total.val() != 0)));
+        self.ovf.next = !self.ovf_rs.q.val() & (self.ovf_ge.q.val() | (self.ovf_lm1.q.val() & self.ovf_we.q.val()))
+            & ((self.total.val() >= 8) | (self.close.val() & (self.total.val() != 0)));
         // template bytes the segments need
         for e in 0..7 {
             self.cpos.next = self.cap_pos[e].q.val();
@@ -768,7 +787,7 @@ impl<const BN: usize, const BNP1: usize> Logic for TxOffload<BN, BNP1> {
                 self.flush_pending.d.next = false;
                 self.acc.d.next = 0.into();
                 self.fill.d.next = bit_cast::<4, 3>(self.f_hdr.q.val().get_bits::<3>(0));
-                if self.f_c.q.val() == self.f_len.q.val() {
+                if self.f_av.q.val() == 0 {
                     self.consume.next = true;
                     self.frame_done.next = self.flush_last.q.val();
                 }
@@ -830,9 +849,13 @@ impl<const BN: usize, const BNP1: usize> Logic for TxOffload<BN, BNP1> {
                         self.we.next = true;
                     }
                     self.seg_fill.d.next = self.seg_fill.q.val() + bit_cast::<16, 4>(self.n.val());
-                    self.seg_rem.d.next = self.rem.val() - bit_cast::<16, 4>(self.n.val());
+                    self.seg_rem.d.next = self.seg_rem.q.val() - bit_cast::<16, 4>(self.n.val());
+                    // what is left is under 16 when the chunk closed the segment (it was
+                    // under 16 and is now 0), or else after the whole beat's bytes
+                    self.seg_small.d.next = self.close_rem.val() | self.rem_av_small.val();
                     self.pay_room.d.next = self.pay_room.q.val() - bit_cast::<17, 4>(self.n.val());
                     self.f_c.d.next = self.f_c.q.val() + self.n.val();
+                    self.f_av.d.next = self.avail.val() - self.n.val();
                     if self.close.val() {
                         if self.total.val() > 8 {
                             // two beats to write: the full one now, the rest next cycle
@@ -975,13 +998,16 @@ impl<const BN: usize, const BNP1: usize> Logic for TxOffload<BN, BNP1> {
             self.f_l3_10.d.next = self.d_l3_10.val();
             // TSO: header bytes in this beat (consumption starts behind them)
             self.f_c.d.next = 0.into();
+            self.f_av.d.next = self.p_len.q.val();
             self.f_hdrbeat.d.next = false;
             if self.d_tso.val() & (self.p_pos.q.val() < bit_cast::<17, 16>(self.p_hdr.q.val())) {
                 self.f_hdrbeat.d.next = true;
                 if self.d_hdrpos.val() >= bit_cast::<17, 4>(self.p_len.q.val()) {
                     self.f_c.d.next = self.p_len.q.val();
+                    self.f_av.d.next = 0.into();
                 } else {
                     self.f_c.d.next = self.d_hdrpos.val().get_bits::<4>(0);
+                    self.f_av.d.next = self.p_len.q.val() - self.d_hdrpos.val().get_bits::<4>(0);
                 }
             }
             self.f_hdrend.d.next = self.d_tso.val() & (bit_cast::<17, 16>(self.p_hdr.q.val()) <= self.d_end.val());
@@ -1059,12 +1085,17 @@ impl<const BN: usize, const BNP1: usize> Logic for TxOffload<BN, BNP1> {
             self.seg_nb.d.next = 0.into();
             self.seg_k.d.next = self.seg_k.q.val() + 1;
             self.seg_rem.d.next = self.f_mss.q.val();
+            self.seg_small.d.next = self.f_mss.q.val().get_bits::<12>(4) == 0;
             self.seq_off.d.next = self.seq_off.q.val() + bit_cast::<17, 16>(self.f_mss.q.val());
         }
         if self.rewind.val() {
             self.wp.d.next = self.seg_start.q.val();
             self.seg_nb.d.next = 0.into();
         }
+        self.ovf_ge.d.next = self.seg_used.val() >= self.ovf_lim.val();
+        self.ovf_lm1.d.next = self.seg_used.val() == self.ovf_lim1.val();
+        self.ovf_we.d.next = self.we.val();
+        self.ovf_rs.d.next = self.f_ct.q.val() | self.seg_done.val() | self.rewind.val();
         if self.frame_done.val() {
             if self.f_tso.q.val() & !self.f_early.q.val() {
                 self.wslot.d.next = !self.wslot.q.val();
@@ -1080,6 +1111,17 @@ impl<const BN: usize, const BNP1: usize> Logic for TxOffload<BN, BNP1> {
             self.seg_k.d.next = 0.into();
             self.seq_off.d.next = 0.into();
             self.pay_room.d.next = self.max_pay.val();
+        }
+        // a frame's first beat entering F starts its first segment (this wins over the
+        // previous frame's end above, in the same cycle)
+        if self.f_take.val() & self.p_valid.q.val() & self.p_first.q.val() {
+            self.seg_rem.d.next = self.p_mss.q.val();
+            self.seg_small.d.next = self.p_mss.q.val().get_bits::<12>(4) == 0;
+            self.acc.d.next = 0.into();
+            self.fill.d.next = 0.into();
+            if self.d_tso.val() {
+                self.fill.d.next = bit_cast::<4, 3>(self.p_hdr.q.val().get_bits::<3>(0));
+            }
         }
         // ---- buffer writes (registered) ----
         self.w_we.d.next = self.we.val();

@@ -62,9 +62,18 @@ pub struct TxReader<const BN: usize, const BNP1: usize> {
     c_tso: DFF<Bit>,
     rptr: DFF<Bits<BNP1>>,
     j: DFF<Bits<14>>,
-    c_beats: DFF<Bits<14>>,
+    /// The segment's beats after beat `j` (`c_beats - 1 - j`), and "beat `j` is the
+    /// last" as a flip-flop: the last-beat test was `j + 1 == c_beats` (an add and a
+    /// 14-bit compare) in front of the record load and the mode (12.9 ns at speed 8).
+    c_left: DFF<Bits<14>>,
+    c_last: DFF<Bit>,
+    /// Beat `j` comes from the buffer (`j >= c_hb0`; below it, all template) and is the
+    /// beat where the template ends (`j == c_hb0`), as flip-flops kept as `j` counts: the
+    /// compares had stood in front of the buffer's read address.
+    c_fb: DFF<Bit>,
+    c_at: DFF<Bit>,
     c_lastlen: DFF<Bits<4>>,
-    c_hb0: DFF<Bits<14>>,
+    c_hb0: DFF<Bits<5>>,
     c_h: DFF<Bits<3>>,
     c_end_known: DFF<Bit>,
     c_end: DFF<Bits<BNP1>>,
@@ -99,6 +108,7 @@ pub struct TxReader<const BN: usize, const BNP1: usize> {
     issue: Signal<Local, Bit>,
     from_buf: Signal<Local, Bit>,
     is_last: Signal<Local, Bit>,
+    j_at: Signal<Local, Bit>,
     end_known: Signal<Local, Bit>,
     end_ptr: Signal<Local, Bits<BNP1>>,
     tm64: Signal<Local, Bits<64>>,
@@ -149,7 +159,10 @@ impl<const BN: usize, const BNP1: usize> Default for TxReader<BN, BNP1> {
             c_tso: Default::default(),
             rptr: Default::default(),
             j: Default::default(),
-            c_beats: Default::default(),
+            c_left: Default::default(),
+            c_fb: Default::default(),
+            c_at: Default::default(),
+            c_last: Default::default(),
             c_lastlen: Default::default(),
             c_hb0: Default::default(),
             c_h: Default::default(),
@@ -186,6 +199,7 @@ impl<const BN: usize, const BNP1: usize> Default for TxReader<BN, BNP1> {
             issue: Default::default(),
             from_buf: Default::default(),
             is_last: Default::default(),
+            j_at: Default::default(),
             end_known: Default::default(),
             end_ptr: Default::default(),
             tm64: Default::default(),
@@ -205,7 +219,7 @@ impl<const BN: usize, const BNP1: usize> Default for TxReader<BN, BNP1> {
 impl<const BN: usize, const BNP1: usize> Logic for TxReader<BN, BNP1> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, tslot, c_tend, r1_free, mode, c_tso, rptr, j, c_beats, c_lastlen, c_hb0, c_h, c_end_known, c_end, ba, ta,
+        dff_setup!(self, clock, tslot, c_tend, r1_free, mode, c_tso, rptr, j, c_left, c_last, c_fb, c_at, c_lastlen, c_hb0, c_h, c_end_known, c_end, ba, ta,
             r1_valid, r1_ct, r1_tm, r1_len, r1_last, r1_v, r1_m,
             o_valid, o_data, o_len, o_last, o_user, k_valid, k_data, k_len, k_last, k_user);
         for f in 0..5 {
@@ -241,16 +255,20 @@ impl<const BN: usize, const BNP1: usize> Logic for TxReader<BN, BNP1> {
             self.patch.f_w[f].next = self.c_w[f].q.val();
             self.patch.f_val[f].next = self.c_val[f].q.val();
         }
+        // beat j + 1 is where the template ends (the header's beats are fewer than 32:
+        // `c_hb0` has 5 bits)
+        self.j_at.next = (self.j.q.val().get_bits::<9>(5) == 0)
+            & ((bit_cast::<6, 5>(self.j.q.val().get_bits::<5>(0)) + 1) == bit_cast::<6, 5>(self.c_hb0.q.val()));
         if self.en.val() {
             if self.mode.q.val() == 0 {
                 self.load.next = !self.rec_empty.val();
             } else if self.mode.q.val() == 1 {
                 self.issue.next = true;
-                self.from_buf.next = self.j.q.val() >= self.c_hb0.q.val();
-                self.is_last.next = (self.j.q.val() + 1) == self.c_beats.q.val();
-                if self.j.q.val() < self.c_hb0.q.val() {
+                self.from_buf.next = self.c_fb.q.val();
+                self.is_last.next = self.c_last.q.val();
+                if !self.c_fb.q.val() {
                     self.r1_tm.d.next = self.ones8.val();
-                } else if self.j.q.val() == self.c_hb0.q.val() {
+                } else if self.c_at.q.val() {
                     self.r1_tm.d.next = !(self.ones8.val() << self.c_h.q.val());
                 }
                 if self.is_last.val() {
@@ -265,6 +283,10 @@ impl<const BN: usize, const BNP1: usize> Logic for TxReader<BN, BNP1> {
                     }
                 }
                 self.j.d.next = self.j.q.val() + 1;
+                self.c_left.d.next = self.c_left.q.val() - 1;
+                self.c_last.d.next = self.c_left.q.val() == 1;
+                self.c_at.d.next = self.j_at.val();
+                self.c_fb.d.next = self.c_fb.q.val() | self.j_at.val();
             } else {
                 // cut-through: the frame's end is known once its CT_END record arrived
                 if !self.c_end_known.q.val() & !self.rec_empty.val() & (self.kind.val() == 3) {
@@ -304,12 +326,15 @@ impl<const BN: usize, const BNP1: usize> Logic for TxReader<BN, BNP1> {
             self.c_tend.d.next = self.rec0.val().get_bit(48);
             self.c_end_known.d.next = self.kind.val() == 3;
             self.c_end.d.next = self.rec_end.val();
-            self.c_beats.d.next = bit_cast::<14, 16>((self.seg_len.val() + 7) >> 3);
+            self.c_left.d.next = bit_cast::<14, 16>((self.seg_len.val() + 7) >> 3) - 1;
+            self.c_last.d.next = self.seg_len.val() <= 8;
             self.c_lastlen.d.next = bit_cast::<4, 3>(self.seg_len.val().get_bits::<3>(0));
             if self.seg_len.val().get_bits::<3>(0) == 0 {
                 self.c_lastlen.d.next = 8.into();
             }
-            self.c_hb0.d.next = bit_cast::<14, 8>(self.hdr.val() >> 3);
+            self.c_hb0.d.next = self.hdr.val().get_bits::<5>(3);
+            self.c_fb.d.next = self.hdr.val().get_bits::<5>(3) == 0;
+            self.c_at.d.next = self.hdr.val().get_bits::<5>(3) == 0;
             self.c_h.d.next = self.hdr.val().get_bits::<3>(0);
             self.c_tso.d.next = self.hdr.val() != 0;
             // fields: widths and enables from rec0, values from rec1/rec2, positions from rec3
