@@ -228,15 +228,15 @@ pub struct RxParser {
     n_plen: Signal<Local, Bits<17>>,
     room: Signal<Local, Bits<9>>,
     room6: Signal<Local, Bits<9>>,
-    hw0: Signal<Local, Bits<32>>,
-    hw1: Signal<Local, Bits<32>>,
+    hw0: Signal<Local, Bits<16>>,
+    hw1: Signal<Local, Bits<16>>,
     in4_t: [Signal<Local, Bit>; 3],
     in6_t: [Signal<Local, Bit>; 3],
     /// l3 for 0, 1 and 2 tags, and l3 + 40 (IPv6's fixed header after it)
     l3_of: [Constant<Bits<9>>; 3],
     l3_of6: [Constant<Bits<9>>; 3],
     udplen_q: Signal<Local, Bits<17>>,
-    n_doff: Signal<Local, Bits<17>>,
+    n_doff: Signal<Local, Bits<6>>,
     n_udplen: Signal<Local, Bits<17>>,
     pt: Signal<Local, Bits<16>>,
 }
@@ -560,16 +560,17 @@ impl Logic for RxParser {
         for t in 0..3 {
             self.room.next = bit_cast::<9, 7>(self.flen.q.val()) - self.l3_of[t].val();
             self.room6.next = bit_cast::<9, 7>(self.flen.q.val()) - self.l3_of6[t].val();
-            self.hw0.next = self.wa[(t + 1) / 2].q.val();
-            self.hw1.next = self.wb[t / 2].q.val();
+            self.hw0.next = self.wa[(t + 1) / 2].q.val().get_bits::<16>(0);
+            self.hw1.next = self.wb[t / 2].q.val().get_bits::<16>(16);
             if t == 1 {
-                self.hw0.next = self.wb[0].q.val();
-                self.hw1.next = self.wa[1].q.val();
+                self.hw0.next = self.wb[0].q.val().get_bits::<16>(0);
+                self.hw1.next = self.wa[1].q.val().get_bits::<16>(16);
             }
+            // (`room` is at most 113: its bit 7 is clear unless it is negative, bit 8)
             self.in4_t[t].next = !self.room.val().get_bit(8) & (self.hw0.val().get_bits::<9>(7) == 0)
-                & (self.hw0.val().get_bits::<7>(0) <= self.room.val().get_bits::<7>(0));
-            self.in6_t[t].next = !self.room6.val().get_bit(8) & (self.hw1.val().get_bits::<9>(23) == 0)
-                & (self.hw1.val().get_bits::<7>(16) <= self.room6.val().get_bits::<7>(0));
+                & (bit_cast::<8, 7>(self.hw0.val().get_bits::<7>(0)) <= self.room.val().get_bits::<8>(0));
+            self.in6_t[t].next = !self.room6.val().get_bit(8) & (self.hw1.val().get_bits::<9>(7) == 0)
+                & (bit_cast::<8, 7>(self.hw1.val().get_bits::<7>(0)) <= self.room6.val().get_bits::<8>(0));
         }
         if self.v1.q.val() {
             self.s1_dst.d.next = self.c_dst.q.val();
@@ -628,14 +629,14 @@ impl Logic for RxParser {
         self.s1_l4len4.d.next = self.n_total.val() - self.n_hl.val();
         // (the `.d` values: what stage 1 loads this cycle, or what it holds)
         self.n_plen.next = bit_cast::<17, 16>(self.h[1].d.val().get_bits::<16>(16));
-        self.n_doff.next = bit_cast::<17, 4>(self.s1_lw3.d.val().get_bits::<4>(28)) << 2;
+        self.n_doff.next = bit_cast::<6, 4>(self.s1_lw3.d.val().get_bits::<4>(28)) << 2;
         self.n_udplen.next = bit_cast::<17, 16>(self.s1_lw1.d.val().get_bits::<16>(16));
         self.s1_p6_ge20.d.next = self.n_plen.val() >= 20;
         self.s1_p6_ge8.d.next = self.n_plen.val() >= 8;
         self.s1_p6_nz.d.next = self.n_plen.val() != 0;
         // the data offset is at most 60: a 6-bit compare unless the length is 64 or more
         self.s1_p6_dle.d.next = (self.n_plen.val().get_bits::<11>(6) != 0)
-            | (self.n_doff.val().get_bits::<6>(0) <= self.n_plen.val().get_bits::<6>(0));
+            | (self.n_doff.val() <= self.n_plen.val().get_bits::<6>(0));
         self.s1_p6_ueq.d.next = self.n_udplen.val() == self.n_plen.val();
         // the fixed headers fit: `lenv >= l3 + 20` (IPv4) and `l3 + 40` (IPv6), with l3
         // one of 14, 18, 22 by the tags, so each is a compare of `lenv` with a constant

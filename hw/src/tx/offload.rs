@@ -699,7 +699,7 @@ impl<const BN: usize, const BNP1: usize> Logic for TxOffload<BN, BNP1> {
             self.total.next = bit_cast::<5, 4>(self.fill.q.val()) + bit_cast::<5, 4>(self.seg_rem.q.val().get_bits::<4>(0));
         }
         self.rem_av.next = self.seg_rem.q.val() - bit_cast::<16, 4>(self.avail.val());
-        self.rem_av_small.next = self.rem_av.val().get_bits::<12>(4) == 0;
+        self.rem_av_small.next = self.rem_av.val() < 16;
         self.endf.next = self.all_used.val() & self.f_last.q.val();
         self.close.next = self.close_rem.val() | self.endf.val();
         // rotate the beat so that byte f_c lands on lane fill
