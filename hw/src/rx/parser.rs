@@ -235,7 +235,7 @@ pub struct RxParser {
     /// l3 for 0, 1 and 2 tags, and l3 + 40 (IPv6's fixed header after it)
     l3_of: [Constant<Bits<9>>; 3],
     l3_of6: [Constant<Bits<9>>; 3],
-    udplen_q: Signal<Local, Bits<17>>,
+    udplen: Signal<Local, Bits<17>>,
     n_doff: Signal<Local, Bits<6>>,
     n_udplen: Signal<Local, Bits<17>>,
     pt: Signal<Local, Bits<16>>,
@@ -388,7 +388,7 @@ impl Default for RxParser {
             in6_t: Default::default(),
             l3_of: std::array::from_fn(|t| Constant::new(Bits::<9>::from(14 + 4 * t as u64))),
             l3_of6: std::array::from_fn(|t| Constant::new(Bits::<9>::from(54 + 4 * t as u64))),
-            udplen_q: Default::default(),
+            udplen: Default::default(),
             n_doff: Default::default(),
             n_udplen: Default::default(),
             pt: Default::default(),
@@ -662,7 +662,7 @@ impl Logic for RxParser {
         self.not_ended.next = !self.s1_ended.q.val();
         self.is_v4.next = self.s1_v4.q.val();
         self.is_v6.next = self.s1_v6.q.val();
-        self.udplen_q.next = bit_cast::<17, 16>(self.s1_lw1.q.val().get_bits::<16>(16));
+        self.udplen.next = bit_cast::<17, 16>(self.s1_lw1.q.val().get_bits::<16>(16));
         self.ok4.next = self.is_v4.val()
             & self.s1_fit4.q.val()
             & (self.ver.val() == 4)
@@ -711,7 +711,7 @@ impl Logic for RxParser {
                 & ((self.s1_l4len4.q.val().get_bits::<11>(6) != 0)
                     | (self.doff.val().get_bits::<6>(0) <= self.s1_l4len4.q.val().get_bits::<6>(0)));
             self.oku.next = self.is_udp.val() & (self.s1_l4len4.q.val().get_bits::<14>(3) != 0)
-                & (self.udplen_q.val() == self.s1_l4len4.q.val());
+                & (self.udplen.val() == self.s1_l4len4.q.val());
         }
         self.bad.next = self.s1_trunc.q.val()
             | (self.is_v4.val() & !self.ok4.val())

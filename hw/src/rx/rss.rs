@@ -104,9 +104,6 @@ pub struct RxRss {
     /// it shifts toward the step. The load no longer waits for the type's priority logic
     /// (the parser's verdict bits → the type → 320 enables: 7.1 ns at speed 8).
     keep: DFF<Bits<5>>,
-    /// The type is NONE: the hash is reported as 0 (the hash of an all-zero tuple), as
-    /// `t[0]` is not cleared for it.
-    none: DFF<Bit>,
     k: [DFF<Bits<64>>; 5],
     acc: DFF<Bits<32>>,
     htype: DFF<Bits<4>>,
@@ -154,7 +151,6 @@ impl Default for RxRss {
             idle_q: Default::default(),
             t: Default::default(),
             keep: Default::default(),
-            none: Default::default(),
             k: Default::default(),
             acc: Default::default(),
             htype: Default::default(),
@@ -175,7 +171,7 @@ impl Default for RxRss {
 impl Logic for RxRss {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, init, running, count, look1, look2, idle_q, keep, none, acc, htype, r_done, r_hash, r_type, r_queue);
+        dff_setup!(self, clock, init, running, count, look1, look2, idle_q, keep, acc, htype, r_done, r_hash, r_type, r_queue);
         for i in 0..5 {
             self.t[i].clock.next = self.clock.val();
             self.t[i].d.next = self.t[i].q.val();
@@ -255,7 +251,8 @@ impl Logic for RxRss {
             self.k[2].d.next = (bit_cast::<64, 32>(self.rss_key[4].val()) << 32) | bit_cast::<64, 32>(self.rss_key[5].val());
             self.k[3].d.next = (bit_cast::<64, 32>(self.rss_key[6].val()) << 32) | bit_cast::<64, 32>(self.rss_key[7].val());
             self.k[4].d.next = (bit_cast::<64, 32>(self.rss_key[8].val()) << 32) | bit_cast::<64, 32>(self.rss_key[9].val());
-            // t[0] is the first step's word, kept whatever the type (NONE: `none`)
+            // t[0] is the first step's word, kept whatever the type (NONE: its hash is
+            // reported as 0, from `htype`)
             self.keep.d.next = 1.into();
             if self.ports.val() | self.v6ok.val() {
                 self.keep.d.next = 3.into();
@@ -266,7 +263,7 @@ impl Logic for RxRss {
                     self.keep.d.next = 31.into();
                 }
             }
-            self.none.d.next = self.ty.val() == 0;
+
         }
         // the indirection table read
         self.look1.d.next = self.running.q.val() & (self.count.q.val() == 4);
@@ -285,7 +282,8 @@ impl Logic for RxRss {
         self.r_done.d.next = self.look2.q.val();
         if self.look2.q.val() {
             self.r_hash.d.next = self.acc.q.val();
-            if self.none.q.val() {
+            // NONE: 0, the hash of an all-zero tuple (`t[0]` is not cleared for it)
+            if self.htype.q.val() == 0 {
                 self.r_hash.d.next = 0.into();
             }
             self.r_type.d.next = self.htype.q.val();
