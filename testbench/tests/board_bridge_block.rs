@@ -610,6 +610,13 @@ fn full_script(rng: &mut StdRng, size: u32) -> Vec<Step> {
         req(Request::MemRead { off: size - 16, len: 16 }),
         req(Request::MemZero { off: 7, len: 100 }),
         req(Request::MemRead { off: 0, len: 120 }),
+        // one and two bytes: `remain` loaded at 1, and counting down from 2
+        req(Request::MemWrite { off: 2, data: vec![rng.gen()] }),
+        req(Request::MemZero { off: 4, len: 1 }),
+        req(Request::MemWrite { off: 11, data: (0..2).map(|_| rng.gen()).collect() }),
+        req(Request::MemZero { off: 20, len: 2 }),
+        req(Request::MemRead { off: 1, len: 22 }),
+        req(Request::MemRead { off: 2, len: 1 }),
         req(Request::MemRead { off: 9, len: 0 }),
         req(Request::MemWrite { off: 9, data: vec![] }),
         req(Request::MemZero { off: 9, len: 0 }),

@@ -131,6 +131,12 @@ pub struct UartBridge {
     hi_addr_q: DFF<Bit>,
     /// The length argument is zero, registered in `Check`.
     len_zero_q: DFF<Bit>,
+    /// The length argument is one, registered in `Check`, and `remain == 1` kept as a
+    /// flag beside `remain` (set where it is loaded or counts down): the 32-bit compare
+    /// in front of the answer's registers missed 156.25 MHz.
+    len_one_q: DFF<Bit>,
+    rem_one: DFF<Bit>,
+    rem_two: Signal<Local, Bit>,
     args: DFF<Bits<64>>,
     /// The answer, first byte in bits 7:0, and its remaining length.
     ans: DFF<Bits<112>>,
@@ -216,6 +222,9 @@ impl Default for UartBridge {
             range_bad_q: Default::default(),
             hi_addr_q: Default::default(),
             len_zero_q: Default::default(),
+            len_one_q: Default::default(),
+            rem_one: Default::default(),
+            rem_two: Default::default(),
             args: Default::default(),
             ans: Default::default(),
             ans_len: Default::default(),
@@ -251,7 +260,7 @@ impl Logic for UartBridge {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, cmd, idx, last_idx, range_bad_q, hi_addr_q, len_zero_q, args, ans, ans_len, clear_after, fault_clear_q, cycles, timer, aw_pend, w_pend, ar_pend, off, remain,
-            to_send, inflight, bad, wr_pend, wr_byte
+            to_send, inflight, bad, wr_pend, wr_byte, len_one_q, rem_one
         );
         self.rd_fifo.clock.next = self.clock.val();
         self.rd_fifo.reset.next = self.reset.val();
@@ -271,6 +280,8 @@ impl Logic for UartBridge {
         self.range_bad_q.d.next = self.range_bad.val();
         self.hi_addr_q.d.next = self.hi_addr.val();
         self.len_zero_q.d.next = self.len_arg.val() == 0;
+        self.len_one_q.d.next = self.len_arg.val() == 1;
+        self.rem_two.next = self.remain.q.val() == 2;
 
         // ---- answer / data to the UART
         self.tx_valid.next = self.ans_len.q.val() != 0;
@@ -393,6 +404,7 @@ impl Logic for UartBridge {
                 self.timer.d.next = 0.into();
                 self.off.d.next = self.off_arg.val();
                 self.remain.d.next = self.len_arg.val();
+                self.rem_one.d.next = self.len_one_q.q.val();
                 self.to_send.d.next = self.args.q.val().get_bits::<16>(32);
                 self.inflight.d.next = 0.into();
                 self.bad.d.next = self.range_bad_q.q.val();
@@ -489,11 +501,12 @@ impl Logic for UartBridge {
                 }
                 if self.rx_valid.val() {
                     self.remain.d.next = self.remain.q.val() - 1;
+                    self.rem_one.d.next = self.rem_two.val();
                     if !self.bad.q.val() {
                         self.wr_pend.d.next = true;
                         self.wr_byte.d.next = self.rx_data.val();
                     }
-                    if self.remain.q.val() == 1 {
+                    if self.rem_one.q.val() {
                         self.state.d.next = BridgeState::MemWriteDrain;
                     }
                 }
@@ -519,7 +532,8 @@ impl Logic for UartBridge {
                 if self.mem_ready.val() {
                     self.off.d.next = self.off.q.val() + 1;
                     self.remain.d.next = self.remain.q.val() - 1;
-                    if self.remain.q.val() == 1 {
+                    self.rem_one.d.next = self.rem_two.val();
+                    if self.rem_one.q.val() {
                         self.ans.d.next = Bits::<112>::from(0x007au64);
                         self.ans_len.d.next = 2.into();
                         self.state.d.next = BridgeState::Answer;
@@ -533,6 +547,7 @@ impl Logic for UartBridge {
                     self.rd_issue.next = true;
                     self.off.d.next = self.off.q.val() + 1;
                     self.remain.d.next = self.remain.q.val() - 1;
+                    self.rem_one.d.next = self.rem_two.val();
                 }
                 if self.rd_sent.val() {
                     self.to_send.d.next = self.to_send.q.val() - 1;
@@ -578,6 +593,7 @@ impl Logic for UartBridge {
             self.ar_pend.d.next = false;
             self.off.d.next = 0.into();
             self.remain.d.next = 0.into();
+            self.rem_one.d.next = false;
             self.to_send.d.next = 0.into();
             self.inflight.d.next = 0.into();
             self.bad.d.next = false;

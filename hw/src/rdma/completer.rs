@@ -809,13 +809,18 @@ impl Logic for RdmaCompleter {
         // RTS; an RNR wait runs on; else (re)started from now by progress, or if it was not
         // running
         self.armed_w.next = self.armed.q.val();
-        self.deadline_w.next = self.deadline.q.val();
         self.rnr_w.next = self.rnr_mode.q.val();
         if (self.count.q.val() == 0) | (self.qp_state.q.val() != self.state_rts.val()) {
             self.armed_w.next = false;
             self.rnr_w.next = false;
         } else if !self.rnr_mode.q.val() & (self.progress.q.val() | !self.armed.q.val()) {
             self.armed_w.next = self.t_on.q.val();
+        }
+        // The deadline is read only where its timer is armed (the scan's hit, TmCheck),
+        // so a stopped timer may keep any deadline: its 48-bit select leaves out the stop
+        // test (the QP's state compare was the path into the RAMs at 156.25 MHz)
+        self.deadline_w.next = self.deadline.q.val();
+        if !self.rnr_mode.q.val() & (self.progress.q.val() | !self.armed.q.val()) {
             self.deadline_w.next = self.deadline_new.q.val();
         }
         self.ptr_w.next = bit_cast::<176, 4>(self.head.q.val())
