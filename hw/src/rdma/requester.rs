@@ -1133,7 +1133,7 @@ impl Logic for RdmaRequester {
                 }
             }
             RequesterState::SgeAsk => {
-                // the SGEs one by one (only the first num_sge count; the others were zeroed)
+                // the SGEs one by one (only the first num_sge count, each loaded from its beat)
                 if self.total.q.val() > self.max_message.val() {
                     self.status.d.next = self.st_len.val();
                     self.state.d.next = RequesterState::Fail;
@@ -1491,11 +1491,10 @@ impl Logic for RdmaRequester {
                 self.w_num.d.next = self.wb_data.q.val().get_bits::<8>(80);
                 self.w_imm.d.next = self.wb_data.q.val().get_bits::<32>(96);
                 self.w_total.d.next = 0.into();
+                // (the SGE registers are not cleared: only the first num_sge are read,
+                // SgeAsk stops at num_sge, and each of those is loaded from its beat; a
+                // clear of all six, 768 flip-flops, from the beat count missed 156.25 MHz)
                 for i in 0..6 {
-                    self.w_sge_addr[i].d.next = 0.into();
-                    self.w_sge_len[i].d.next = 0.into();
-                    self.w_sge_nz[i].d.next = false;
-                    self.w_sge_key[i].d.next = 0.into();
                     self.w_keep[i].d.next = self.wb_data.q.val().get_bits::<8>(80) > self.sge_count[i].val();
                 }
             }

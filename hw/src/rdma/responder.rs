@@ -2034,8 +2034,6 @@ impl Logic for RdmaResponder {
                     if self.in_msg.val() & !self.fresh.q.val() & (self.msg.q.val().get_bits::<3>(1) == self.class_send.val()) {
                         // the SEND in progress: its WQE first; the message is over
                         self.f_wr_id.d.next = self.msg.q.val().get_bits::<64>(64);
-                        self.msg_ram.write_data.next = self.msg.q.val() & self.not_in_msg.val();
-                        self.msg_ram.write_enable.next = true;
                         self.state.d.next = ResponderState::FlushRecv;
                     } else if self.rq_ci.q.val() != self.rq_pi.q.val() {
                         self.state.d.next = ResponderState::FlushAddr;
@@ -2043,9 +2041,13 @@ impl Logic for RdmaResponder {
                 }
             }
             ResponderState::FlushRecv => {
-                // the message is over (the RAM's copy was written in FlushCheck; only
-                // this state clears `msg` here, so its enable stays a short decode)
+                // the message is over: `msg` and the RAM's copy cleared here, in every
+                // cycle of the state (the same word each time), so both enables are a
+                // short decode of the state (the RAM's, in FlushCheck behind the flush's
+                // judgement, missed 156.25 MHz)
                 self.msg.d.next = self.msg.q.val() & self.not_in_msg.val();
+                self.msg_ram.write_data.next = self.msg.q.val() & self.not_in_msg.val();
+                self.msg_ram.write_enable.next = true;
                 self.cqe_valid.next = true;
                 if self.cqe_ready.val() {
                     self.state.d.next = ResponderState::Idle;
