@@ -21,7 +21,7 @@
 //! frame from the preset while the last one's tail is in D and E.
 
 use super::crc::{crc_bytes, split_taps};
-use super::xor_net::XorNet;
+use super::xor_net::{XorNet, XorReg};
 use rust_hdl::prelude::*;
 
 /// Advances from a beat at the input to the same beat at the output.
@@ -66,7 +66,9 @@ pub struct Crc32Pipe {
     b_first: DFF<Bit>,
     b_last: DFF<Bit>,
     b_km1: DFF<Bits<3>>,
-    b_d: DFF<Bits<32>>,
+    /// The data half, `B8 x` A's data, loaded only with a beat (a bubble leaves it as
+    /// it was: nothing reads it without its beat).
+    b_d: XorReg<64, 32>,
     b_pay: DFF<PipeBeat>,
     // C: the loop; a last beat's state before it
     state: DFF<Bits<32>>,
@@ -80,20 +82,31 @@ pub struct Crc32Pipe {
     d_valid: DFF<Bit>,
     d_last: DFF<Bit>,
     d_odd: DFF<Bit>,
-    d_s: DFF<Bits<32>>,
+    /// `A_2j x` the state before a last beat, one register per j, each loaded only with
+    /// a last beat of its j (the others are read by nothing), and `d_j` which one; `d_s`
+    /// picks it. Only the state loop runs for every beat: the tail networks are
+    /// evaluated in the simulator only in the cycles a last beat passes (`XorReg`).
+    d_s0: DFF<Bits<32>>,
+    d_s2: XorReg<32, 32>,
+    d_s4: XorReg<32, 32>,
+    d_s6: XorReg<32, 32>,
+    d_j: DFF<Bits<2>>,
+    d_s: Signal<Local, Bits<32>>,
     d_d: DFF<Bits<32>>,
     d_pay: DFF<PipeBeat>,
     e_valid: DFF<Bit>,
     e_last: DFF<Bit>,
-    e_crc: DFF<Bits<32>>,
+    /// `A_1` or `A_2` of `d_s`, plus the data half, loaded with a last beat whose count
+    /// is even or odd (`e_odd` says which holds the CRC).
+    e_crc1: XorReg<32, 32>,
+    e_crc2: XorReg<32, 32>,
+    e_odd: DFF<Bit>,
     e_pay: DFF<PipeBeat>,
-    data8: XorNet<64, 32>,
     state8: XorNet<32, 32>,
-    d_by2: XorNet<32, 32>,
-    d_by4: XorNet<32, 32>,
-    d_by6: XorNet<32, 32>,
-    e_by1: XorNet<32, 32>,
-    e_by2: XorNet<32, 32>,
+    /// A last beat leaves C (D's loads) or D (E's).
+    c_tail: Signal<Local, Bit>,
+    d_tail: Signal<Local, Bit>,
+    zero32: Constant<Bits<32>>,
     km1: Signal<Local, Bits<3>>,
     /// 8 - k, the lanes a short beat moves up: a signal of its own, so that the exported
     /// Verilog complements 3 bits (in a wider expression `~km1` would widen first).
@@ -107,7 +120,7 @@ pub struct Crc32Pipe {
 
 impl Default for Crc32Pipe {
     fn default() -> Self {
-        let a = |k: usize| XorNet::new(split_taps(k, true));
+        let a = |k: usize| XorReg::new(split_taps(k, true));
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -134,7 +147,7 @@ impl Default for Crc32Pipe {
             b_first: Default::default(),
             b_last: Default::default(),
             b_km1: Default::default(),
-            b_d: Default::default(),
+            b_d: XorReg::new(split_taps(8, false)),
             b_pay: Default::default(),
             state: Default::default(),
             c_valid: Default::default(),
@@ -146,20 +159,24 @@ impl Default for Crc32Pipe {
             d_valid: Default::default(),
             d_last: Default::default(),
             d_odd: Default::default(),
+            d_s0: Default::default(),
+            d_s2: a(2),
+            d_s4: a(4),
+            d_s6: a(6),
+            d_j: Default::default(),
             d_s: Default::default(),
             d_d: Default::default(),
             d_pay: Default::default(),
             e_valid: Default::default(),
             e_last: Default::default(),
-            e_crc: Default::default(),
+            e_crc1: XorReg::new(split_taps(1, true)),
+            e_crc2: XorReg::new(split_taps(2, true)),
+            e_odd: Default::default(),
             e_pay: Default::default(),
-            data8: XorNet::new(split_taps(8, false)),
-            state8: a(8),
-            d_by2: a(2),
-            d_by4: a(4),
-            d_by6: a(6),
-            e_by1: a(1),
-            e_by2: a(2),
+            state8: XorNet::new(split_taps(8, true)),
+            c_tail: Default::default(),
+            d_tail: Default::default(),
+            zero32: Constant::new(0.into()),
             km1: Default::default(),
             up_lanes: Default::default(),
             up_shift: Default::default(),
@@ -173,15 +190,18 @@ impl Default for Crc32Pipe {
 impl Logic for Crc32Pipe {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, a_valid, a_first, a_last, a_km1, a_data, a_pay, b_valid, b_first, b_last, b_km1, b_d, b_pay,
-            state, c_valid, c_last, c_km1, c_state, c_d, c_pay, d_valid, d_last, d_odd, d_s, d_d, d_pay, e_valid, e_last,
-            e_crc, e_pay);
+        dff_setup!(self, clock, a_valid, a_first, a_last, a_km1, a_data, a_pay, b_valid, b_first, b_last, b_km1, b_pay,
+            state, c_valid, c_last, c_km1, c_state, c_d, c_pay, d_valid, d_last, d_odd, d_s0, d_j, d_d, d_pay, e_valid, e_last,
+            e_odd, e_pay);
+        clock!(self, clock, b_d, d_s2, d_s4, d_s6, e_crc1, e_crc2);
         // ---- in -> A: k - 1 (0 bytes meaning 8 gives 7), the beat moved up 8 - k lanes ----
         self.km1.next = bit_cast::<3, 4>(self.in_nbytes.val() - 1);
         self.up_lanes.next = !self.km1.val();
         self.up_shift.next = bit_cast::<7, 3>(self.up_lanes.val()) << 3;
         // ---- A -> B: the data half ----
-        self.data8.data_in.next = self.a_data.q.val();
+        self.b_d.data_in.next = self.a_data.q.val();
+        self.b_d.xor_in.next = self.zero32.val();
+        self.b_d.enable.next = self.advance.val() & self.a_valid.q.val();
         // ---- B -> C: the loop (the state a frame's first beat starts from is the preset) ----
         self.state8.data_in.next = self.state.q.val();
         self.from.next = self.state.q.val();
@@ -189,11 +209,33 @@ impl Logic for Crc32Pipe {
             self.from.next = self.preset.val();
         }
         // ---- C -> D -> E: A_k of the state before the last beat, then its data half ----
-        self.d_by2.data_in.next = self.c_state.q.val();
-        self.d_by4.data_in.next = self.c_state.q.val();
-        self.d_by6.data_in.next = self.c_state.q.val();
-        self.e_by1.data_in.next = self.d_s.q.val();
-        self.e_by2.data_in.next = self.d_s.q.val();
+        self.c_tail.next = self.advance.val() & self.c_valid.q.val() & self.c_last.q.val();
+        self.d_tail.next = self.advance.val() & self.d_valid.q.val() & self.d_last.q.val();
+        self.d_s2.data_in.next = self.c_state.q.val();
+        self.d_s4.data_in.next = self.c_state.q.val();
+        self.d_s6.data_in.next = self.c_state.q.val();
+        self.d_s2.xor_in.next = self.zero32.val();
+        self.d_s4.xor_in.next = self.zero32.val();
+        self.d_s6.xor_in.next = self.zero32.val();
+        self.d_s2.enable.next = self.c_tail.val() & (self.c_km1.q.val().get_bits::<2>(1) == 1);
+        self.d_s4.enable.next = self.c_tail.val() & (self.c_km1.q.val().get_bits::<2>(1) == 2);
+        self.d_s6.enable.next = self.c_tail.val() & (self.c_km1.q.val().get_bits::<2>(1) == 3);
+        self.d_s.next = self.d_s0.q.val();
+        if self.d_j.q.val() == 1 {
+            self.d_s.next = self.d_s2.q.val();
+        }
+        if self.d_j.q.val() == 2 {
+            self.d_s.next = self.d_s4.q.val();
+        }
+        if self.d_j.q.val() == 3 {
+            self.d_s.next = self.d_s6.q.val();
+        }
+        self.e_crc1.data_in.next = self.d_s.val();
+        self.e_crc2.data_in.next = self.d_s.val();
+        self.e_crc1.xor_in.next = self.d_d.q.val();
+        self.e_crc2.xor_in.next = self.d_d.q.val();
+        self.e_crc1.enable.next = self.d_tail.val() & !self.d_odd.q.val();
+        self.e_crc2.enable.next = self.d_tail.val() & self.d_odd.q.val();
         if self.advance.val() {
             self.a_valid.d.next = self.in_valid.val();
             self.a_first.d.next = self.in_first.val();
@@ -210,7 +252,6 @@ impl Logic for Crc32Pipe {
             self.b_first.d.next = self.a_first.q.val();
             self.b_last.d.next = self.a_last.q.val();
             self.b_km1.d.next = self.a_km1.q.val();
-            self.b_d.d.next = self.data8.data_out.val();
             self.b_pay.d.next = self.a_pay.q.val();
             if self.b_valid.q.val() & !self.b_last.q.val() {
                 self.state.d.next = self.state8.data_out.val() ^ self.b_d.q.val();
@@ -227,24 +268,13 @@ impl Logic for Crc32Pipe {
             self.d_valid.d.next = self.c_valid.q.val();
             self.d_last.d.next = self.c_last.q.val();
             self.d_odd.d.next = self.c_km1.q.val().get_bit(0);
-            self.d_s.d.next = self.c_state.q.val();
-            if self.c_km1.q.val().get_bits::<2>(1) == 1 {
-                self.d_s.d.next = self.d_by2.data_out.val();
-            }
-            if self.c_km1.q.val().get_bits::<2>(1) == 2 {
-                self.d_s.d.next = self.d_by4.data_out.val();
-            }
-            if self.c_km1.q.val().get_bits::<2>(1) == 3 {
-                self.d_s.d.next = self.d_by6.data_out.val();
-            }
+            self.d_s0.d.next = self.c_state.q.val();
+            self.d_j.d.next = self.c_km1.q.val().get_bits::<2>(1);
             self.d_d.d.next = self.c_d.q.val();
             self.d_pay.d.next = self.c_pay.q.val();
             self.e_valid.d.next = self.d_valid.q.val();
             self.e_last.d.next = self.d_last.q.val();
-            self.e_crc.d.next = self.e_by1.data_out.val() ^ self.d_d.q.val();
-            if self.d_odd.q.val() {
-                self.e_crc.d.next = self.e_by2.data_out.val() ^ self.d_d.q.val();
-            }
+            self.e_odd.d.next = self.d_odd.q.val();
             self.e_pay.d.next = self.d_pay.q.val();
         }
         self.out_valid.next = self.e_valid.q.val();
@@ -252,7 +282,10 @@ impl Logic for Crc32Pipe {
         self.out_data.next = self.e_pay.q.val().get_bits::<64>(0);
         self.out_nbytes.next = self.e_pay.q.val().get_bits::<4>(64);
         self.out_user.next = self.e_pay.q.val().get_bit(68);
-        self.out_crc.next = self.e_crc.q.val();
+        self.out_crc.next = self.e_crc1.q.val();
+        if self.e_odd.q.val() {
+            self.out_crc.next = self.e_crc2.q.val();
+        }
         if self.reset.val() {
             self.a_valid.d.next = false;
             self.b_valid.d.next = false;
