@@ -1273,7 +1273,7 @@ fn gate_inputs(verilog: &str, g: &GateSpec) -> Vec<(String, usize)> {
 ///    gated part;
 ///  * every flip-flop and RAM of the block sets the wrapper's `<prefix>_changed` when the
 ///    edge changes it (a flip-flop's `q != d`, a RAM written or its registered read data
-///    new);
+///    new, an `XorReg` loaded);
 ///  * the wrapper keeps every input of the gated part as it was at its last edge
 ///    (`<prefix>_seen<k>`, one register per input): the block's input ports but those
 ///    only its always-clocked children read (checked here on the block's Verilog), and
@@ -1299,6 +1299,7 @@ fn gate_blocks(verilog: &str, top: &str, sim: &str) -> Option<(String, Gates)> {
     let child_clock_lines: Vec<Vec<String>> = specs.iter().map(|g| g.always_clocked.iter().map(|c| format!("        {c}$clock = clock;")).collect()).collect();
     let n = specs.len();
     let (mut clocks, mut child_clocks, mut flops, mut rams, mut posedges) = (vec![0; n], vec![0; n], vec![0; n], vec![0; n], vec![0; n]);
+    let mut loads = vec![0; n];
     let mut out = String::with_capacity(verilog.len() + 400_000);
     let mut module = "";
     // the gate the current module belongs to, if any
@@ -1333,6 +1334,12 @@ fn gate_blocks(verilog: &str, top: &str, sim: &str) -> Option<(String, Gates)> {
             if line == "       q <= d;" {
                 out += &format!("       if (q != d) {flag}\n");
                 flops[i] += 1;
+            } else if line.starts_with("       if (enable) q <= {") {
+                // an `XorReg` (hw/src/mac/xor_net.rs): its network is computed in the
+                // load itself, so a load counts as a change (waking once too often is
+                // only a cost; a compare would evaluate the network every edge)
+                out += &format!("       if (enable) {flag}\n");
+                loads[i] += 1;
             } else if line == "    `ifdef SYNTHESIS" {
                 out += &format!("       if (write_enable || read_data != mem[read_address]) {flag}\n");
                 rams[i] += 1;
@@ -1346,7 +1353,7 @@ fn gate_blocks(verilog: &str, top: &str, sim: &str) -> Option<(String, Gates)> {
     for (i, g) in specs.iter().enumerate() {
         assert_eq!(clocks[i], 1, "the clock assignment `{}` of {} found {} times in {}", clock_lines[i], g.what, clocks[i], g.parent);
         assert_eq!(child_clocks[i], g.always_clocked.len(), "{}: the clock assignments of {:?} found {} times", g.module, g.always_clocked, child_clocks[i]);
-        assert_eq!(flops[i] + rams[i], posedges[i], "{}: {} clocked blocks, {} flip-flops and {} RAMs instrumented", g.module, posedges[i], flops[i], rams[i]);
+        assert_eq!(flops[i] + rams[i] + loads[i], posedges[i], "{}: {} clocked blocks, {} flip-flops, {} RAMs and {} XOR registers instrumented", g.module, posedges[i], flops[i], rams[i], loads[i]);
         // Each input kept and compared on its own: one concatenation of them all (as
         // before 2026-11-30) was assembled bit by bit in every evaluation.
         let (p, ins) = (&g.prefix, &inputs[i]);

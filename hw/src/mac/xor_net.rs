@@ -11,6 +11,16 @@ use rust_hdl::prelude::*;
 #[derive(Clone, Debug, Default)]
 pub struct Taps(pub Vec<Vec<usize>>);
 
+impl Taps {
+    /// `taps[o]` lists the input bits of output bit `o`: `outputs` lists, each entry below
+    /// `inputs` (the block's widths; a wrong list is a bug in the caller's construction).
+    fn checked(taps: Vec<Vec<usize>>, inputs: usize, outputs: usize) -> Self {
+        assert_eq!(taps.len(), outputs, "one tap list per output bit");
+        assert!(taps.iter().flatten().all(|&i| i < inputs), "tap beyond the input width {inputs}");
+        Taps(taps)
+    }
+}
+
 impl Logic for Taps {
     fn update(&mut self) {}
 }
@@ -35,9 +45,7 @@ pub struct XorNet<const I: usize, const O: usize> {
 impl<const I: usize, const O: usize> XorNet<I, O> {
     /// `taps[o]` lists the input bits of output bit `o` (each below `I`; `O` lists).
     pub fn new(taps: Vec<Vec<usize>>) -> Self {
-        assert_eq!(taps.len(), O, "one tap list per output bit");
-        assert!(taps.iter().flatten().all(|&i| i < I), "tap beyond the input width {I}");
-        Self { data_in: Default::default(), data_out: Default::default(), taps: Taps(taps) }
+        Self { data_in: Default::default(), data_out: Default::default(), taps: Taps::checked(taps, I, O) }
     }
     /// The same product in software (for models and tests).
     pub fn eval(taps: &[Vec<usize>], input: u128) -> u128 {
@@ -108,9 +116,7 @@ pub struct XorReg<const I: usize, const O: usize> {
 impl<const I: usize, const O: usize> XorReg<I, O> {
     /// `taps[o]` lists the input bits of output bit `o`, as for [`XorNet::new`].
     pub fn new(taps: Vec<Vec<usize>>) -> Self {
-        assert_eq!(taps.len(), O, "one tap list per output bit");
-        assert!(taps.iter().flatten().all(|&i| i < I), "tap beyond the input width {I}");
-        Self { clock: Default::default(), enable: Default::default(), data_in: Default::default(), xor_in: Default::default(), q: Default::default(), taps: Taps(taps) }
+        Self { clock: Default::default(), enable: Default::default(), data_in: Default::default(), xor_in: Default::default(), q: Default::default(), taps: Taps::checked(taps, I, O) }
     }
 }
 

@@ -24,8 +24,17 @@
 //! for a last beat); C is the loop and hands a finished frame's state to the tail; D and E
 //! apply the tail's state terms and invert. The ICRC leaves [`LATENCY`] cycles after the
 //! beat that ended the coverage; frames may follow each other without a gap.
+//!
+//! Every network is an [`XorReg`], written inside its register's sequential block under
+//! its load enable (issue 21): the simulator then evaluates the 8-byte networks only for
+//! covered beats and the tail networks only for a frame's last beat, not in every cycle
+//! of the core clock (the RX parser's ICRC watches every frame the NIC receives). The
+//! 6- and 2-byte tails each load a register of their own, and the one the frame needs is
+//! picked after them.
 
 use crate::mac::crc::{crc_bytes, split_taps as crc_taps};
+use crate::mac::xor_net::XorReg;
+#[cfg(test)]
 use crate::mac::xor_net::XorNet;
 use rust_hdl::prelude::*;
 
@@ -90,34 +99,34 @@ pub struct RdmaIcrc {
     b_first: DFF<Bit>,
     b_last: DFF<Bit>,
     b_6: DFF<Bit>,
-    b_d8: DFF<Bits<32>>,
-    b_tail: DFF<Bits<32>>,
-    // C: the loop, and the finished frame for the tail
-    state: DFF<Bits<32>>,
+    // C: the loop (`state8`'s register), and the finished frame for the tail
     c_valid: DFF<Bit>,
     c_6: DFF<Bit>,
     c_state: DFF<Bits<32>>,
     c_tail: DFF<Bits<32>>,
     // D, E: tail state terms, inversion
     d_valid: DFF<Bit>,
-    d_a: DFF<Bits<32>>,
+    d_6: DFF<Bit>,
     d_tail: DFF<Bits<32>>,
     e_valid: DFF<Bit>,
     e_icrc: DFF<Bits<32>>,
-    // networks
-    data8: XorNet<64, 32>,
-    data6: XorNet<48, 32>,
-    data2: XorNet<16, 32>,
-    state8: XorNet<32, 32>,
-    state6: XorNet<32, 32>,
-    state2: XorNet<32, 32>,
+    // networks and their registers: B's data terms (`data8` a covered beat's, `data6` and
+    // `data2` a last beat's), C's loop (`state8`: its `q` is the CRC state), D's tail state
+    // terms (`state6`, `state2`)
+    data8: XorReg<64, 32>,
+    data6: XorReg<48, 32>,
+    data2: XorReg<16, 32>,
+    state8: XorReg<32, 32>,
+    state6: XorReg<32, 32>,
+    state2: XorReg<32, 32>,
     // scratch and constants
     index: Signal<Local, Bits<4>>,
     v6_now: Signal<Local, Bit>,
     mask: Signal<Local, Bits<64>>,
     ethertype_v6: Constant<Bits<16>>,
-    /// `A8 x seed`: the loop's state term for beat 1.
-    first_term: Constant<Bits<32>>,
+    /// The state before beat 1: the loop's network reads it in place of the state for a
+    /// frame's first covered beat.
+    seed: Constant<Bits<32>>,
     m1_v4: Constant<Bits<64>>,
     m1_v6: Constant<Bits<64>>,
     m2_v4: Constant<Bits<64>>,
@@ -152,30 +161,27 @@ impl Default for RdmaIcrc {
             b_first: Default::default(),
             b_last: Default::default(),
             b_6: Default::default(),
-            b_d8: Default::default(),
-            b_tail: Default::default(),
-            state: Default::default(),
             c_valid: Default::default(),
             c_6: Default::default(),
             c_state: Default::default(),
             c_tail: Default::default(),
             d_valid: Default::default(),
-            d_a: Default::default(),
+            d_6: Default::default(),
             d_tail: Default::default(),
             e_valid: Default::default(),
             e_icrc: Default::default(),
-            data8: XorNet::new(crc_taps(8, false)),
-            data6: XorNet::new(crc_taps(6, false)),
-            data2: XorNet::new(crc_taps(2, false)),
-            state8: XorNet::new(crc_taps(8, true)),
-            state6: XorNet::new(crc_taps(6, true)),
-            state2: XorNet::new(crc_taps(2, true)),
+            data8: XorReg::new(crc_taps(8, false)),
+            data6: XorReg::new(crc_taps(6, false)),
+            data2: XorReg::new(crc_taps(2, false)),
+            state8: XorReg::new(crc_taps(8, true)),
+            state6: XorReg::new(crc_taps(6, true)),
+            state2: XorReg::new(crc_taps(2, true)),
             index: Default::default(),
             v6_now: Default::default(),
             mask: Default::default(),
             // bytes 12, 13 = 0x86, 0xdd sit in lanes 4, 5 of beat 1: bits 47:32 read 0xdd86
             ethertype_v6: Constant::new(Bits::<16>::from(0xdd86u64)),
-            first_term: Constant::new(Bits::<32>::from(u64::from(crc_bytes(seed_before_beat1(), &[0u8; 8])))),
+            seed: Constant::new(Bits::<32>::from(u64::from(seed_before_beat1()))),
             m1_v4: c64(masks::BEAT1_V4),
             m1_v6: c64(masks::BEAT1_V6),
             m2_v4: c64(masks::BEAT2_V4),
@@ -191,8 +197,9 @@ impl Default for RdmaIcrc {
 impl Logic for RdmaIcrc {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, count, v6, a_valid, a_first, a_last, a_6, a_data, b_valid, b_first, b_last, b_6, b_d8, b_tail,
-            state, c_valid, c_6, c_state, c_tail, d_valid, d_a, d_tail, e_valid, e_icrc);
+        dff_setup!(self, clock, count, v6, a_valid, a_first, a_last, a_6, a_data, b_valid, b_first, b_last, b_6,
+            c_valid, c_6, c_state, c_tail, d_valid, d_6, d_tail, e_valid, e_icrc);
+        clock!(self, clock, data8, data6, data2, state8, state6, state2);
         // ---- in -> A: where the beat stands, its masks ----
         self.index.next = self.count.q.val();
         if self.beat_first.val() {
@@ -240,42 +247,50 @@ impl Logic for RdmaIcrc {
         self.a_last.d.next = self.beat_last.val();
         self.a_6.d.next = self.beat_last_6.val();
         self.a_data.d.next = self.beat_data.val() | self.mask.val();
-        // ---- A -> B: data terms ----
+        // ---- A -> B: data terms, each network loaded only when its result is used ----
         self.data8.data_in.next = self.a_data.q.val();
+        self.data8.xor_in.next = 0.into();
+        self.data8.enable.next = self.a_valid.q.val();
         self.data6.data_in.next = self.a_data.q.val().get_bits::<48>(0);
+        self.data6.xor_in.next = 0.into();
+        self.data6.enable.next = self.a_valid.q.val() & self.a_last.q.val() & self.a_6.q.val();
         self.data2.data_in.next = self.a_data.q.val().get_bits::<16>(0);
+        self.data2.xor_in.next = 0.into();
+        self.data2.enable.next = self.a_valid.q.val() & self.a_last.q.val() & !self.a_6.q.val();
         self.b_valid.d.next = self.a_valid.q.val();
         self.b_first.d.next = self.a_first.q.val();
         self.b_last.d.next = self.a_last.q.val();
         self.b_6.d.next = self.a_6.q.val();
-        self.b_d8.d.next = self.data8.data_out.val();
-        self.b_tail.d.next = self.data2.data_out.val();
-        if self.a_6.q.val() {
-            self.b_tail.d.next = self.data6.data_out.val();
+        // ---- B -> C: the loop over whole beats (state = A8 x state ^ B8 x beat, from the
+        // seed at beat 1); a last beat goes to the tail ----
+        self.state8.data_in.next = self.state8.q.val();
+        if self.b_first.q.val() {
+            self.state8.data_in.next = self.seed.val();
         }
-        // ---- B -> C: the loop over whole beats; a last beat goes to the tail ----
-        self.state8.data_in.next = self.state.q.val();
-        if self.b_valid.q.val() & !self.b_last.q.val() {
-            self.state.d.next = self.b_d8.q.val() ^ self.state8.data_out.val();
-            if self.b_first.q.val() {
-                self.state.d.next = self.b_d8.q.val() ^ self.first_term.val();
-            }
-        }
+        self.state8.xor_in.next = self.data8.q.val();
+        self.state8.enable.next = self.b_valid.q.val() & !self.b_last.q.val();
         self.c_valid.d.next = self.b_valid.q.val() & self.b_last.q.val();
         self.c_6.d.next = self.b_6.q.val();
-        self.c_state.d.next = self.state.q.val();
-        self.c_tail.d.next = self.b_tail.q.val();
+        self.c_state.d.next = self.state8.q.val();
+        self.c_tail.d.next = self.data2.q.val();
+        if self.b_6.q.val() {
+            self.c_tail.d.next = self.data6.q.val();
+        }
         // ---- C -> D -> E: the tail's state terms, then the inversion ----
         self.state6.data_in.next = self.c_state.q.val();
+        self.state6.xor_in.next = 0.into();
+        self.state6.enable.next = self.c_valid.q.val() & self.c_6.q.val();
         self.state2.data_in.next = self.c_state.q.val();
+        self.state2.xor_in.next = 0.into();
+        self.state2.enable.next = self.c_valid.q.val() & !self.c_6.q.val();
         self.d_valid.d.next = self.c_valid.q.val();
-        self.d_a.d.next = self.state2.data_out.val();
-        if self.c_6.q.val() {
-            self.d_a.d.next = self.state6.data_out.val();
-        }
+        self.d_6.d.next = self.c_6.q.val();
         self.d_tail.d.next = self.c_tail.q.val();
         self.e_valid.d.next = self.d_valid.q.val();
-        self.e_icrc.d.next = !(self.d_a.q.val() ^ self.d_tail.q.val());
+        self.e_icrc.d.next = !(self.state2.q.val() ^ self.d_tail.q.val());
+        if self.d_6.q.val() {
+            self.e_icrc.d.next = !(self.state6.q.val() ^ self.d_tail.q.val());
+        }
         self.icrc_valid.next = self.e_valid.q.val();
         self.icrc.next = self.e_icrc.q.val();
         if self.reset.val() {
