@@ -868,20 +868,14 @@ impl Logic for RdmaRequester {
         }
         self.work_next.next = self.work.q.val();
         self.forget_next.next = self.forget.q.val();
-        self.forget_bit.d.next = false;
-        self.full_bit.d.next = false;
-        self.rewind_bit.d.next = false;
-        self.resume_bit.d.next = false;
-        self.hold_bit.d.next = false;
-        for q in 0..64 {
-            if self.sel.val() == self.sel_idx[q].val() {
-                self.full_bit.d.next = self.sq_full.val().get_bit(q);
-                self.forget_bit.d.next = self.forget.q.val().get_bit(q);
-                self.rewind_bit.d.next = self.rewind.q.val().get_bit(q);
-                self.resume_bit.d.next = self.resume_on.q.val().get_bit(q);
-                self.hold_bit.d.next = self.sq_hold.val().get_bit(q);
-            }
-        }
+        // each a bit select by `sel` (`x[sel]` in the Verilog): yosys builds a balanced
+        // 64-way mux (64 compares in a chain were 8 levels, the block's worst path at
+        // 156.25 MHz), and the simulator reads one bit instead of testing 64 compares
+        self.full_bit.d.next = self.sq_full.val().get_bit(self.sel.val().index());
+        self.forget_bit.d.next = self.forget.q.val().get_bit(self.sel.val().index());
+        self.rewind_bit.d.next = self.rewind.q.val().get_bit(self.sel.val().index());
+        self.resume_bit.d.next = self.resume_on.q.val().get_bit(self.sel.val().index());
+        self.hold_bit.d.next = self.sq_hold.val().get_bit(self.sel.val().index());
         // ---- the context's fields ----
         self.qp_state.next = self.ctx.q.val().get_bits::<3>(0);
         self.sq_psn.next = self.ctx.q.val().get_bits::<24>(64);
