@@ -13,10 +13,12 @@
 //! Queue windows and the RX classification block decode their own registers on the
 //! register bus (`queue_regs`, `rxc_regs`).
 
+pub mod cfg_reg;
 pub mod queue_regs;
 pub mod rxc_regs;
 pub mod stats;
 
+pub use cfg_reg::CfgReg;
 pub use queue_regs::{QueueDir, QueueRegs};
 pub use rxc_regs::RxcRegs;
 pub use stats::StatsCounters;
@@ -144,10 +146,8 @@ pub struct CsrBlock {
     const_addr: [Constant<Bits<16>>; 17],
     const_value: [Constant<Bits<32>>; 17],
     rw_addr: [Constant<Bits<16>>; 5],
-    rw_reset: [Constant<Bits<32>>; 5],
-    /// The bits each RW register holds (its declared fields).
-    rw_bits: [Constant<Bits<32>>; 5],
-    rw: [DFF<Bits<32>>; 5],
+    /// Each holds its declared fields' bits, written under its own decode (`CfgReg`).
+    rw: [CfgReg<32>; 5],
     counter_addr: [Constant<Bits<16>>; N_COUNTERS],
     counter_id: [Constant<Bits<5>>; N_COUNTERS],
     counters: StatsCounters,
@@ -227,9 +227,10 @@ impl CsrBlock {
             const_addr: std::array::from_fn(|i| c16(map::offset_of(CONST_REGS[i].0, CONST_REGS[i].1))),
             const_value: std::array::from_fn(|i| c32(const_value(CONST_REGS[i]))),
             rw_addr,
-            rw_reset: std::array::from_fn(|i| c32(map::reset_of(RW_REGS[i].0, RW_REGS[i].1))),
-            rw_bits: std::array::from_fn(|i| c32(map::bits_of(RW_REGS[i].0, RW_REGS[i].1))),
-            rw: Default::default(),
+            rw: std::array::from_fn(|i| {
+                let (block, name) = RW_REGS[i];
+                CfgReg::new(map::offset_of(block, name) as u16, u64::from(map::bits_of(block, name)), u64::from(map::reset_of(block, name)))
+            }),
             counter_addr: std::array::from_fn(|i| c16(map::offset_of("stats", COUNTER_REGS[i]))),
             counter_id: std::array::from_fn(|i| Constant::new(Bits::<5>::from(i as u64))),
             counters: StatsCounters::new(
@@ -268,9 +269,6 @@ impl Logic for CsrBlock {
         self.counters.reset.next = self.reset.val();
         for i in 0..5 {
             self.rw[i].clock.next = self.clock.val();
-            // bits outside the register's fields have a constant 0 next value (the
-            // reset values are inside the fields), so synthesis removes their flip-flops
-            self.rw[i].d.next = self.rw[i].q.val() & self.rw_bits[i].val();
             self.rw_value[i].next = self.rw[i].q.val();
         }
         // 18 = N_COUNTERS (an hdl_gen loop bound is a literal or a const generic)
@@ -301,17 +299,21 @@ impl Logic for CsrBlock {
         }
         self.irq_status.d.next = self.irq_status.q.val() | self.irq_set.val();
         self.w_clear.next = self.s_axil_wdata.val() & self.strb_mask.val();
+        // each RW register decodes its own writes (`CfgReg`)
+        for i in 0..5 {
+            self.rw[i].reset.next = self.reset.val();
+            self.rw[i].clear.next = false;
+            self.rw[i].write.next = self.do_write.val();
+            self.rw[i].addr.next = self.s_axil_awaddr.val();
+            self.rw[i].wdata.next = self.s_axil_wdata.val();
+            self.rw[i].wmask.next = self.strb_mask.val();
+        }
         self.bus_wr.next = self.do_write.val();
         self.bus_addr.next = self.s_axil_awaddr.val();
         self.bus_wdata.next = self.s_axil_wdata.val();
         self.bus_wmask.next = self.strb_mask.val();
         if self.do_write.val() {
             self.b_valid.d.next = true;
-            for i in 0..5 {
-                if self.s_axil_awaddr.val() == self.rw_addr[i].val() {
-                    self.rw[i].d.next = ((self.rw[i].q.val() & !self.strb_mask.val()) | (self.s_axil_wdata.val() & self.strb_mask.val())) & self.rw_bits[i].val();
-                }
-            }
             if self.s_axil_awaddr.val() == self.addr_irq_status.val() {
                 self.irq_status.d.next =
                     (self.irq_status.q.val() & !self.w_clear.val()) | self.irq_set.val();
@@ -391,9 +393,6 @@ impl Logic for CsrBlock {
         self.s_axil_rdata.next = self.r_data.q.val();
         self.irq.next = self.irq_status.q.val() & self.rw[4].q.val();
         if self.reset.val() {
-            for i in 0..5 {
-                self.rw[i].d.next = self.rw_reset[i].val();
-            }
             self.stat_wait.d.next = false;
             self.irq_status.d.next = 0.into();
             self.cycle_count.d.next = 0.into();

@@ -9,6 +9,7 @@
 //! `Q_IRQ_COUNT` and `Q_IRQ_TIMER` hold no bits, so they ignore writes and read 0, and every
 //! completion raises the vector.
 
+use super::cfg_reg::CfgReg;
 use crate::dma::{BusAddr, IrqModeration};
 use nic_regmap::{Register, QUEUE_STRIDE};
 use rust_hdl::prelude::*;
@@ -69,10 +70,8 @@ pub struct QueueRegs {
     /// (`Config::gates_register_decode` clear).
     ungated: Constant<Bit>,
     rw_addr: [Constant<Bits<16>>; 9],
-    rw_reset: [Constant<Bits<32>>; 9],
-    /// The bits each RW register holds (its declared fields).
-    rw_bits: [Constant<Bits<32>>; 9],
-    rw: [DFF<Bits<32>>; 9],
+    /// Each holds its declared fields' bits, written under its own decode (`CfgReg`).
+    rw: [CfgReg<32>; 9],
     drops: DFF<Bits<32>>,
     addr_head: Constant<Bits<16>>,
     addr_status: Constant<Bits<16>>,
@@ -124,9 +123,7 @@ impl QueueRegs {
             moderated: Constant::new(moderation),
             ungated: Constant::new(!gated),
             rw_addr: std::array::from_fn(|i| c16(addr(RW[i]))),
-            rw_reset: std::array::from_fn(|i| Constant::new(Bits::<32>::from((reset(RW[i]) & held(RW[i])) as u64))),
-            rw_bits: std::array::from_fn(|i| Constant::new(Bits::<32>::from(held(RW[i]) as u64))),
-            rw: Default::default(),
+            rw: std::array::from_fn(|i| CfgReg::new(addr(RW[i]) as u16, u64::from(held(RW[i])), u64::from(reset(RW[i])))),
             drops: Default::default(),
             addr_head: c16(addr("Q_HEAD")),
             addr_status: c16(addr("Q_STATUS")),
@@ -144,26 +141,20 @@ impl Logic for QueueRegs {
     fn update(&mut self) {
         dff_setup!(self, clock, drops);
         clock!(self, clock, irq);
+        // each register decodes its own writes (`CfgReg`)
         for i in 0..9 {
             self.rw[i].clock.next = self.clock.val();
-            // bits outside the register's fields have a constant 0 next value (the
-            // reset values are inside the fields), so synthesis removes their flip-flops
-            self.rw[i].d.next = self.rw[i].q.val() & self.rw_bits[i].val();
-        }
-        // (decoded only in a write's cycle: the simulator skips the compares otherwise)
-        if self.bus_wr.val() {
-            for i in 0..9 {
-                if self.bus_addr.val() == self.rw_addr[i].val() {
-                    self.rw[i].d.next = ((self.rw[i].q.val() & !self.bus_wmask.val()) | (self.bus_wdata.val() & self.bus_wmask.val())) & self.rw_bits[i].val();
-                }
-            }
+            self.rw[i].reset.next = self.reset.val();
+            self.rw[i].clear.next = false;
+            self.rw[i].write.next = self.bus_wr.val();
+            self.rw[i].addr.next = self.bus_addr.val();
+            self.rw[i].wdata.next = self.bus_wdata.val();
+            self.rw[i].wmask.next = self.bus_wmask.val();
         }
         // RW order: 0 BASE_LO, 1 BASE_HI, 2 SIZE_LOG2, 3 CONTROL, 4 TAIL, 5 IRQ_COUNT,
         // 6 IRQ_TIMER, 7 WEIGHT, 8 PRIORITY
         self.enabled.next = self.rw[3].q.val().get_bit(0);
-        if !self.enabled.val() {
-            self.rw[4].d.next = 0.into();
-        }
+        self.rw[4].clear.next = !self.enabled.val();
         self.enable.next = self.enabled.val();
         // bits 3:0 of Q_BASE_LO are ignored: the ring is 16-byte aligned
         self.ring_base.next = (bit_cast::<48, 32>(self.rw[0].q.val()) | (bit_cast::<48, 32>(self.rw[1].q.val()) << 32)) & self.align_mask.val();
@@ -208,9 +199,6 @@ impl Logic for QueueRegs {
         }
         self.bus_rdata.next = self.rd_or.val();
         if self.reset.val() {
-            for i in 0..9 {
-                self.rw[i].d.next = self.rw_reset[i].val();
-            }
             self.drops.d.next = 0.into();
         }
     }

@@ -10,6 +10,7 @@
 //! classifier: writes are forwarded to its write ports, whole words (byte strobes do
 //! not apply), and reads return 0 (the map declares them write-only).
 
+use super::cfg_reg::CfgReg;
 use crate::Config;
 use nic_regmap::rxc;
 use rust_hdl::prelude::*;
@@ -42,21 +43,16 @@ pub struct RxcRegs {
     pub reta_wr: Signal<Out, Bit>,
     pub reta_wr_addr: Signal<Out, Bits<5>>,
     pub reta_wr_data: Signal<Out, Bits<32>>,
-    filter_ctrl_r: DFF<Bits<32>>,
-    rss_ctrl_r: DFF<Bits<32>>,
-    key: [DFF<Bits<32>>; 10],
-    mac: [DFF<Bits<32>>; 32],
+    /// The registers, each holding its declared fields' bits (none where the build does
+    /// not have it) and decoding its own writes (`CfgReg`).
+    filter_ctrl_r: CfgReg<32>,
+    rss_ctrl_r: CfgReg<32>,
+    key: [CfgReg<32>; 10],
+    mac: [CfgReg<32>; 32],
     addr_filter_ctrl: Constant<Bits<16>>,
     addr_rss_ctrl: Constant<Bits<16>>,
     addr_key: [Constant<Bits<16>>; 10],
     addr_mac: [Constant<Bits<16>>; 32],
-    key_reset: [Constant<Bits<32>>; 10],
-    reset_filter_ctrl: Constant<Bits<32>>,
-    /// The bits FILTER_CTRL, RSS_CTRL and MAC_FILTER_HI hold (their declared fields).
-    bits_filter_ctrl: Constant<Bits<32>>,
-    bits_rss_ctrl: Constant<Bits<32>>,
-    bits_mac: [Constant<Bits<32>>; 32],
-    reset_rss_ctrl: Constant<Bits<32>>,
     /// `bus_addr[15:7]` of RSS_RETA (128 bytes) and `[15:9]` of MCAST_HASH (512 bytes).
     reta_page: Constant<Bits<9>>,
     mcast_page: Constant<Bits<7>>,
@@ -74,7 +70,6 @@ pub struct RxcRegs {
     has_rss: Constant<Bit>,
     /// The read decode runs in every cycle (`Config::gates_register_decode` clear).
     ungated: Constant<Bit>,
-    merged: Signal<Local, Bits<32>>,
     /// Read data: the addresses are distinct, so the selected values are ORed.
     rd_or: Signal<Local, Bits<32>>,
 }
@@ -107,20 +102,24 @@ impl RxcRegs {
             reta_wr: Default::default(),
             reta_wr_addr: Default::default(),
             reta_wr_data: Default::default(),
-            filter_ctrl_r: Default::default(),
-            rss_ctrl_r: Default::default(),
-            key: Default::default(),
-            mac: Default::default(),
+            filter_ctrl_r: CfgReg::new(
+                (rxc::BASE + rxc::FILTER_CTRL) as u16,
+                u64::from(nic_regmap::bits_of("rxc", "FILTER_CTRL")),
+                u64::from(reset("FILTER_CTRL")),
+            ),
+            rss_ctrl_r: CfgReg::new((rxc::BASE + rxc::RSS_CTRL) as u16, u64::from(nic_regmap::bits_of("rxc", "RSS_CTRL")), u64::from(reset("RSS_CTRL"))),
+            key: std::array::from_fn(|i| {
+                let bits = if config.has_rx_offload() { u64::from(u32::MAX) } else { 0 };
+                CfgReg::new(rxc::rss_key(i as u32) as u16, bits, u64::from(rxc::rss_key_reset(i)))
+            }),
+            mac: std::array::from_fn(|i| {
+                let bits = if (i as u32 / 2) < config.mac_filters() { nic_regmap::bits_of("rxc", if i % 2 == 0 { "MAC_FILTER_LO" } else { "MAC_FILTER_HI" }) } else { 0 };
+                CfgReg::new((rxc::mac_filter_lo(0) + 4 * i as u32) as u16, u64::from(bits), 0)
+            }),
             addr_filter_ctrl: c16(rxc::BASE + rxc::FILTER_CTRL),
             addr_rss_ctrl: c16(rxc::BASE + rxc::RSS_CTRL),
             addr_key: std::array::from_fn(|i| c16(rxc::rss_key(i as u32))),
             addr_mac: std::array::from_fn(|i| c16(rxc::mac_filter_lo(0) + 4 * i as u32)),
-            key_reset: std::array::from_fn(|i| c32(rxc::rss_key_reset(i))),
-            reset_filter_ctrl: c32(reset("FILTER_CTRL")),
-            bits_filter_ctrl: c32(nic_regmap::bits_of("rxc", "FILTER_CTRL")),
-            bits_rss_ctrl: c32(nic_regmap::bits_of("rxc", "RSS_CTRL")),
-            bits_mac: std::array::from_fn(|i| c32(nic_regmap::bits_of("rxc", if i % 2 == 0 { "MAC_FILTER_LO" } else { "MAC_FILTER_HI" }))),
-            reset_rss_ctrl: c32(reset("RSS_CTRL")),
             reta_page: Constant::new(Bits::<9>::from(((rxc::BASE + rxc::RSS_RETA) >> 7) as u64)),
             mcast_page: Constant::new(Bits::<7>::from(((rxc::BASE + rxc::MCAST_HASH) >> 9) as u64)),
             addr_id: c16(rxc::BASE + rxc::ID),
@@ -134,7 +133,6 @@ impl RxcRegs {
             mac_present: std::array::from_fn(|i| Constant::new((i as u32 / 2) < config.mac_filters())),
             has_rss: Constant::new(config.has_rx_offload()),
             ungated: Constant::new(!config.gates_register_decode()),
-            merged: Default::default(),
             rd_or: Default::default(),
         }
     }
@@ -143,15 +141,28 @@ impl RxcRegs {
 impl Logic for RxcRegs {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, filter_ctrl_r, rss_ctrl_r);
-        // bits outside a register's fields have a constant 0 next value, so synthesis
-        // removes their flip-flops
-        self.filter_ctrl_r.d.next = self.filter_ctrl_r.q.val() & self.bits_filter_ctrl.val();
-        self.rss_ctrl_r.d.next = self.rss_ctrl_r.q.val() & self.bits_rss_ctrl.val();
-        self.merged.next = self.bus_wdata.val() & self.bus_wmask.val();
+        // each register decodes its own writes (`CfgReg`)
+        clock!(self, clock, filter_ctrl_r, rss_ctrl_r);
+        self.filter_ctrl_r.reset.next = self.reset.val();
+        self.filter_ctrl_r.clear.next = false;
+        self.filter_ctrl_r.write.next = self.bus_wr.val();
+        self.filter_ctrl_r.addr.next = self.bus_addr.val();
+        self.filter_ctrl_r.wdata.next = self.bus_wdata.val();
+        self.filter_ctrl_r.wmask.next = self.bus_wmask.val();
+        self.rss_ctrl_r.reset.next = self.reset.val();
+        self.rss_ctrl_r.clear.next = false;
+        self.rss_ctrl_r.write.next = self.bus_wr.val();
+        self.rss_ctrl_r.addr.next = self.bus_addr.val();
+        self.rss_ctrl_r.wdata.next = self.bus_wdata.val();
+        self.rss_ctrl_r.wmask.next = self.bus_wmask.val();
         for i in 0..10 {
             self.key[i].clock.next = self.clock.val();
-            self.key[i].d.next = self.key[i].q.val();
+            self.key[i].reset.next = self.reset.val();
+            self.key[i].clear.next = false;
+            self.key[i].write.next = self.bus_wr.val();
+            self.key[i].addr.next = self.bus_addr.val();
+            self.key[i].wdata.next = self.bus_wdata.val();
+            self.key[i].wmask.next = self.bus_wmask.val();
             self.rss_key[i].next = 0.into();
             if self.has_rss.val() {
                 self.rss_key[i].next = self.key[i].q.val();
@@ -159,30 +170,15 @@ impl Logic for RxcRegs {
         }
         for i in 0..32 {
             self.mac[i].clock.next = self.clock.val();
-            self.mac[i].d.next = self.mac[i].q.val() & self.bits_mac[i].val();
+            self.mac[i].reset.next = self.reset.val();
+            self.mac[i].clear.next = false;
+            self.mac[i].write.next = self.bus_wr.val();
+            self.mac[i].addr.next = self.bus_addr.val();
+            self.mac[i].wdata.next = self.bus_wdata.val();
+            self.mac[i].wmask.next = self.bus_wmask.val();
             self.mac_filter[i].next = 0.into();
             if self.mac_present[i].val() {
                 self.mac_filter[i].next = self.mac[i].q.val();
-            }
-        }
-        // writes, decoded only in a write's cycle (the simulator skips the compares
-        // otherwise)
-        if self.bus_wr.val() {
-            if self.bus_addr.val() == self.addr_filter_ctrl.val() {
-                self.filter_ctrl_r.d.next = ((self.filter_ctrl_r.q.val() & !self.bus_wmask.val()) | self.merged.val()) & self.bits_filter_ctrl.val();
-            }
-            if self.bus_addr.val() == self.addr_rss_ctrl.val() {
-                self.rss_ctrl_r.d.next = ((self.rss_ctrl_r.q.val() & !self.bus_wmask.val()) | self.merged.val()) & self.bits_rss_ctrl.val();
-            }
-            for i in 0..10 {
-                if self.has_rss.val() & (self.bus_addr.val() == self.addr_key[i].val()) {
-                    self.key[i].d.next = (self.key[i].q.val() & !self.bus_wmask.val()) | self.merged.val();
-                }
-            }
-            for i in 0..32 {
-                if self.mac_present[i].val() & (self.bus_addr.val() == self.addr_mac[i].val()) {
-                    self.mac[i].d.next = ((self.mac[i].q.val() & !self.bus_wmask.val()) | self.merged.val()) & self.bits_mac[i].val();
-                }
             }
         }
         self.filter_ctrl.next = self.filter_ctrl_r.q.val();
@@ -229,15 +225,5 @@ impl Logic for RxcRegs {
             }
         }
         self.bus_rdata.next = self.rd_or.val();
-        if self.reset.val() {
-            self.filter_ctrl_r.d.next = self.reset_filter_ctrl.val();
-            self.rss_ctrl_r.d.next = self.reset_rss_ctrl.val();
-            for i in 0..10 {
-                self.key[i].d.next = self.key_reset[i].val();
-            }
-            for i in 0..32 {
-                self.mac[i].d.next = 0.into();
-            }
-        }
     }
 }
