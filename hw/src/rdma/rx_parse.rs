@@ -511,7 +511,11 @@ impl Logic for RdmaRxParse {
             }
         }
         // ---- the ICRC over the same beats ----
-        self.icrc_unit.beat_valid.next = self.in_valid.val();
+        // From beat 6 on `e_cand` is the frame's own (its fields were taken at beats 2 and
+        // 4): a frame that is no candidate gets no record, so the ICRC stops taking its
+        // beats there, and the simulator stops evaluating its networks (issue 21: the
+        // unit sees every frame the NIC receives).
+        self.icrc_unit.beat_valid.next = self.in_valid.val() & !((self.k.q.val() >= 6) & !self.e_cand.q.val());
         self.icrc_unit.beat_data.next = self.in_data.val();
         self.icrc_unit.beat_first.next = self.k.q.val() == 0;
         self.cover_ends.next = (self.beat_no.val() == self.e_cover_beat.q.val()) & (self.k.q.val() >= 4) & self.e_len_ok.q.val();
