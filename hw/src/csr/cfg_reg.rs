@@ -101,7 +101,11 @@ impl<const W: usize> Logic for CfgReg<W> {
         let s = self.spec;
         // (with `bits` 0, a register the build does not have, the load is of 0: the
         // flip-flops are constant and synthesis removes them)
-        let load = format!("   else if (write && addr == 16'h{:x}) q <= ((q & ~wmask) | (wdata & wmask)) & {W}'h{:x};\n", s.addr, s.bits);
+        // `write` alone, then the address inside it: Verilator merges the adjacent
+        // `if (write)` of every register on the bus into one branch (a combined
+        // `write && addr == A` was a test per register in every cycle, about 1 k
+        // instructions a cycle for `full`'s 232 registers)
+        let load = format!("   else if (write) begin\n      if (addr == 16'h{:x}) q <= ((q & ~wmask) | (wdata & wmask)) & {W}'h{:x};\n   end\n", s.addr, s.bits);
         Verilog::Custom(format!(
             "initial begin\n   q = {W}'h0;\nend\n\nalways @(posedge clock) begin\n   if (reset) q <= {W}'h{:x};\n   else if (clear) q <= {W}'h0;\n{load}end\n",
             s.reset
