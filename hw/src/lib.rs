@@ -13,6 +13,27 @@
 //! rust-hdl has no reset; every stateful block here takes an explicit synchronous
 //! `reset` input and honours it (see ../shared/notes/rust-hdl.md).
 
+/// Implements rust-hdl's `Logic` and `Block` for a type with no signals: a block's
+/// build-time description (a CRC network's taps, a register's address and fields) that
+/// a `LogicBlock` carries as a field and its hand-written `hdl()` reads.
+macro_rules! fixed_at_build {
+    ($t:ty) => {
+        impl rust_hdl::prelude::Logic for $t {
+            fn update(&mut self) {}
+        }
+
+        impl rust_hdl::prelude::Block for $t {
+            fn connect_all(&mut self) {}
+            fn update_all(&mut self) {}
+            fn has_changed(&self) -> bool {
+                false
+            }
+            fn accept(&self, _name: &str, _probe: &mut dyn rust_hdl::prelude::Probe) {}
+        }
+    };
+}
+pub(crate) use fixed_at_build;
+
 pub mod board;
 pub mod config;
 pub mod csr;

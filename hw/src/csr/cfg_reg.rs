@@ -26,18 +26,7 @@ pub struct CfgSpec {
     pub reset: u64,
 }
 
-impl Logic for CfgSpec {
-    fn update(&mut self) {}
-}
-
-impl Block for CfgSpec {
-    fn connect_all(&mut self) {}
-    fn update_all(&mut self) {}
-    fn has_changed(&self) -> bool {
-        false
-    }
-    fn accept(&self, _name: &str, _probe: &mut dyn Probe) {}
-}
+crate::fixed_at_build!(CfgSpec);
 
 /// At a rising `clock`: `reset` loads the reset value; else `clear` loads 0; else a
 /// `write` to `addr` merges `wdata` under `wmask` into the held bits. Otherwise `q` holds.

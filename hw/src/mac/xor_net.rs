@@ -21,18 +21,7 @@ impl Taps {
     }
 }
 
-impl Logic for Taps {
-    fn update(&mut self) {}
-}
-
-impl Block for Taps {
-    fn connect_all(&mut self) {}
-    fn update_all(&mut self) {}
-    fn has_changed(&self) -> bool {
-        false
-    }
-    fn accept(&self, _name: &str, _probe: &mut dyn Probe) {}
-}
+crate::fixed_at_build!(Taps);
 
 /// Combinational: `data_out = M x data_in` over GF(2), `M` given by `taps`.
 #[derive(LogicBlock)]
