@@ -1334,10 +1334,11 @@ fn gate_blocks(verilog: &str, top: &str, sim: &str) -> Option<(String, Gates)> {
             if line == "       q <= d;" {
                 out += &format!("       if (q != d) {flag}\n");
                 flops[i] += 1;
-            } else if line.starts_with("       if (enable) q <= {") {
-                // an `XorReg` (hw/src/mac/xor_net.rs): its network is computed in the
-                // load itself, so a load counts as a change (waking once too often is
-                // only a cost; a compare would evaluate the network every edge)
+            } else if line.starts_with("       if (enable) q <= ") {
+                // an `XorReg` (hw/src/mac/xor_net.rs; both of its forms, the simulator's
+                // lookups and synthesis's network): its product is computed in the load
+                // itself, so a load counts as a change (waking once too often is only a
+                // cost; a compare would compute the product every edge)
                 out += &format!("       if (enable) {flag}\n");
                 loads[i] += 1;
             } else if line == "    `ifdef SYNTHESIS" {

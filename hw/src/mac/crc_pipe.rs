@@ -3,7 +3,8 @@
 //! Why it is cut this way (as the RoCE ICRC, `rdma::icrc`): the register update over 8
 //! bytes is `state' = A8 x state ^ B8 x data` over GF(2), and only the state half sits
 //! in a loop. So the data half is computed a stage ahead, and the loop is one 32 x 32
-//! network (about 16 state bits per output bit), an XOR and a mux.
+//! network (about 16 state bits per output bit) behind a mux (the state, or the preset
+//! at a frame's first beat) and an XOR.
 //!
 //! A frame's last beat may be short (k = 1..8 bytes from lane 0), and it never enters
 //! the loop. Its data half is the 8-byte network's over the beat moved up by 8 - k
@@ -20,8 +21,8 @@
 //! CRC [`LATENCY`] advances after it came in. Frames follow each other without a gap: the loop starts the next
 //! frame from the preset while the last one's tail is in D and E.
 
-use super::crc::{crc_bytes, split_taps};
-use super::xor_net::{XorNet, XorReg};
+use super::crc::split_taps;
+use super::xor_net::XorReg;
 use rust_hdl::prelude::*;
 
 /// Advances from a beat at the input to the same beat at the output.
@@ -71,7 +72,9 @@ pub struct Crc32Pipe {
     b_d: XorReg<64, 32>,
     b_pay: DFF<PipeBeat>,
     // C: the loop; a last beat's state before it
-    state: DFF<Bits<32>>,
+    /// The CRC state: `A8 x from ^ b_d` at each beat but a last one (`from` the state,
+    /// or the preset at a frame's first beat).
+    state: XorReg<32, 32>,
     c_valid: DFF<Bit>,
     c_last: DFF<Bit>,
     c_km1: DFF<Bits<3>>,
@@ -102,7 +105,6 @@ pub struct Crc32Pipe {
     e_crc2: XorReg<32, 32>,
     e_odd: DFF<Bit>,
     e_pay: DFF<PipeBeat>,
-    state8: XorNet<32, 32>,
     /// A last beat leaves C (D's loads) or D (E's).
     c_tail: Signal<Local, Bit>,
     d_tail: Signal<Local, Bit>,
@@ -114,8 +116,6 @@ pub struct Crc32Pipe {
     up_shift: Signal<Local, Bits<7>>,
     from: Signal<Local, Bits<32>>,
     preset: Constant<Bits<32>>,
-    /// `A8 x preset`: the loop's state term for a frame's first beat.
-    preset_term: Constant<Bits<32>>,
 }
 
 impl Default for Crc32Pipe {
@@ -149,7 +149,7 @@ impl Default for Crc32Pipe {
             b_km1: Default::default(),
             b_d: XorReg::new(split_taps(8, false)),
             b_pay: Default::default(),
-            state: Default::default(),
+            state: XorReg::new(split_taps(8, true)),
             c_valid: Default::default(),
             c_last: Default::default(),
             c_km1: Default::default(),
@@ -173,7 +173,6 @@ impl Default for Crc32Pipe {
             e_crc2: XorReg::new(split_taps(2, true)),
             e_odd: Default::default(),
             e_pay: Default::default(),
-            state8: XorNet::new(split_taps(8, true)),
             c_tail: Default::default(),
             d_tail: Default::default(),
             zero32: Constant::new(0.into()),
@@ -182,7 +181,6 @@ impl Default for Crc32Pipe {
             up_shift: Default::default(),
             from: Default::default(),
             preset: Constant::new(Bits::<32>::from(0xffff_ffffu64)),
-            preset_term: Constant::new(Bits::<32>::from(u64::from(crc_bytes(0xffff_ffff, &[0u8; 8])))),
         }
     }
 }
@@ -191,9 +189,9 @@ impl Logic for Crc32Pipe {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, a_valid, a_first, a_last, a_km1, a_data, a_pay, b_valid, b_first, b_last, b_km1, b_pay,
-            state, c_valid, c_last, c_km1, c_state, c_d, c_pay, d_valid, d_last, d_odd, d_s0, d_j, d_d, d_pay, e_valid, e_last,
+            c_valid, c_last, c_km1, c_state, c_d, c_pay, d_valid, d_last, d_odd, d_s0, d_j, d_d, d_pay, e_valid, e_last,
             e_odd, e_pay);
-        clock!(self, clock, b_d, d_s2, d_s4, d_s6, e_crc1, e_crc2);
+        clock!(self, clock, b_d, state, d_s2, d_s4, d_s6, e_crc1, e_crc2);
         // ---- in -> A: k - 1 (0 bytes meaning 8 gives 7), the beat moved up 8 - k lanes ----
         self.km1.next = bit_cast::<3, 4>(self.in_nbytes.val() - 1);
         self.up_lanes.next = !self.km1.val();
@@ -203,11 +201,13 @@ impl Logic for Crc32Pipe {
         self.b_d.xor_in.next = self.zero32.val();
         self.b_d.enable.next = self.advance.val() & self.a_valid.q.val();
         // ---- B -> C: the loop (the state a frame's first beat starts from is the preset) ----
-        self.state8.data_in.next = self.state.q.val();
         self.from.next = self.state.q.val();
         if self.b_first.q.val() {
             self.from.next = self.preset.val();
         }
+        self.state.data_in.next = self.from.val();
+        self.state.xor_in.next = self.b_d.q.val();
+        self.state.enable.next = self.advance.val() & self.b_valid.q.val() & !self.b_last.q.val();
         // ---- C -> D -> E: A_k of the state before the last beat, then its data half ----
         self.c_tail.next = self.advance.val() & self.c_valid.q.val() & self.c_last.q.val();
         self.d_tail.next = self.advance.val() & self.d_valid.q.val() & self.d_last.q.val();
@@ -253,12 +253,6 @@ impl Logic for Crc32Pipe {
             self.b_last.d.next = self.a_last.q.val();
             self.b_km1.d.next = self.a_km1.q.val();
             self.b_pay.d.next = self.a_pay.q.val();
-            if self.b_valid.q.val() & !self.b_last.q.val() {
-                self.state.d.next = self.state8.data_out.val() ^ self.b_d.q.val();
-                if self.b_first.q.val() {
-                    self.state.d.next = self.preset_term.val() ^ self.b_d.q.val();
-                }
-            }
             self.c_valid.d.next = self.b_valid.q.val();
             self.c_last.d.next = self.b_last.q.val();
             self.c_km1.d.next = self.b_km1.q.val();
@@ -298,6 +292,8 @@ impl Logic for Crc32Pipe {
 
 #[cfg(test)]
 mod tests {
+    use super::super::crc::crc_bytes;
+    use super::super::xor_net::xor_product;
     use super::*;
 
     /// The stage arithmetic in software, against the bytewise CRC: `A_2j` then `A_1` or
@@ -305,7 +301,7 @@ mod tests {
     /// the beat moved up.
     #[test]
     fn tail_split_reproduces_bytewise_crc() {
-        let net = |k: usize, state: bool, x: u128| XorNet::<64, 32>::eval(&split_taps(k, state), x) as u32;
+        let net = |k: usize, state: bool, x: u128| xor_product(&split_taps(k, state), x) as u32;
         let mut x = 0x0fed_cba9_8765_4321u64;
         for k in 1..=8usize {
             for _ in 0..64 {
