@@ -60,7 +60,7 @@ pub(crate) fn taps(k: usize) -> Vec<Vec<usize>> {
 /// Output bit `o` of `k` bytes' update, as lists of state bits (`state`) or of data bits:
 /// [`taps`] split in two, for the pipelined CRCs (`Crc32Pipe`, the RoCE ICRC), which
 /// compute the data half a stage ahead of the loop over the state half.
-pub(crate) fn split_taps(k: usize, state: bool) -> Vec<Vec<usize>> {
+pub fn split_taps(k: usize, state: bool) -> Vec<Vec<usize>> {
     taps(k)
         .into_iter()
         .map(|list| list.into_iter().filter(|&i| (i < 32) == state).map(|i| if state { i } else { i - 32 }).collect())

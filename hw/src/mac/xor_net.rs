@@ -190,6 +190,37 @@ mod tests {
         }
     }
 
+    /// Both Verilog forms, read back from the text: synthesis's network lists each output
+    /// bit's taps and `xor_in`, and the simulator's tables hold `digit_tables` and are
+    /// looked up by the digit they were made for. (The simulator's form is run by every
+    /// co-simulation test; the network is what only synthesis reads, so it is checked here.)
+    #[test]
+    fn both_verilog_forms_are_written_from_the_taps() {
+        let taps: Vec<Vec<usize>> = crate::mac::crc::split_taps(6, false);
+        let reg = XorReg::<48, 32>::new(taps.clone());
+        let Verilog::Custom(text) = reg.hdl() else { panic!("XorReg writes custom Verilog") };
+        let (sim, synth) = text.split_once("`else").expect("two forms");
+        // synthesis: `{(...), ..., (...)}`, output bit 31 first
+        let net = &synth[synth.find("q <= {").expect("the network's load") + 6..synth.find("};").unwrap()];
+        let groups: Vec<&str> = net.split("),").map(|g| g.trim().trim_start_matches('(').trim_end_matches(')')).collect();
+        assert_eq!(groups.len(), 32);
+        for (o, g) in groups.iter().rev().enumerate() {
+            let mut terms: Vec<&str> = g.split(" ^ ").collect();
+            assert_eq!(terms.pop(), Some(format!("xor_in[{o}]").as_str()), "bit {o}: {g}");
+            let listed: Vec<usize> = terms.iter().map(|t| t.trim_start_matches("data_in[").trim_end_matches(']').parse().unwrap()).collect();
+            assert_eq!(listed, taps[o], "bit {o}");
+        }
+        // the simulator: every entry of every table, and one lookup per digit
+        let tables = digit_tables(&taps, 48);
+        for (c, table) in tables.iter().enumerate() {
+            for (v, entry) in table.iter().enumerate() {
+                assert!(sim.contains(&format!("   digit{c}[{v}] = 32'h{entry:x};\n")), "digit {c} entry {v}");
+            }
+            assert!(sim.contains(&format!("digit{c}[data_in[{}:{}]]", 4 * c + 3, 4 * c)), "digit {c}'s lookup");
+        }
+        assert!(sim.contains("if (enable) q <= digit0[data_in[3:0]] ^ ") && sim.contains(" ^ xor_in;"));
+    }
+
     /// The registered form loads `M x d ^ x` only at an enabled rising edge.
     #[test]
     fn xor_reg_loads_only_when_enabled() {
