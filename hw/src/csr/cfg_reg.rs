@@ -61,6 +61,12 @@ impl<const W: usize> CfgReg<W> {
             spec: CfgSpec { addr, bits, reset: reset & bits },
         }
     }
+
+    /// Its address as a constant, for the parent's read decode (so the address is given
+    /// once, to [`CfgReg::new`]).
+    pub fn addr_constant(&self) -> Constant<Bits<16>> {
+        Constant::new(Bits::<16>::from(u64::from(self.spec.addr)))
+    }
 }
 
 impl<const W: usize> Default for CfgReg<W> {

@@ -194,7 +194,10 @@ impl CsrBlock {
             "COUNT" => config.rx_queues(),
             _ => map::reset_of(b, r),
         };
-        let rw_addr: [Constant<Bits<16>>; 5] = std::array::from_fn(|i| c16(map::offset_of(RW_REGS[i].0, RW_REGS[i].1)));
+        let rw: [CfgReg<32>; 5] = std::array::from_fn(|i| {
+            let (block, name) = RW_REGS[i];
+            CfgReg::new(map::offset_of(block, name) as u16, u64::from(map::bits_of(block, name)), u64::from(map::reset_of(block, name)))
+        });
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -226,11 +229,8 @@ impl CsrBlock {
             count_inc: Default::default(),
             const_addr: std::array::from_fn(|i| c16(map::offset_of(CONST_REGS[i].0, CONST_REGS[i].1))),
             const_value: std::array::from_fn(|i| c32(const_value(CONST_REGS[i]))),
-            rw_addr,
-            rw: std::array::from_fn(|i| {
-                let (block, name) = RW_REGS[i];
-                CfgReg::new(map::offset_of(block, name) as u16, u64::from(map::bits_of(block, name)), u64::from(map::reset_of(block, name)))
-            }),
+            rw_addr: std::array::from_fn(|i| rw[i].addr_constant()),
+            rw,
             counter_addr: std::array::from_fn(|i| c16(map::offset_of("stats", COUNTER_REGS[i]))),
             counter_id: std::array::from_fn(|i| Constant::new(Bits::<5>::from(i as u64))),
             counters: StatsCounters::new(

@@ -97,6 +97,7 @@ impl QueueRegs {
         let reset = |name: &str| regs.iter().find(|r| r.name == name).map_or(0, |r| r.reset);
         let bits = |name: &str| regs.iter().find(|r| r.name == name).map_or(0, |r| if r.fields.is_empty() { u32::MAX } else { r.fields.iter().fold(0, |m, f| m | f.mask()) });
         let held = |name: &str| if !moderation && name.starts_with("Q_IRQ_") { 0 } else { bits(name) };
+        let rw: [CfgReg<32>; 9] = std::array::from_fn(|i| CfgReg::new(addr(RW[i]) as u16, u64::from(held(RW[i])), u64::from(reset(RW[i]))));
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -122,8 +123,8 @@ impl QueueRegs {
             irq: Default::default(),
             moderated: Constant::new(moderation),
             ungated: Constant::new(!gated),
-            rw_addr: std::array::from_fn(|i| c16(addr(RW[i]))),
-            rw: std::array::from_fn(|i| CfgReg::new(addr(RW[i]) as u16, u64::from(held(RW[i])), u64::from(reset(RW[i])))),
+            rw_addr: std::array::from_fn(|i| rw[i].addr_constant()),
+            rw,
             drops: Default::default(),
             addr_head: c16(addr("Q_HEAD")),
             addr_status: c16(addr("Q_STATUS")),

@@ -43,14 +43,14 @@ pub struct RxcRegs {
     pub reta_wr: Signal<Out, Bit>,
     pub reta_wr_addr: Signal<Out, Bits<5>>,
     pub reta_wr_data: Signal<Out, Bits<32>>,
-    /// The registers, each holding its declared fields' bits (none where the build does
-    /// not have it) and decoding its own writes (`CfgReg`).
-    filter_ctrl_r: CfgReg<32>,
-    rss_ctrl_r: CfgReg<32>,
+    /// The registers, each holding its declared fields' bits and decoding its own writes
+    /// (`CfgReg`). One the build does not have holds no bits: it reads 0 and drives a
+    /// constant 0, which synthesis removes. `ctrl`: FILTER_CTRL, RSS_CTRL.
+    ctrl: [CfgReg<32>; 2],
     key: [CfgReg<32>; 10],
     mac: [CfgReg<32>; 32],
-    addr_filter_ctrl: Constant<Bits<16>>,
-    addr_rss_ctrl: Constant<Bits<16>>,
+    /// Their addresses, for the read decode (taken from the registers).
+    addr_ctrl: [Constant<Bits<16>>; 2],
     addr_key: [Constant<Bits<16>>; 10],
     addr_mac: [Constant<Bits<16>>; 32],
     /// `bus_addr[15:7]` of RSS_RETA (128 bytes) and `[15:9]` of MCAST_HASH (512 bytes).
@@ -64,10 +64,6 @@ pub struct RxcRegs {
     value_next: Constant<Bits<32>>,
     addr_count: Constant<Bits<16>>,
     value_count: Constant<Bits<32>>,
-    /// Word i of the exact-match table exists in this build (entry i / 2 < MAC_FILTER_COUNT).
-    mac_present: [Constant<Bit>; 32],
-    /// The build has RSS, and so the key.
-    has_rss: Constant<Bit>,
     /// The read decode runs in every cycle (`Config::gates_register_decode` clear).
     ungated: Constant<Bit>,
     /// Read data: the addresses are distinct, so the selected values are ORed.
@@ -82,6 +78,18 @@ impl RxcRegs {
         assert_eq!(rxc::MAC_FILTER_HI, rxc::MAC_FILTER_LO + 4, "LO/HI pairs must interleave");
         assert_eq!(rxc::RSS_RETA % 128, 0);
         assert_eq!(rxc::MCAST_HASH % 512, 0);
+        let ctrl: [CfgReg<32>; 2] = std::array::from_fn(|i| {
+            let name = ["FILTER_CTRL", "RSS_CTRL"][i];
+            CfgReg::new(nic_regmap::offset_of("rxc", name) as u16, u64::from(nic_regmap::bits_of("rxc", name)), u64::from(reset(name)))
+        });
+        let key: [CfgReg<32>; 10] = std::array::from_fn(|i| {
+            let bits = if config.has_rx_offload() { u64::from(u32::MAX) } else { 0 };
+            CfgReg::new(rxc::rss_key(i as u32) as u16, bits, u64::from(rxc::rss_key_reset(i)))
+        });
+        let mac: [CfgReg<32>; 32] = std::array::from_fn(|i| {
+            let bits = if (i as u32 / 2) < config.mac_filters() { nic_regmap::bits_of("rxc", if i % 2 == 0 { "MAC_FILTER_LO" } else { "MAC_FILTER_HI" }) } else { 0 };
+            CfgReg::new((rxc::mac_filter_lo(0) + 4 * i as u32) as u16, u64::from(bits), 0)
+        });
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -102,24 +110,12 @@ impl RxcRegs {
             reta_wr: Default::default(),
             reta_wr_addr: Default::default(),
             reta_wr_data: Default::default(),
-            filter_ctrl_r: CfgReg::new(
-                (rxc::BASE + rxc::FILTER_CTRL) as u16,
-                u64::from(nic_regmap::bits_of("rxc", "FILTER_CTRL")),
-                u64::from(reset("FILTER_CTRL")),
-            ),
-            rss_ctrl_r: CfgReg::new((rxc::BASE + rxc::RSS_CTRL) as u16, u64::from(nic_regmap::bits_of("rxc", "RSS_CTRL")), u64::from(reset("RSS_CTRL"))),
-            key: std::array::from_fn(|i| {
-                let bits = if config.has_rx_offload() { u64::from(u32::MAX) } else { 0 };
-                CfgReg::new(rxc::rss_key(i as u32) as u16, bits, u64::from(rxc::rss_key_reset(i)))
-            }),
-            mac: std::array::from_fn(|i| {
-                let bits = if (i as u32 / 2) < config.mac_filters() { nic_regmap::bits_of("rxc", if i % 2 == 0 { "MAC_FILTER_LO" } else { "MAC_FILTER_HI" }) } else { 0 };
-                CfgReg::new((rxc::mac_filter_lo(0) + 4 * i as u32) as u16, u64::from(bits), 0)
-            }),
-            addr_filter_ctrl: c16(rxc::BASE + rxc::FILTER_CTRL),
-            addr_rss_ctrl: c16(rxc::BASE + rxc::RSS_CTRL),
-            addr_key: std::array::from_fn(|i| c16(rxc::rss_key(i as u32))),
-            addr_mac: std::array::from_fn(|i| c16(rxc::mac_filter_lo(0) + 4 * i as u32)),
+            addr_ctrl: std::array::from_fn(|i| ctrl[i].addr_constant()),
+            addr_key: std::array::from_fn(|i| key[i].addr_constant()),
+            addr_mac: std::array::from_fn(|i| mac[i].addr_constant()),
+            ctrl,
+            key,
+            mac,
             reta_page: Constant::new(Bits::<9>::from(((rxc::BASE + rxc::RSS_RETA) >> 7) as u64)),
             mcast_page: Constant::new(Bits::<7>::from(((rxc::BASE + rxc::MCAST_HASH) >> 9) as u64)),
             addr_id: c16(rxc::BASE + rxc::ID),
@@ -130,8 +126,6 @@ impl RxcRegs {
             value_next: c32(nic_regmap::next_of("rxc", config.features())),
             addr_count: c16(rxc::BASE + rxc::MAC_FILTER_COUNT),
             value_count: c32(config.mac_filters()),
-            mac_present: std::array::from_fn(|i| Constant::new((i as u32 / 2) < config.mac_filters())),
-            has_rss: Constant::new(config.has_rx_offload()),
             ungated: Constant::new(!config.gates_register_decode()),
             rd_or: Default::default(),
         }
@@ -142,19 +136,15 @@ impl Logic for RxcRegs {
     #[hdl_gen]
     fn update(&mut self) {
         // each register decodes its own writes (`CfgReg`)
-        clock!(self, clock, filter_ctrl_r, rss_ctrl_r);
-        self.filter_ctrl_r.reset.next = self.reset.val();
-        self.filter_ctrl_r.clear.next = false;
-        self.filter_ctrl_r.write.next = self.bus_wr.val();
-        self.filter_ctrl_r.addr.next = self.bus_addr.val();
-        self.filter_ctrl_r.wdata.next = self.bus_wdata.val();
-        self.filter_ctrl_r.wmask.next = self.bus_wmask.val();
-        self.rss_ctrl_r.reset.next = self.reset.val();
-        self.rss_ctrl_r.clear.next = false;
-        self.rss_ctrl_r.write.next = self.bus_wr.val();
-        self.rss_ctrl_r.addr.next = self.bus_addr.val();
-        self.rss_ctrl_r.wdata.next = self.bus_wdata.val();
-        self.rss_ctrl_r.wmask.next = self.bus_wmask.val();
+        for i in 0..2 {
+            self.ctrl[i].clock.next = self.clock.val();
+            self.ctrl[i].reset.next = self.reset.val();
+            self.ctrl[i].clear.next = false;
+            self.ctrl[i].write.next = self.bus_wr.val();
+            self.ctrl[i].addr.next = self.bus_addr.val();
+            self.ctrl[i].wdata.next = self.bus_wdata.val();
+            self.ctrl[i].wmask.next = self.bus_wmask.val();
+        }
         for i in 0..10 {
             self.key[i].clock.next = self.clock.val();
             self.key[i].reset.next = self.reset.val();
@@ -163,10 +153,7 @@ impl Logic for RxcRegs {
             self.key[i].addr.next = self.bus_addr.val();
             self.key[i].wdata.next = self.bus_wdata.val();
             self.key[i].wmask.next = self.bus_wmask.val();
-            self.rss_key[i].next = 0.into();
-            if self.has_rss.val() {
-                self.rss_key[i].next = self.key[i].q.val();
-            }
+            self.rss_key[i].next = self.key[i].q.val();
         }
         for i in 0..32 {
             self.mac[i].clock.next = self.clock.val();
@@ -176,13 +163,10 @@ impl Logic for RxcRegs {
             self.mac[i].addr.next = self.bus_addr.val();
             self.mac[i].wdata.next = self.bus_wdata.val();
             self.mac[i].wmask.next = self.bus_wmask.val();
-            self.mac_filter[i].next = 0.into();
-            if self.mac_present[i].val() {
-                self.mac_filter[i].next = self.mac[i].q.val();
-            }
+            self.mac_filter[i].next = self.mac[i].q.val();
         }
-        self.filter_ctrl.next = self.filter_ctrl_r.q.val();
-        self.rss_ctrl.next = self.rss_ctrl_r.q.val();
+        self.filter_ctrl.next = self.ctrl[0].q.val();
+        self.rss_ctrl.next = self.ctrl[1].q.val();
         // table writes
         self.reta_wr.next = self.bus_wr.val() & (self.bus_addr.val().get_bits::<9>(7) == self.reta_page.val());
         self.reta_wr_addr.next = self.bus_addr.val().get_bits::<5>(2);
@@ -206,20 +190,19 @@ impl Logic for RxcRegs {
             if self.bus_rd_addr.val() == self.addr_count.val() {
                 self.rd_or.next = self.rd_or.val() | self.value_count.val();
             }
-            if self.bus_rd_addr.val() == self.addr_filter_ctrl.val() {
-                self.rd_or.next = self.rd_or.val() | self.filter_ctrl_r.q.val();
+            // (a register the build does not have holds 0: it adds nothing)
+            for i in 0..2 {
+                if self.bus_rd_addr.val() == self.addr_ctrl[i].val() {
+                    self.rd_or.next = self.rd_or.val() | self.ctrl[i].q.val();
+                }
             }
-            if self.bus_rd_addr.val() == self.addr_rss_ctrl.val() {
-                self.rd_or.next = self.rd_or.val() | self.rss_ctrl_r.q.val();
-            }
-            // an absent register reads 0: it adds nothing
             for i in 0..10 {
-                if self.has_rss.val() & (self.bus_rd_addr.val() == self.addr_key[i].val()) {
+                if self.bus_rd_addr.val() == self.addr_key[i].val() {
                     self.rd_or.next = self.rd_or.val() | self.key[i].q.val();
                 }
             }
             for i in 0..32 {
-                if self.mac_present[i].val() & (self.bus_rd_addr.val() == self.addr_mac[i].val()) {
+                if self.bus_rd_addr.val() == self.addr_mac[i].val() {
                     self.rd_or.next = self.rd_or.val() | self.mac[i].q.val();
                 }
             }
