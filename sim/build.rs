@@ -314,6 +314,14 @@ const VERILATOR_FLAGS: &[&str] = &[
     // build took 41 s as one big file, 33 s split, for +1.7% instructions per cycle.
     "--output-split",
     "4000",
+    // Verilator splits an expression nested deeper than this into temporaries computed
+    // before the statement (`__Vdeeptemp`), which takes them out of the branch of a `?:`
+    // they sat in: the register bus's read decode, a chain of about 200 masked compares
+    // that the CSR block's read-data register takes only while a read is pending, was
+    // computed in every cycle in two such temporaries (740 instructions a cycle of
+    // `full`). With no practical limit it stays in its branch (g++ compiles the depth).
+    "--comp-limit-parens",
+    "100000",
     "-Wno-fatal",
     "-Wno-lint",
     "-Wno-style",
